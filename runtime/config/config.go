@@ -1,0 +1,212 @@
+package config
+
+import (
+	"encoding/json"
+
+	"github.com/toolhost/toolhost/runtime/permission"
+)
+
+// Config is the merged configuration. Every field's comment is its user
+// documentation; defaults live in Defaults and nowhere else.
+type Config struct {
+	// Schema is ignored; editors use it to find the JSON Schema.
+	Schema string `json:"$schema,omitempty"`
+
+	// Permission holds the user's permission rules, in file order:
+	// "permission": {"bash": {"*": "ask", "git *": "allow"}, "edit": "deny"}.
+	// A single action ("allow") applies to every permission.
+	Permission permission.Config `json:"permission,omitzero"`
+
+	// Agent defines agents or overrides built-in ones (build, plan,
+	// explore): "agent": {"review": {"mode": "subagent", "permission": {...}}}.
+	Agent map[string]AgentConfig `json:"agent,omitempty"`
+
+	// DefaultAgent is the agent used when none is named. Default "build".
+	DefaultAgent string `json:"default_agent,omitempty"`
+
+	// Model is the default model id for the agent loop ("gpt-4.1",
+	// "ollama/qwen3"); tool filtering also depends on it.
+	Model string `json:"model,omitempty"`
+
+	// ToolOutput sets the truncation limits applied to every tool's output.
+	ToolOutput ToolOutput `json:"tool_output,omitzero"`
+
+	// Tools enables (true) or disables (false) tools by id or wildcard:
+	// "tools": {"webfetch": false, "mcp_*": false}.
+	Tools map[string]bool `json:"tools,omitempty"`
+
+	// Experimental switches on tools that are off by default.
+	Experimental Experimental `json:"experimental,omitzero"`
+
+	// Bash configures the bash tool.
+	Bash Bash `json:"bash,omitzero"`
+
+	// Wasm grants capabilities and limits to wasm tools, keyed by tool id
+	// or module (file) name: "wasm": {"jira": {"allowed_hosts": [...]}}.
+	// A module's tools are sandboxed with no file, network, environment or
+	// clock access unless granted here.
+	Wasm map[string]WasmConfig `json:"wasm,omitempty"`
+
+	// MCP lists MCP servers whose tools join the registry as <server>_<tool>.
+	MCP map[string]MCPServer `json:"mcp,omitempty"`
+
+	// Plugin lists plugin packages: "oci://…", "https://…", "./vendor/x".
+	Plugin []string `json:"plugin,omitempty"`
+
+	// Provider configures OpenAI-compatible endpoints for the agent loop.
+	Provider map[string]Provider `json:"provider,omitempty"`
+
+	// Search configures the websearch and codesearch tools; absent means
+	// those tools are not offered.
+	Search *Search `json:"search,omitempty"`
+
+	// LSP configures language servers for diagnostics after edits.
+	LSP map[string]LSPServer `json:"lsp,omitempty"`
+
+	// Trust configures plugin signature verification.
+	Trust Trust `json:"trust,omitzero"`
+}
+
+// ToolOutput bounds what the model sees of one tool call's output.
+type ToolOutput struct {
+	// MaxLines kept before truncation. Default 2000.
+	MaxLines int `json:"max_lines,omitempty"`
+	// MaxBytes kept before truncation. Default 51200 (50 KB).
+	MaxBytes int `json:"max_bytes,omitempty"`
+}
+
+// Experimental holds feature flags.
+type Experimental struct {
+	// BatchTool offers the batch tool (up to 25 concurrent calls).
+	BatchTool bool `json:"batch_tool,omitempty"`
+	// LSPTool offers the lsp diagnostics tool.
+	LSPTool bool `json:"lsp_tool,omitempty"`
+}
+
+// Bash configures the bash tool.
+type Bash struct {
+	// TimeoutMS is the default command timeout. Default 120000 (2 minutes).
+	TimeoutMS int `json:"timeout_ms,omitempty"`
+	// Shell overrides the shell; default $SHELL if it is bash, else bash,
+	// else sh.
+	Shell string `json:"shell,omitempty"`
+}
+
+// AgentConfig defines or overrides an agent.
+type AgentConfig struct {
+	Description string `json:"description,omitempty"`
+	// Mode is primary, subagent or all. Default all.
+	Mode   string `json:"mode,omitempty"`
+	Model  string `json:"model,omitempty"`
+	Prompt string `json:"prompt,omitempty"`
+	// Permission rules for this agent, applied after the defaults and
+	// before the user's top-level rules.
+	Permission  permission.Config `json:"permission,omitzero"`
+	Temperature *float64          `json:"temperature,omitempty"`
+	// Tools enables or disables tools for this agent, like Config.Tools.
+	Tools    map[string]bool `json:"tools,omitempty"`
+	Disable  bool            `json:"disable,omitempty"`
+	MaxSteps int             `json:"max_steps,omitempty"`
+}
+
+// WasmConfig grants capabilities and sets limits for a wasm tool. Fields map
+// to Extism manifest fields.
+type WasmConfig struct {
+	// AllowedHosts the guest may reach over HTTP ("api.example.com",
+	// "*.example.com"). Loopback, private and link-local addresses are
+	// refused unless listed themselves.
+	AllowedHosts []string `json:"allowed_hosts,omitempty"`
+	// AllowedPaths maps host paths to guest paths; prefix "ro:" for
+	// read-only: {"ro:.": "/project"}. Relative host paths resolve against
+	// the project root.
+	AllowedPaths map[string]string `json:"allowed_paths,omitempty"`
+	// Config is passed to the guest (Extism config). A key ending in _env
+	// names an environment variable whose value is passed instead, under
+	// the key without the suffix.
+	Config map[string]string `json:"config,omitempty"`
+	// TimeoutMS per call, counting only the guest's own running time.
+	// Default 60000.
+	TimeoutMS int `json:"timeout_ms,omitempty"`
+	// MemoryMaxMB caps the guest's linear memory. Default 256.
+	MemoryMaxMB int `json:"memory_max_mb,omitempty"`
+	// MaxOutputMB caps the raw output before truncation. Default 10.
+	MaxOutputMB int `json:"max_output_mb,omitempty"`
+	// Env passes these environment variables to the guest (WASI).
+	Env []string `json:"env,omitempty"`
+}
+
+// MCPServer is an MCP server whose tools join the registry.
+type MCPServer struct {
+	// Type is local (a command speaking stdio) or remote (Streamable HTTP).
+	Type        string            `json:"type"`
+	Command     []string          `json:"command,omitempty"`
+	Environment map[string]string `json:"environment,omitempty"`
+	URL         string            `json:"url,omitempty"`
+	Headers     map[string]string `json:"headers,omitempty"`
+	// Enabled defaults to true.
+	Enabled *bool `json:"enabled,omitempty"`
+	// Timeout in milliseconds to start and list tools. Default 5000.
+	Timeout int `json:"timeout,omitempty"`
+}
+
+// Provider is an OpenAI-compatible endpoint.
+type Provider struct {
+	BaseURL string `json:"base_url,omitempty"`
+	// APIKey, or APIKeyEnv naming the variable that holds it.
+	APIKey    string `json:"api_key,omitempty"`
+	APIKeyEnv string `json:"api_key_env,omitempty"`
+	// Strict turns on OpenAI strict function schemas.
+	Strict bool `json:"strict,omitempty"`
+	// Models lists model ids served by this provider.
+	Models []string `json:"models,omitempty"`
+}
+
+// Search configures websearch/codesearch (Exa-compatible MCP endpoint).
+type Search struct {
+	Endpoint  string `json:"endpoint,omitempty"`
+	APIKey    string `json:"api_key,omitempty"`
+	APIKeyEnv string `json:"api_key_env,omitempty"`
+}
+
+// LSPServer is a language server for diagnostics.
+type LSPServer struct {
+	Command    []string `json:"command"`
+	Extensions []string `json:"extensions"`
+}
+
+// Trust configures plugin signatures.
+type Trust struct {
+	Keys              []string `json:"keys,omitempty"`
+	RequireSignatures bool     `json:"require_signatures,omitempty"`
+}
+
+// Defaults, in one place.
+const (
+	DefaultMaxLines      = 2000
+	DefaultMaxBytes      = 50 * 1024
+	DefaultBashTimeoutMS = 120_000
+	DefaultAgent         = "build"
+	DefaultWasmTimeoutMS = 60_000
+	DefaultWasmMemoryMB  = 256
+	DefaultWasmOutputMB  = 10
+	DefaultMCPTimeoutMS  = 5000
+)
+
+// Lines returns the configured line limit or the default.
+func (t ToolOutput) Lines() int {
+	if t.MaxLines > 0 {
+		return t.MaxLines
+	}
+	return DefaultMaxLines
+}
+
+// Bytes returns the configured byte limit or the default.
+func (t ToolOutput) Bytes() int {
+	if t.MaxBytes > 0 {
+		return t.MaxBytes
+	}
+	return DefaultMaxBytes
+}
+
+// RawJSON is kept so callers can re-encode the merged config.
+type RawJSON = json.RawMessage

@@ -1,0 +1,112 @@
+package runtime
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/toolhost/toolhost/runtime/config"
+	"github.com/toolhost/toolhost/runtime/permission"
+	"github.com/toolhost/toolhost/runtime/session"
+)
+
+// Context is what a running tool knows about its call and can do besides
+// returning: report progress (Metadata) and ask permission (Ask).
+// Cancellation is the ctx passed to Execute.
+type Context struct {
+	SessionID string
+	MessageID string
+	Agent     string
+	CallID    string
+	Tool      string // the tool's id
+
+	// Directory is the working directory; Worktree the project root (the
+	// git worktree containing Directory, or Directory itself). Relative
+	// paths resolve against Directory; paths outside Worktree need the
+	// external_directory permission.
+	Directory string
+	Worktree  string
+
+	// Extra is caller data, passed through untouched. Tools read well-known
+	// keys such as ExtraBypassCwdCheck.
+	Extra map[string]any
+
+	// Store is the session store (approvals, read stamps, todos, state);
+	// nil when the host runs without one.
+	Store *session.Store
+
+	// Logger carries the call's attributes (tool, session, call id).
+	Logger *slog.Logger
+
+	// Config is the loaded configuration, for tools with settings.
+	Config *config.Config
+
+	// Registry is the registry running this call, for tools that call
+	// other tools (batch) or list them (invalid).
+	Registry *Registry
+
+	// Questioner asks a person questions (question tool); nil when nobody can.
+	Questioner Questioner
+
+	onMetadata func(title string, meta map[string]any)
+	ask        func(ctx context.Context, req permission.Request) error
+}
+
+// ExtraBypassCwdCheck, set to true in Extra, lets file tools reach paths
+// outside the project without the external_directory permission.
+const ExtraBypassCwdCheck = "bypassCwdCheck"
+
+// Metadata reports live progress: a title and partial metadata (bash sends
+// its output so far). The caller sees each update as it happens.
+func (c *Context) Metadata(title string, meta map[string]any) {
+	if c.onMetadata != nil {
+		c.onMetadata(title, meta)
+	}
+}
+
+// Ask requests permission. It returns nil when allowed, or a
+// *permission.DeniedError, *permission.RejectedError or
+// *permission.CorrectedError; return that error from Execute unchanged.
+// SessionID, CallID and Tool are filled in from the context.
+func (c *Context) Ask(ctx context.Context, req permission.Request) error {
+	if req.SessionID == "" {
+		req.SessionID = c.SessionID
+	}
+	if req.CallID == "" {
+		req.CallID = c.CallID
+	}
+	if req.MessageID == "" {
+		req.MessageID = c.MessageID
+	}
+	if req.Tool == "" {
+		req.Tool = c.Tool
+	}
+	if c.ask == nil {
+		return &permission.RejectedError{Permission: req.Permission}
+	}
+	return c.ask(ctx, req)
+}
+
+// NewContext builds a Context for tests and for hosts that run a tool
+// outside a Registry. metadata and ask may be nil (Ask then rejects).
+func NewContext(base Context, metadata func(string, map[string]any), ask func(context.Context, permission.Request) error) *Context {
+	c := &base
+	c.onMetadata, c.ask = metadata, ask
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
+// Questioner asks a person free-form questions (the question tool). Hosts
+// without a person to ask leave it nil, and the tool is not offered.
+type Questioner interface {
+	AskQuestions(ctx context.Context, qs []Question) ([][]string, error)
+}
+
+// Question is one question for a person, with optional choices.
+type Question struct {
+	Question string   `json:"question" jsonschema:"description=The complete question to ask"`
+	Header   string   `json:"header,omitempty" jsonschema:"description=Very short label (max 12 chars)"`
+	Options  []string `json:"options,omitempty" jsonschema:"description=Choices to offer; the person may also type their own answer"`
+	Multiple bool     `json:"multiple,omitempty" jsonschema:"description=Allow selecting more than one option"`
+}
