@@ -7,7 +7,8 @@ import (
 )
 
 // Config is the merged configuration. Every field's comment is its user
-// documentation; defaults live in Defaults and nowhere else.
+// documentation; defaults live in Default and the
+// Default… constants, nowhere else.
 type Config struct {
 	// Schema is ignored; editors use it to find the JSON Schema.
 	Schema string `json:"$schema,omitempty"`
@@ -191,6 +192,17 @@ const (
 	DefaultWasmOutputMB  = 10
 	DefaultMCPTimeoutMS  = 5000
 )
+
+// Default returns the built-in defaults as a Config: what Load returns when
+// no config file exists, and the base every file is merged onto. Each call
+// returns a fresh value the caller may change.
+func Default() *Config {
+	return &Config{
+		DefaultAgent: DefaultAgent,
+		ToolOutput:   ToolOutput{MaxLines: DefaultMaxLines, MaxBytes: DefaultMaxBytes},
+		Bash:         Bash{TimeoutMS: DefaultBashTimeoutMS},
+	}
+}
 
 // Lines returns the configured line limit or the default.
 func (t ToolOutput) Lines() int {

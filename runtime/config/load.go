@@ -1,0 +1,310 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+
+	"github.com/tailscale/hujson"
+
+	"github.com/toolhost/toolhost/runtime/permission"
+)
+
+// LoadOptions says where Load looks; see DirOptions for the defaults.
+type LoadOptions struct {
+	DirOptions
+	// Logger receives one debug record per file read. Default: no logging.
+	Logger *slog.Logger
+}
+
+// Loaded is the result of Load: the merged config and where it came from.
+type Loaded struct {
+	// Config is the merged, validated config, defaults filled in.
+	Config *Config
+	// Dirs are the config directories searched, lowest precedence first
+	// (see Dirs); other loaders (plugins, agents) search the same list.
+	Dirs []string
+	// Files are the config files read, in merge order.
+	Files []string
+}
+
+// source is one document to merge: a file, or inline config from the
+// environment.
+type source struct {
+	name  string // file path, or the environment variable's name
+	dir   string // what {file:path} is relative to
+	data  []byte
+	lines bool // rule sources carry ":line" (files do, inline config does not)
+	perm  bool // the document is a bare permission value (TOOLHOST_PERMISSION)
+}
+
+// Load finds, reads, merges, decodes and validates the config. Files
+// toolhost.json then toolhost.jsonc are read from, in order: the global
+// config directory, the project root (worktree), each .toolhost directory
+// from the root down to the working directory, ~/.toolhost, and
+// $TOOLHOST_CONFIG_DIR; then TOOLHOST_CONFIG_CONTENT and
+// TOOLHOST_PERMISSION. Missing files are skipped; with none at all the
+// result is Default().
+//
+// Objects are deep-merged (later keys win, nested objects merge, arrays and
+// scalars are replaced), except permission values, top-level and per agent:
+// their rules are concatenated in merge order, so under last-match-wins a
+// later file's rule beats an earlier one's. Each rule's Source is
+// "file:line" of its key.
+//
+// Every problem in every source is reported, joined, each as an *Error
+// naming file, line and key.
+func Load(opts LoadOptions) (*Loaded, error) {
+	o := opts.DirOptions.withDefaults()
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	dirs := configDirs(o)
+	out := &Loaded{Dirs: make([]string, len(dirs))}
+	for i, d := range dirs {
+		out.Dirs[i] = d.path
+	}
+	var srcs []*source
+	for _, f := range configFiles(o, dirs) {
+		data, err := os.ReadFile(f)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("load config %s: %w; fix its permissions or remove it", f, err)
+		}
+		log.Debug("config file read", "path", f, "bytes", len(data))
+		srcs = append(srcs, &source{name: f, dir: filepath.Dir(f), data: data, lines: true})
+		out.Files = append(out.Files, f)
+	}
+	if s := o.Env(EnvConfigContent); s != "" {
+		srcs = append(srcs, &source{name: EnvConfigContent, dir: o.Directory, data: []byte(s)})
+	}
+	if s := o.Env(EnvPermission); s != "" {
+		srcs = append(srcs, &source{name: EnvPermission, dir: o.Directory, data: []byte(s), perm: true})
+	}
+	cfg, err := build(srcs, o)
+	if err != nil {
+		return nil, err
+	}
+	out.Config = cfg
+	return out, nil
+}
+
+// configFiles lists candidate files in merge order: the global directories'
+// files, the project root's, then the other directories'.
+func configFiles(o DirOptions, dirs []configDir) []string {
+	var files []string
+	root := false
+	for _, d := range dirs {
+		if !root && d.kind != dirGlobal {
+			files = appendFiles(files, o.Worktree)
+			root = true
+		}
+		files = appendFiles(files, d.path)
+	}
+	if !root {
+		files = appendFiles(files, o.Worktree)
+	}
+	return dedupKeepLast(files, func(s string) string { return s })
+}
+
+func appendFiles(files []string, dir string) []string {
+	for _, n := range FileNames {
+		files = append(files, filepath.Join(dir, n))
+	}
+	return files
+}
+
+// parsed is one source after checking.
+type parsed struct {
+	tree    map[string]any // the document without permission values, for merging
+	origins map[string]origin
+	top     permission.Ruleset
+	agents  map[string]permission.Ruleset
+}
+
+// build merges sources in order into a validated Config.
+func build(srcs []*source, o DirOptions) (*Config, error) {
+	merged := map[string]any{}
+	origins := map[string]origin{}
+	var top permission.Ruleset
+	agents := map[string]permission.Ruleset{}
+	var errs []error
+	for _, src := range srcs {
+		p, err := parse(src, o)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		deepMerge(merged, p.tree)
+		for k, v := range p.origins {
+			origins[k] = v
+		}
+		top = append(top, p.top...)
+		for name, r := range p.agents {
+			agents[name] = append(agents[name], r...)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+
+	cfg := Default()
+	b, err := json.Marshal(merged)
+	if err != nil {
+		return nil, fmt.Errorf("encode merged config: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	// Every source was decoded strictly on its own already, so this cannot
+	// fail short of a bug in the merge; it is checked all the same.
+	if err := dec.Decode(cfg); err != nil {
+		return nil, fmt.Errorf("decode merged config: %w", err)
+	}
+	cfg.Permission.Rules = top
+	for name, rules := range agents {
+		if cfg.Agent == nil {
+			cfg.Agent = map[string]AgentConfig{}
+		}
+		a := cfg.Agent[name]
+		a.Permission.Rules = rules
+		cfg.Agent[name] = a
+	}
+	if err := validate(cfg, origins); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+var configType = reflect.TypeFor[Config]()
+
+// parse checks and decodes one source on its own, so its errors name its
+// own lines, and returns what merging needs.
+func parse(src *source, o DirOptions) (*parsed, error) {
+	v, err := hujson.Parse(src.data)
+	if err != nil {
+		if !onlyComments(src.data) {
+			return nil, syntaxError(src, err)
+		}
+		// An empty or all-comment file is an empty config, as a user who
+		// just created one expects.
+		v = hujson.Value{Value: &hujson.Object{}}
+	}
+	c := newChecker(src, o.Home, o.Env)
+	if src.perm {
+		c.value(&v, permissionType, []string{"permission"}, v.StartOffset)
+	} else {
+		if _, ok := v.Value.(*hujson.Object); !ok {
+			return nil, &Error{Source: src.name, Line: c.line(v.StartOffset), Msg: fmt.Sprintf("config must be a JSON object, got %s", kindName(&v))}
+		}
+		c.value(&v, configType, nil, v.StartOffset)
+	}
+	if len(c.errs) > 0 {
+		return nil, errors.Join(c.errs...)
+	}
+	p := &parsed{origins: c.origins, top: c.top, agents: c.agents}
+	if src.perm {
+		return p, nil
+	}
+
+	// Standardize blanks comments and trailing commas without moving a line,
+	// so offsets in any decode error below still map to the right line.
+	v.Standardize()
+	std := v.Pack()
+	dec := json.NewDecoder(bytes.NewReader(std))
+	dec.DisallowUnknownFields()
+	var one Config
+	if err := dec.Decode(&one); err != nil {
+		return nil, decodeError(src, std, err)
+	}
+	dec = json.NewDecoder(bytes.NewReader(std))
+	dec.UseNumber() // keep numbers exact through the merge
+	if err := dec.Decode(&p.tree); err != nil {
+		return nil, decodeError(src, std, err)
+	}
+	stripPermissions(p.tree)
+	return p, nil
+}
+
+// onlyComments reports whether data holds nothing but whitespace and
+// comments: adding a value then makes it parse.
+func onlyComments(data []byte) bool {
+	v, err := hujson.Parse(append(slices.Clip(data), "\nnull"...))
+	if err != nil {
+		return false
+	}
+	lit, ok := v.Value.(hujson.Literal)
+	return ok && lit.Kind() == 'n'
+}
+
+var hujsonPosition = regexp.MustCompile(`^hujson: line (\d+), column (\d+): `)
+
+func syntaxError(src *source, err error) error {
+	msg := err.Error()
+	line := 0
+	if m := hujsonPosition.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = "column " + m[2] + ": " + msg[len(m[0]):]
+	}
+	return &Error{Source: src.name, Line: line, Msg: "syntax error at " + msg + "; the file must be JSON, with // or /* */ comments and trailing commas allowed"}
+}
+
+// decodeError maps an encoding/json error to a line. The checker catches
+// everything encoding/json would reject first, so this is a backstop.
+func decodeError(src *source, std []byte, err error) error {
+	var (
+		se *json.SyntaxError
+		te *json.UnmarshalTypeError
+	)
+	off := -1
+	key := ""
+	switch {
+	case errors.As(err, &te):
+		off = int(te.Offset)
+		key = te.Field
+	case errors.As(err, &se):
+		off = int(se.Offset)
+	}
+	e := &Error{Source: src.name, Key: key, Msg: err.Error()}
+	if off >= 0 && off <= len(std) {
+		e.Line = 1 + bytes.Count(std[:off], []byte("\n"))
+	}
+	return e
+}
+
+// stripPermissions removes permission values from a document before it is
+// deep-merged; their rules are concatenated separately.
+func stripPermissions(tree map[string]any) {
+	delete(tree, "permission")
+	agents, _ := tree["agent"].(map[string]any)
+	for _, a := range agents {
+		if am, ok := a.(map[string]any); ok {
+			delete(am, "permission")
+		}
+	}
+}
+
+// deepMerge merges src into dst: objects merge key by key, anything else
+// (scalars, arrays, null) replaces what was there.
+func deepMerge(dst, src map[string]any) {
+	for k, sv := range src {
+		sm, sIsMap := sv.(map[string]any)
+		dm, dIsMap := dst[k].(map[string]any)
+		if sIsMap && dIsMap {
+			deepMerge(dm, sm)
+			continue
+		}
+		dst[k] = sv
+	}
+}
