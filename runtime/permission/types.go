@@ -91,9 +91,16 @@ type DeniedError struct {
 	Permission string
 	Pattern    string
 	Rules      Ruleset // the rules that matched the denied pattern, deciding one last
+	// Reason, when set, replaces the rule in the message: the request was
+	// refused because it needed a person's answer and no one can give one
+	// (no Asker), and Reason says how to allow it instead.
+	Reason string
 }
 
 func (e *DeniedError) Error() string {
+	if e.Reason != "" {
+		return fmt.Sprintf("permission %s for %q needs approval, but %s", e.Permission, e.Pattern, e.Reason)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "permission %s denied for %q by rule", e.Permission, e.Pattern)
 	if len(e.Rules) > 0 {

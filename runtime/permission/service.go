@@ -1,0 +1,385 @@
+package permission
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/toolhost/toolhost/runtime/session"
+)
+
+// StoreNamespace is the session-store namespace holding a session's
+// approvals, under the key StoreKeyApproved, as a JSON Ruleset.
+const (
+	StoreNamespace   = "permission"
+	StoreKeyApproved = "approved"
+)
+
+// ApprovalSource is the Source of the rules an "always" reply adds.
+const ApprovalSource = "session approval"
+
+// noAskerReason is the remedy given when a request needs a person and
+// there is none; %s are the permission and an example pattern.
+const noAskerReason = `no one can answer permission requests here; allow it with a rule such as "permission": {%q: {%q: "allow"}} or pass --yes`
+
+// Service is the evaluator side of permissions: it decides each request from
+// the caller's rules plus the session's approvals, asks a person through the
+// Asker when the rules say ask, and keeps the requests waiting for an answer.
+// It is safe for concurrent use; one Service serves every session of a
+// process.
+type Service struct {
+	store *session.Store
+	asker Asker
+	log   *slog.Logger
+
+	mu      sync.Mutex
+	pending map[string]*pending // by request id
+	memory  map[string]Ruleset  // approvals by session, when there is no store
+	lastID  int64               // unix nanos of the last id handed out
+}
+
+// pending is one request waiting for a reply. err and the closing of done
+// are written once, under Service.mu, by settleLocked.
+type pending struct {
+	req    Request
+	rules  Ruleset
+	cancel context.CancelFunc // cancels the asker call
+	done   chan struct{}
+	err    error
+}
+
+// NewService returns a Service. store may be nil: approvals then live in
+// memory for the life of the Service; with a store they are kept in the
+// session (namespace StoreNamespace), so every process using the same store
+// and session id sees them. asker may be nil: a request the rules would ask
+// about is then refused with a *DeniedError saying how to allow it. log may
+// be nil.
+func NewService(store *session.Store, asker Asker, log *slog.Logger) *Service {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Service{
+		store:   store,
+		asker:   asker,
+		log:     log,
+		pending: make(map[string]*pending),
+		memory:  make(map[string]Ruleset),
+	}
+}
+
+// Ask decides req against rules followed by the session's approvals, and
+// blocks until it is decided:
+//
+//   - any pattern denied: a *DeniedError quoting the matching rules, at once,
+//     without asking;
+//   - every pattern allowed: nil;
+//   - otherwise the Asker is asked, and its reply decides: once → nil;
+//     always → nil, and req.Always is approved for the rest of the session,
+//     which also settles the session's other pending requests that are now
+//     allowed; reject → *RejectedError (a *CorrectedError when the person
+//     gave a message), and every other pending request of the session is
+//     rejected too, since the person wants the agent to stop.
+//
+// A request without patterns is evaluated as the single pattern "*", so a
+// rule denying the permission outright still applies. Cancelling ctx stops
+// the wait and returns an error wrapping ctx.Err(). req.ID is set to a new
+// time-sortable id when empty.
+func (s *Service) Ask(ctx context.Context, rules Ruleset, req Request) error {
+	if req.ID == "" {
+		req.ID = s.newID()
+	}
+	approved, err := s.Approved(ctx, req.SessionID)
+	if err != nil {
+		return err
+	}
+	var askPattern string
+	needAsk := false
+	for _, pattern := range patternsOf(req) {
+		rule, matched := Evaluate(req.Permission, pattern, rules, approved)
+		s.log.DebugContext(ctx, "permission evaluated", "permission", req.Permission, "pattern", pattern, "action", rule.Action, "rule", rule.String())
+		switch rule.Action {
+		case Deny:
+			s.log.InfoContext(ctx, "permission denied", "session", req.SessionID, "permission", req.Permission, "pattern", pattern, "rule", rule.String())
+			return &DeniedError{Permission: req.Permission, Pattern: pattern, Rules: matched}
+		case Allow:
+		default: // Ask, and anything unknown: a person decides.
+			if !needAsk {
+				needAsk, askPattern = true, pattern
+			}
+		}
+	}
+	if !needAsk {
+		return nil
+	}
+	if s.asker == nil {
+		example := askPattern
+		if len(req.Always) > 0 {
+			example = req.Always[0]
+		}
+		return &DeniedError{Permission: req.Permission, Pattern: askPattern, Reason: fmt.Sprintf(noAskerReason, req.Permission, example)}
+	}
+	return s.wait(ctx, rules, req)
+}
+
+// wait registers req as pending, asks the asker in its own goroutine, and
+// returns whichever comes first: the asker's reply, a settlement by another
+// request's reply (or Reply), or ctx's end. The asker runs apart so that a
+// request settled by someone else returns at once even if the asker is slow
+// to notice its cancelled context.
+func (s *Service) wait(ctx context.Context, rules Ruleset, req Request) error {
+	askCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	p := &pending{req: req, rules: rules, cancel: cancel, done: make(chan struct{})}
+	s.mu.Lock()
+	s.pending[req.ID] = p
+	s.mu.Unlock()
+	s.log.InfoContext(ctx, "permission asked", "id", req.ID, "session", req.SessionID, "permission", req.Permission, "patterns", req.Patterns)
+
+	type answer struct {
+		reply Reply
+		err   error
+	}
+	answers := make(chan answer, 1)
+	go func() {
+		r, err := s.asker.Ask(askCtx, req)
+		answers <- answer{r, err}
+	}()
+
+	select {
+	case <-p.done:
+	case <-ctx.Done():
+		s.settle(p, fmt.Errorf("wait for permission %s: %w", req.Permission, ctx.Err()))
+	case a := <-answers:
+		if a.err != nil {
+			s.settle(p, fmt.Errorf("ask permission %s: %w", req.Permission, a.err))
+		} else {
+			s.answer(ctx, p, a.reply)
+		}
+	}
+	<-p.done
+	return p.err
+}
+
+// Reply answers a pending request from outside its Asker, for front ends
+// that list Pending requests and answer them later (an HTTP or MCP UI). The
+// request's Asker call is cancelled. It fails when no request with that id
+// is pending in this Service.
+func (s *Service) Reply(ctx context.Context, requestID string, r Reply) error {
+	s.mu.Lock()
+	p, ok := s.pending[requestID]
+	s.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("reply to permission request %s: not pending (already answered, cancelled, or asked by another process); list pending requests and reply to one of those", requestID)
+	}
+	switch r.Kind {
+	case Once, Always, Reject:
+	default:
+		return fmt.Errorf("reply to permission request %s: unknown reply %q; use once, always or reject", requestID, r.Kind)
+	}
+	s.answer(ctx, p, r)
+	return nil
+}
+
+// answer applies a person's reply to p, with OpenCode's effects on the other
+// pending requests of the same session.
+func (s *Service) answer(ctx context.Context, p *pending, r Reply) {
+	sid := p.req.SessionID
+	switch r.Kind {
+	case Once:
+		s.log.InfoContext(ctx, "permission granted once", "id", p.req.ID, "session", sid, "permission", p.req.Permission)
+		s.settle(p, nil)
+
+	case Always:
+		if !s.isPending(p) {
+			return // answered meanwhile (rejected with a sibling, cancelled)
+		}
+		approved, err := s.approve(ctx, sid, p.req)
+		if err != nil {
+			// The person said yes; failing the call over bookkeeping would
+			// be worse than asking again next time.
+			s.log.ErrorContext(ctx, "permission approval not saved; granted once", "id", p.req.ID, "session", sid, "err", err)
+			s.settle(p, nil)
+			return
+		}
+		s.log.InfoContext(ctx, "permission granted always", "id", p.req.ID, "session", sid, "permission", p.req.Permission, "patterns", p.req.Always)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.settleLocked(p, nil)
+		for _, o := range s.pending {
+			if o.req.SessionID != sid || !allAllowed(o, approved) {
+				continue
+			}
+			s.log.InfoContext(ctx, "permission granted by an earlier approval", "id", o.req.ID, "session", sid, "permission", o.req.Permission)
+			s.settleLocked(o, nil)
+		}
+
+	case Reject:
+		var err error = &RejectedError{Permission: p.req.Permission}
+		if r.Message != "" {
+			err = &CorrectedError{Permission: p.req.Permission, Message: r.Message}
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if !s.settleLocked(p, err) {
+			return
+		}
+		s.log.InfoContext(ctx, "permission rejected", "id", p.req.ID, "session", sid, "permission", p.req.Permission, "corrected", r.Message != "")
+		for _, o := range s.pending {
+			if o.req.SessionID == sid {
+				s.log.InfoContext(ctx, "permission rejected with its session", "id", o.req.ID, "session", sid, "permission", o.req.Permission)
+				s.settleLocked(o, &RejectedError{Permission: o.req.Permission})
+			}
+		}
+
+	default:
+		s.settle(p, fmt.Errorf("ask permission %s: the asker returned unknown reply %q; it must reply once, always or reject", p.req.Permission, r.Kind))
+	}
+}
+
+// allAllowed reports whether every pattern of a pending request is now
+// allowed by its own rules plus the session's approvals. (OpenCode checks
+// the approvals alone; including the request's rules also settles a request
+// whose other patterns were already allowed by config.)
+func allAllowed(p *pending, approved Ruleset) bool {
+	for _, pattern := range patternsOf(p.req) {
+		if decide(p.req.Permission, pattern, p.rules, approved) != Allow {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Service) isPending(p *pending) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pending[p.req.ID] == p
+}
+
+func (s *Service) settle(p *pending, err error) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.settleLocked(p, err)
+}
+
+// settleLocked decides p with err (nil: allowed), removes it from pending,
+// cancels its asker call and wakes its Ask. It reports false when p was
+// already settled, in which case nothing changes.
+func (s *Service) settleLocked(p *pending, err error) bool {
+	if cur, ok := s.pending[p.req.ID]; !ok || cur != p {
+		return false
+	}
+	delete(s.pending, p.req.ID)
+	p.err = err
+	close(p.done)
+	p.cancel()
+	return true
+}
+
+// Pending returns the requests waiting for a reply in this Service, oldest
+// first.
+func (s *Service) Pending() []Request {
+	s.mu.Lock()
+	out := make([]Request, 0, len(s.pending))
+	for _, p := range s.pending {
+		out = append(out, p.req)
+	}
+	s.mu.Unlock()
+	slices.SortFunc(out, func(a, b Request) int {
+		if a.ID < b.ID {
+			return -1
+		} else if a.ID > b.ID {
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// Approved returns the rules the session's "always" replies added, in the
+// order given. With a store they are read from it on every call, so
+// approvals given in another process count at once.
+func (s *Service) Approved(ctx context.Context, sessionID string) (Ruleset, error) {
+	if s.store == nil || sessionID == "" {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return slices.Clone(s.memory[sessionID]), nil
+	}
+	data, ok, err := s.store.Get(ctx, sessionID, StoreNamespace, StoreKeyApproved)
+	if err != nil {
+		return nil, fmt.Errorf("read permission approvals of session %s: %w", sessionID, err)
+	}
+	if !ok {
+		return nil, nil
+	}
+	var rules Ruleset
+	if err := json.Unmarshal(data, &rules); err != nil {
+		return nil, fmt.Errorf("read permission approvals of session %s from %s: %w; delete the session to start over", sessionID, s.store.Path(), err)
+	}
+	return rules, nil
+}
+
+// approve adds an allow rule for each of req.Always to the session's
+// approvals and returns the session's approvals afterwards. A pattern already
+// approved is not added twice.
+func (s *Service) approve(ctx context.Context, sessionID string, req Request) (Ruleset, error) {
+	add := func(rules Ruleset) Ruleset {
+		for _, pattern := range req.Always {
+			r := Rule{Permission: req.Permission, Pattern: pattern, Action: Allow, Source: ApprovalSource}
+			if !slices.Contains(rules, r) {
+				rules = append(rules, r)
+			}
+		}
+		return rules
+	}
+	if s.store == nil || sessionID == "" {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.memory[sessionID] = add(s.memory[sessionID])
+		return slices.Clone(s.memory[sessionID]), nil
+	}
+	var out Ruleset
+	// Update is one transaction, so approvals given at the same moment by
+	// two processes are both kept.
+	err := s.store.Update(ctx, sessionID, StoreNamespace, StoreKeyApproved, func(old []byte, exists bool) ([]byte, error) {
+		var rules Ruleset
+		if exists {
+			if err := json.Unmarshal(old, &rules); err != nil {
+				return nil, fmt.Errorf("decode existing approvals: %w", err)
+			}
+		}
+		out = add(rules)
+		return json.Marshal(out)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("save permission approvals of session %s: %w", sessionID, err)
+	}
+	return out, nil
+}
+
+// newID returns "per_" followed by the time in nanoseconds (strictly
+// increasing within this Service) and a random suffix against collisions
+// with other processes, all fixed-width hex so ids sort by creation time.
+func (s *Service) newID() string {
+	s.mu.Lock()
+	n := time.Now().UnixNano()
+	if n <= s.lastID {
+		n = s.lastID + 1
+	}
+	s.lastID = n
+	s.mu.Unlock()
+	return fmt.Sprintf("per_%016x%08x", n, rand.Uint32())
+}
+
+// patternsOf is the patterns a request is decided on: its own, or "*" when
+// it names none, so that a request cannot slip past a deny by naming nothing.
+func patternsOf(req Request) []string {
+	if len(req.Patterns) == 0 {
+		return []string{"*"}
+	}
+	return req.Patterns
+}
