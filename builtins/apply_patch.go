@@ -1,0 +1,284 @@
+package builtins
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/permission"
+)
+
+//go:embed apply_patch.txt
+var applyPatchDescription string
+
+// ApplyPatchParams are the apply_patch tool's arguments.
+type ApplyPatchParams struct {
+	PatchText string `json:"patchText" jsonschema:"description=The full patch text that describes all changes to be made"`
+}
+
+// ApplyPatch returns the apply_patch tool: add, delete, update and move
+// files with one patch in the "*** Begin Patch" format (patch_parse.go).
+//
+// Every hunk is verified against the files, in memory, before anything is
+// written; a later hunk of the same file sees the result of the earlier
+// one. The edit permission is asked once with the combined diff. If writing
+// then fails part way (a full disk, a permission error), the files already
+// written are restored, so a patch applies completely or not at all.
+// Output lists "A", "M" or "D" and the path of each file changed.
+func ApplyPatch() runtime.Tool {
+	return runtime.Define("apply_patch", applyPatchDescription, runApplyPatch)
+}
+
+// fileState is one file as the patch leaves it (or as it was).
+type fileState struct {
+	exists  bool
+	content string
+}
+
+// patchChange is what one hunk did, for the output and metadata.
+type patchChange struct {
+	kind       string // "add", "update", "move", "delete"
+	path, move string // absolute paths
+	before     string
+	after      string
+}
+
+func runApplyPatch(ctx context.Context, p ApplyPatchParams, tc *runtime.Context) (runtime.Result, error) {
+	if p.PatchText == "" {
+		return runtime.Result{}, errors.New("patchText is required")
+	}
+	hunks, err := parsePatch(p.PatchText)
+	if err != nil {
+		return runtime.Result{}, fmt.Errorf("apply_patch verification failed: %w", err)
+	}
+	if len(hunks) == 0 {
+		norm := strings.TrimSpace(strings.ReplaceAll(p.PatchText, "\r\n", "\n"))
+		if norm == patchBegin+"\n"+patchEnd {
+			return runtime.Result{}, errors.New("patch rejected: empty patch")
+		}
+		return runtime.Result{}, errors.New("apply_patch verification failed: no hunks found")
+	}
+
+	// Resolve and vet every path first, then lock them all, so no other
+	// file tool changes them between verification and writing.
+	var paths []string
+	for i := range hunks {
+		h := &hunks[i]
+		h.Path = tc.ResolvePath(h.Path)
+		if err := tc.CheckExternalDirectory(ctx, h.Path, false); err != nil {
+			return runtime.Result{}, err
+		}
+		paths = append(paths, h.Path)
+		if h.MovePath != "" {
+			h.MovePath = tc.ResolvePath(h.MovePath)
+			if err := tc.CheckExternalDirectory(ctx, h.MovePath, false); err != nil {
+				return runtime.Result{}, err
+			}
+			paths = append(paths, h.MovePath)
+		}
+	}
+	unlock, err := lockFiles(ctx, paths...)
+	if err != nil {
+		return runtime.Result{}, err
+	}
+	defer unlock()
+
+	original := map[string]fileState{}
+	current := map[string]fileState{}
+	state := func(path string) (fileState, error) {
+		if st, ok := current[path]; ok {
+			return st, nil
+		}
+		st := fileState{}
+		info, err := os.Stat(path)
+		switch {
+		case err == nil && info.IsDir():
+			return st, fmt.Errorf("%s is a directory, not a file", path)
+		case err == nil:
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return st, err
+			}
+			st = fileState{exists: true, content: string(b)}
+		case !errors.Is(err, fs.ErrNotExist):
+			return st, err
+		}
+		original[path], current[path] = st, st
+		return st, nil
+	}
+	verifyErr := func(err error) error { return fmt.Errorf("apply_patch verification failed: %w", err) }
+
+	var changes []patchChange
+	for _, h := range hunks {
+		st, err := state(h.Path)
+		if err != nil {
+			return runtime.Result{}, verifyErr(err)
+		}
+		switch h.Kind {
+		case hunkAdd:
+			current[h.Path] = fileState{exists: true, content: h.Contents}
+			changes = append(changes, patchChange{kind: "add", path: h.Path, before: st.content, after: h.Contents})
+		case hunkDelete:
+			if !st.exists {
+				return runtime.Result{}, verifyErr(fmt.Errorf("Failed to read file to delete: %s does not exist", h.Path))
+			}
+			current[h.Path] = fileState{}
+			changes = append(changes, patchChange{kind: "delete", path: h.Path, before: st.content})
+		case hunkUpdate:
+			if !st.exists {
+				return runtime.Result{}, verifyErr(fmt.Errorf("Failed to read file to update: %s does not exist", h.Path))
+			}
+			after := st.content
+			if len(h.Chunks) > 0 {
+				if after, err = applyChunks(h.Path, st.content, h.Chunks); err != nil {
+					return runtime.Result{}, verifyErr(err)
+				}
+			}
+			c := patchChange{kind: "update", path: h.Path, before: st.content, after: after}
+			if h.MovePath != "" && h.MovePath != h.Path {
+				if _, err := state(h.MovePath); err != nil {
+					return runtime.Result{}, verifyErr(err)
+				}
+				c.kind, c.move = "move", h.MovePath
+				current[h.Path] = fileState{}
+				current[h.MovePath] = fileState{exists: true, content: after}
+			} else {
+				current[h.Path] = fileState{exists: true, content: after}
+			}
+			changes = append(changes, c)
+		}
+	}
+
+	// Diffs and the permission request.
+	var total strings.Builder
+	var files []map[string]any
+	var patterns []string
+	seen := map[string]bool{}
+	for _, c := range changes {
+		target := c.path
+		if c.move != "" {
+			target = c.move
+		}
+		rel := displayPath(tc, target)
+		d := diffTexts(rel, lfText(c.before), lfText(c.after))
+		total.WriteString(d.Unified)
+		f := map[string]any{
+			"filePath": c.path, "relativePath": rel, "type": c.kind,
+			"patch": d.Unified, "additions": d.Additions, "deletions": d.Deletions,
+		}
+		if c.move != "" {
+			f["movePath"] = c.move
+		}
+		files = append(files, f)
+		for _, pth := range []string{c.path, c.move} {
+			if pth != "" && !seen[pth] {
+				seen[pth] = true
+				patterns = append(patterns, displayPath(tc, pth))
+			}
+		}
+	}
+	if err := tc.Ask(ctx, permission.Request{
+		Permission: PermissionEdit,
+		Patterns:   patterns,
+		Always:     []string{"*"},
+		Metadata:   map[string]any{"filepath": strings.Join(patterns, ", "), "diff": total.String(), "files": files},
+	}); err != nil {
+		return runtime.Result{}, err
+	}
+
+	if err := commitStates(paths, original, current); err != nil {
+		return runtime.Result{}, err
+	}
+	for _, pth := range paths {
+		if current[pth].exists {
+			if err := recordRead(ctx, tc, pth); err != nil {
+				return runtime.Result{}, err
+			}
+		}
+	}
+
+	var out strings.Builder
+	out.WriteString("Success. Updated the following files:")
+	for _, c := range changes {
+		switch c.kind {
+		case "add":
+			fmt.Fprintf(&out, "\nA %s", displayPath(tc, c.path))
+		case "delete":
+			fmt.Fprintf(&out, "\nD %s", displayPath(tc, c.path))
+		case "move":
+			fmt.Fprintf(&out, "\nM %s", displayPath(tc, c.move))
+		default:
+			fmt.Fprintf(&out, "\nM %s", displayPath(tc, c.path))
+		}
+	}
+	return runtime.Result{
+		Title:    out.String(),
+		Output:   out.String(),
+		Metadata: map[string]any{"diff": total.String(), "files": files},
+	}, nil
+}
+
+// commitStates writes every path whose final state differs from its
+// original: content written atomically, or the file removed. On the first
+// failure the paths already changed are put back as they were, and the
+// error says whether that worked.
+func commitStates(paths []string, original, final map[string]fileState) error {
+	type undo struct {
+		path string
+		st   fileState
+		mode fs.FileMode
+	}
+	var done []undo
+	rollback := func(cause error) error {
+		var errs []error
+		for i := len(done) - 1; i >= 0; i-- {
+			u := done[i]
+			if !u.st.exists {
+				if err := os.Remove(u.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					errs = append(errs, err)
+				}
+				continue
+			}
+			if err := writeFileAtomic(u.path, []byte(u.st.content)); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if err := os.Chmod(u.path, u.mode); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		if len(errs) > 0 {
+			return fmt.Errorf("apply patch: %w; restoring the files already changed also failed: %w", cause, errors.Join(errs...))
+		}
+		return fmt.Errorf("apply patch: %w; the files already changed were restored, nothing was applied", cause)
+	}
+	seen := map[string]bool{}
+	for _, pth := range paths {
+		if seen[pth] {
+			continue
+		}
+		seen[pth] = true
+		orig, fin := original[pth], final[pth]
+		if orig == fin {
+			continue
+		}
+		mode := newFileMode
+		if info, err := os.Stat(pth); err == nil {
+			mode = info.Mode().Perm()
+		}
+		if fin.exists {
+			if err := writeFileAtomic(pth, []byte(fin.content)); err != nil {
+				return rollback(err)
+			}
+		} else if err := os.Remove(pth); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return rollback(fmt.Errorf("delete %s: %w", pth, err))
+		}
+		done = append(done, undo{pth, orig, mode})
+	}
+	return nil
+}

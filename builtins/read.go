@@ -1,0 +1,493 @@
+package builtins
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"mime"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/template"
+	"unicode/utf8"
+
+	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/permission"
+)
+
+// The read tool's limits. The description is rendered from these, so what
+// the model is told and what the code does cannot drift.
+const (
+	readDefaultLimit  = 2000      // lines shown when no limit is given
+	readMaxLineLength = 2000      // characters of one line before it is cut
+	readMaxBytes      = 50 * 1024 // output cap in bytes
+	readSuggestions   = 3         // "did you mean" entries for a missing file
+	readBinarySample  = 4096      // bytes examined to tell binary from text
+	readMaxAttachment = 20 << 20  // largest image or PDF returned as an attachment
+)
+
+// PermissionRead is the permission the read tool asks, with the path
+// relative to the project (absolute when outside) as pattern.
+const PermissionRead = "read"
+
+var readLineSuffix = fmt.Sprintf("... (line truncated to %d chars)", readMaxLineLength)
+
+//go:embed read.txt
+var readTemplate string
+
+var readDescription = renderDescription("read", readTemplate, map[string]any{
+	"DefaultLimit":  readDefaultLimit,
+	"MaxLineLength": readMaxLineLength,
+	"MaxKB":         readMaxBytes / 1024,
+})
+
+// renderDescription fills a description template with the limits the code
+// enforces. It panics on a bad template: that is a programming error caught
+// by any test that loads the package.
+func renderDescription(name, text string, data any) string {
+	var b strings.Builder
+	if err := template.Must(template.New(name).Parse(text)).Execute(&b, data); err != nil {
+		panic(fmt.Sprintf("render %s description: %v", name, err))
+	}
+	return b.String()
+}
+
+// ReadParams are the read tool's arguments.
+type ReadParams struct {
+	FilePath string `json:"filePath" jsonschema:"description=The absolute path to the file or directory to read (a relative path is resolved against the working directory)"`
+	Offset   int    `json:"offset,omitempty" jsonschema:"description=The line number to start reading from (1-indexed; default 1),minimum=0"`
+	Limit    int    `json:"limit,omitempty" jsonschema:"description=The maximum number of lines to read (defaults to 2000),minimum=0"`
+}
+
+// Read returns the read tool: a page of a text file with line numbers, a
+// directory's entries, or an image or PDF as an attachment for multimodal
+// models. Binary files are refused. A missing file's error suggests up to
+// three similar names from its directory. Each successful read of a file is
+// stamped in the session (filetime.go) so write and edit can check that the
+// model saw the current content.
+//
+// Files are streamed, never loaded whole: reading the last page of a 100 MB
+// file allocates about as much as reading the first (see
+// BenchmarkReadLastPage100MB).
+func Read() runtime.Tool {
+	return runtime.Define("read", readDescription, runRead)
+}
+
+func runRead(ctx context.Context, p ReadParams, tc *runtime.Context) (runtime.Result, error) {
+	if p.FilePath == "" {
+		return runtime.Result{}, errors.New("filePath is required")
+	}
+	if p.Offset < 0 {
+		return runtime.Result{}, errors.New("offset must be greater than or equal to 1")
+	}
+	if p.Limit < 0 {
+		return runtime.Result{}, errors.New("limit must be greater than or equal to 1")
+	}
+	offset, limit := max(p.Offset, 1), p.Limit
+	if limit == 0 {
+		limit = readDefaultLimit
+	}
+	path := tc.ResolvePath(p.FilePath)
+	info, statErr := os.Stat(path)
+	if statErr != nil && !errors.Is(statErr, fs.ErrNotExist) {
+		return runtime.Result{}, fmt.Errorf("read %s: %w", path, statErr)
+	}
+	isDir := statErr == nil && info.IsDir()
+	if err := tc.CheckExternalDirectory(ctx, path, isDir); err != nil {
+		return runtime.Result{}, err
+	}
+	rel := displayPath(tc, path)
+	if err := tc.Ask(ctx, permission.Request{
+		Permission: PermissionRead,
+		Patterns:   []string{rel},
+		Always:     []string{"*"},
+		Metadata:   map[string]any{"filepath": path},
+	}); err != nil {
+		return runtime.Result{}, err
+	}
+	if statErr != nil {
+		return runtime.Result{}, missingFileError(path)
+	}
+	if isDir {
+		return readDirectory(path, rel, offset, limit)
+	}
+
+	if mt := attachmentMIME(path); mt != "" {
+		return readAttachment(ctx, tc, path, rel, mt, info.Size())
+	}
+	binary, err := isBinaryFile(path, info.Size())
+	if err != nil {
+		return runtime.Result{}, err
+	}
+	if binary {
+		return runtime.Result{}, fmt.Errorf("Cannot read binary file: %s", path)
+	}
+
+	f, err := os.Open(path)
+	if err != nil {
+		return runtime.Result{}, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	pg, err := readPage(f, offset, limit)
+	if err != nil {
+		return runtime.Result{}, fmt.Errorf("read %s: %w", path, err)
+	}
+	if pg.count < offset && !(pg.count == 0 && offset == 1) {
+		return runtime.Result{}, fmt.Errorf("Offset %d is out of range for this file (%d lines)", offset, pg.count)
+	}
+
+	var out strings.Builder
+	fmt.Fprintf(&out, "<path>%s</path>\n<type>file</type>\n<content>\n", path)
+	for i, l := range pg.lines {
+		if i > 0 {
+			out.WriteByte('\n')
+		}
+		fmt.Fprintf(&out, "%d: %s", offset+i, l)
+	}
+	last := offset + len(pg.lines) - 1
+	switch {
+	case pg.cut:
+		fmt.Fprintf(&out, "\n\n(Output capped at %d KB. Showing lines %d-%d. Use offset=%d to continue.)", readMaxBytes/1024, offset, last, last+1)
+	case pg.more:
+		fmt.Fprintf(&out, "\n\n(Showing lines %d-%d of %d. Use offset=%d to continue.)", offset, last, pg.count, last+1)
+	default:
+		fmt.Fprintf(&out, "\n\n(End of file - total %d lines)", pg.count)
+	}
+	out.WriteString("\n</content>")
+
+	if err := recordRead(ctx, tc, path); err != nil {
+		return runtime.Result{}, err
+	}
+	return runtime.Result{
+		Title:  rel,
+		Output: out.String(),
+		Metadata: map[string]any{
+			"preview":   strings.Join(pg.lines[:min(20, len(pg.lines))], "\n"),
+			"truncated": pg.more || pg.cut,
+			"filepath":  path,
+		},
+	}, nil
+}
+
+// page is what readPage found.
+type page struct {
+	lines []string // the lines shown, long ones cut
+	count int      // lines in the file (when cut, only those read so far)
+	more  bool     // lines remain after the page
+	cut   bool     // the byte cap ended the page early
+}
+
+// readPage streams r and returns lines offset..offset+limit-1 (1-based),
+// the total line count, and whether the page ended early. Lines end at
+// "\n" (a "\r" before it is dropped); a last line without one counts.
+// Memory is bounded by the page, not the file: lines before the page are
+// skipped by counting newlines in the read buffer, long lines are cut while
+// read, and lines after the page are only counted.
+func readPage(r io.Reader, offset, limit int) (page, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	if b, _ := br.Peek(len(utf8BOM)); string(b) == utf8BOM {
+		br.Discard(len(utf8BOM))
+	}
+	var pg page
+	n, err := skipLines(br, offset-1)
+	pg.count = n
+	if err != nil {
+		return pg, err
+	}
+	if n < offset-1 {
+		return pg, nil // the file ended before the page
+	}
+
+	bytesOut := 0
+	maxRaw := readMaxLineLength * utf8.UTFMax
+	for {
+		line, err := readLineCapped(br, maxRaw)
+		if err != nil {
+			return pg, err
+		}
+		if line == nil {
+			return pg, nil // end of file
+		}
+		if len(pg.lines) >= limit {
+			pg.more = true
+			pg.count++
+			rest, err := countLines(br)
+			pg.count += rest
+			return pg, err
+		}
+		pg.count++
+		s := strings.TrimSuffix(string(line), "\r")
+		if utf8.RuneCountInString(s) > readMaxLineLength {
+			s = truncateRunes(s, readMaxLineLength) + readLineSuffix
+		}
+		size := len(s)
+		if len(pg.lines) > 0 {
+			size++
+		}
+		if bytesOut+size > readMaxBytes {
+			pg.cut, pg.more = true, true
+			return pg, nil
+		}
+		pg.lines = append(pg.lines, s)
+		bytesOut += size
+	}
+}
+
+// skipLines consumes n lines and returns how many there were (fewer at end
+// of file). It counts newlines a buffer at a time, so skipping most of a
+// large file costs one bytes.Count per 64 KB rather than a call per line.
+func skipLines(br *bufio.Reader, n int) (int, error) {
+	skipped := 0
+	partial := false // bytes consumed since the last newline
+	for skipped < n {
+		if _, err := br.Peek(1); err != nil {
+			if errors.Is(err, io.EOF) {
+				if partial {
+					skipped++
+				}
+				return skipped, nil
+			}
+			return skipped, err
+		}
+		buf, _ := br.Peek(br.Buffered())
+		if c := bytes.Count(buf, []byte{'\n'}); skipped+c < n {
+			skipped += c
+			partial = buf[len(buf)-1] != '\n'
+			br.Discard(len(buf))
+			continue
+		}
+		pos := 0
+		for skipped < n {
+			i := bytes.IndexByte(buf[pos:], '\n')
+			pos += i + 1
+			skipped++
+		}
+		br.Discard(pos)
+	}
+	return skipped, nil
+}
+
+// countLines counts the lines left in br, which is at the start of a line.
+func countLines(br *bufio.Reader) (int, error) {
+	n := 0
+	last := byte('\n') // nothing read yet: no unfinished line
+	buf := make([]byte, 64<<10)
+	for {
+		k, err := br.Read(buf)
+		if k > 0 {
+			n += bytes.Count(buf[:k], []byte{'\n'})
+			last = buf[k-1]
+		}
+		if errors.Is(err, io.EOF) {
+			if last != '\n' {
+				n++ // a last line without a newline
+			}
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+}
+
+// readLineCapped reads one line without its "\n", keeping at most maxRaw
+// bytes of it and discarding the rest, so a huge line costs no memory. It
+// returns nil at end of file, and leaves br at the start of the next line.
+func readLineCapped(br *bufio.Reader, maxRaw int) ([]byte, error) {
+	kept := []byte{}
+	got := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		got = got || len(chunk) > 0
+		if err == nil {
+			chunk = chunk[:len(chunk)-1]
+		}
+		if room := maxRaw - len(kept); room > 0 {
+			kept = append(kept, chunk[:min(room, len(chunk))]...)
+		}
+		switch {
+		case err == nil:
+			return kept, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF):
+			if !got {
+				return nil, nil
+			}
+			return kept, nil
+		default:
+			return nil, err
+		}
+	}
+}
+
+// truncateRunes returns the first n runes of s.
+func truncateRunes(s string, n int) string {
+	i := 0
+	for k := 0; k < n && i < len(s); k++ {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return s[:i]
+}
+
+// binaryExtensions are refused without looking inside.
+var binaryExtensions = map[string]bool{
+	".zip": true, ".tar": true, ".gz": true, ".exe": true, ".dll": true, ".so": true,
+	".class": true, ".jar": true, ".war": true, ".7z": true, ".doc": true, ".docx": true,
+	".xls": true, ".xlsx": true, ".ppt": true, ".pptx": true, ".odt": true, ".ods": true,
+	".odp": true, ".bin": true, ".dat": true, ".obj": true, ".o": true, ".a": true,
+	".lib": true, ".wasm": true, ".pyc": true, ".pyo": true,
+}
+
+// isBinaryFile applies OpenCode's test: a known binary extension, a NUL
+// byte, or more than 30% control characters in the first 4 KB.
+func isBinaryFile(path string, size int64) (bool, error) {
+	if binaryExtensions[strings.ToLower(filepath.Ext(path))] {
+		return true, nil
+	}
+	if size == 0 {
+		return false, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	buf := make([]byte, readBinarySample)
+	n, err := io.ReadFull(f, buf)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return false, fmt.Errorf("read %s: %w", path, err)
+	}
+	if n == 0 {
+		return false, nil
+	}
+	control := 0
+	for _, b := range buf[:n] {
+		if b == 0 {
+			return true, nil
+		}
+		if b < 9 || (b > 13 && b < 32) {
+			control++
+		}
+	}
+	return float64(control)/float64(n) > 0.3, nil
+}
+
+// attachmentMIME is the media type of an image or PDF returned as an
+// attachment, or "" for anything else. SVG is text and is read as such.
+func attachmentMIME(path string) string {
+	mt, _, _ := strings.Cut(mime.TypeByExtension(strings.ToLower(filepath.Ext(path))), ";")
+	switch {
+	case mt == "application/pdf":
+		return mt
+	case strings.HasPrefix(mt, "image/") && mt != "image/svg+xml" && mt != "image/vnd.fastbidsheet":
+		return mt
+	}
+	return ""
+}
+
+func readAttachment(ctx context.Context, tc *runtime.Context, path, rel, mt string, size int64) (runtime.Result, error) {
+	if size > readMaxAttachment {
+		return runtime.Result{}, fmt.Errorf("%s is %d MB, over the %d MB limit for images and PDFs; ask the user for a smaller file", path, size>>20, readMaxAttachment>>20)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return runtime.Result{}, fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := recordRead(ctx, tc, path); err != nil {
+		return runtime.Result{}, err
+	}
+	kind := "Image"
+	if mt == "application/pdf" {
+		kind = "PDF"
+	}
+	msg := kind + " read successfully"
+	return runtime.Result{
+		Title:    rel,
+		Output:   msg,
+		Metadata: map[string]any{"preview": msg, "truncated": false, "filepath": path},
+		Attachments: []runtime.Attachment{{
+			MIME:     mt,
+			URL:      "data:" + mt + ";base64," + base64.StdEncoding.EncodeToString(b),
+			Filename: filepath.Base(path),
+		}},
+	}, nil
+}
+
+// readDirectory lists a directory's entries, directories marked with "/",
+// paged by offset and limit like a file's lines.
+func readDirectory(path, rel string, offset, limit int) (runtime.Result, error) {
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return runtime.Result{}, fmt.Errorf("list %s: %w", path, err)
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() {
+			name += "/"
+		} else if e.Type()&fs.ModeSymlink != 0 {
+			if st, err := os.Stat(filepath.Join(path, name)); err == nil && st.IsDir() {
+				name += "/"
+			}
+		}
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	start := min(offset-1, len(names))
+	shown := names[start:min(start+limit, len(names))]
+	truncated := start+len(shown) < len(names)
+	var out strings.Builder
+	fmt.Fprintf(&out, "<path>%s</path>\n<type>directory</type>\n<entries>\n%s\n", path, strings.Join(shown, "\n"))
+	if truncated {
+		fmt.Fprintf(&out, "\n(Showing %d of %d entries. Use 'offset' parameter to read beyond entry %d)\n", len(shown), len(names), offset+len(shown))
+	} else {
+		fmt.Fprintf(&out, "\n(%d entries)\n", len(names))
+	}
+	out.WriteString("</entries>")
+	return runtime.Result{
+		Title:  rel,
+		Output: out.String(),
+		Metadata: map[string]any{
+			"preview":   strings.Join(shown[:min(20, len(shown))], "\n"),
+			"truncated": truncated,
+			"filepath":  path,
+		},
+	}, nil
+}
+
+// missingFileError says path does not exist and suggests up to three
+// entries of its directory: first names that contain the wanted name or are
+// contained in it (case-insensitive, as OpenCode does), then names within a
+// small edit distance, which catches typos such as "mian.go".
+func missingFileError(path string) error {
+	dir, base := filepath.Dir(path), strings.ToLower(filepath.Base(path))
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("File not found: %s", path)
+	}
+	var subs, close []string
+	for _, e := range entries {
+		name := strings.ToLower(e.Name())
+		switch {
+		case strings.Contains(name, base) || strings.Contains(base, name):
+			subs = append(subs, filepath.Join(dir, e.Name()))
+		case levenshtein(name, base) <= max(2, utf8.RuneCountInString(base)/4):
+			close = append(close, filepath.Join(dir, e.Name()))
+		}
+	}
+	suggest := append(subs, close...)
+	if len(suggest) == 0 {
+		return fmt.Errorf("File not found: %s", path)
+	}
+	suggest = suggest[:min(readSuggestions, len(suggest))]
+	return fmt.Errorf("File not found: %s\n\nDid you mean one of these?\n%s", path, strings.Join(suggest, "\n"))
+}

@@ -1,0 +1,95 @@
+package builtins
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/permission"
+)
+
+//go:embed write.txt
+var writeDescription string
+
+// WriteParams are the write tool's arguments.
+type WriteParams struct {
+	FilePath string `json:"filePath" jsonschema:"description=The absolute path to the file to write (a relative path is resolved against the working directory)"`
+	Content  string `json:"content" jsonschema:"description=The content to write to the file"`
+}
+
+// Write returns the write tool: create a file or replace its whole content.
+//
+// An existing file is only overwritten when this session has read it and it
+// has not changed since (modification time and size), so the model never
+// clobbers text it has not seen. Parent directories are created; the write
+// is atomic (temporary file and rename) and keeps the file's mode. The edit
+// permission is asked with the unified diff, so a person sees the change.
+// Metadata: filepath, exists, diff, additions, deletions.
+func Write() runtime.Tool {
+	return runtime.Define("write", writeDescription, func(ctx context.Context, p WriteParams, tc *runtime.Context) (runtime.Result, error) {
+		if p.FilePath == "" {
+			return runtime.Result{}, errors.New("filePath is required")
+		}
+		path := tc.ResolvePath(p.FilePath)
+		if err := tc.CheckExternalDirectory(ctx, path, false); err != nil {
+			return runtime.Result{}, err
+		}
+		unlock, err := lockFiles(ctx, path)
+		if err != nil {
+			return runtime.Result{}, err
+		}
+		defer unlock()
+
+		var before string
+		exists := false
+		info, err := os.Stat(path)
+		switch {
+		case err == nil && info.IsDir():
+			return runtime.Result{}, fmt.Errorf("Path is a directory, not a file: %s", path)
+		case err == nil:
+			exists = true
+			if err := assertFresh(ctx, tc, path); err != nil {
+				return runtime.Result{}, err
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return runtime.Result{}, fmt.Errorf("write %s: read current content: %w", path, err)
+			}
+			before = string(b)
+		case !errors.Is(err, fs.ErrNotExist):
+			return runtime.Result{}, fmt.Errorf("write %s: %w", path, err)
+		}
+
+		rel := displayPath(tc, path)
+		d := diffTexts(rel, lfText(before), lfText(p.Content))
+		if err := tc.Ask(ctx, permission.Request{
+			Permission: PermissionEdit,
+			Patterns:   []string{rel},
+			Always:     []string{"*"},
+			Metadata:   map[string]any{"filepath": path, "diff": d.Unified, "exists": exists},
+		}); err != nil {
+			return runtime.Result{}, err
+		}
+		if err := writeFileAtomic(path, []byte(p.Content)); err != nil {
+			return runtime.Result{}, err
+		}
+		if err := recordRead(ctx, tc, path); err != nil {
+			return runtime.Result{}, err
+		}
+		return runtime.Result{
+			Title:  rel,
+			Output: "Wrote file successfully.",
+			Metadata: map[string]any{
+				"filepath":  path,
+				"exists":    exists,
+				"diff":      d.Unified,
+				"additions": d.Additions,
+				"deletions": d.Deletions,
+			},
+		}, nil
+	})
+}
