@@ -1,0 +1,356 @@
+package builtins
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"text/template"
+	"time"
+	"unicode/utf8"
+
+	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/config"
+	"github.com/toolhost/toolhost/runtime/permission"
+)
+
+// BashToolName is the bash tool's id.
+const BashToolName = "bash"
+
+// PermissionBash is asked with one pattern per simple command.
+const PermissionBash = "bash"
+
+const (
+	// bashMetadataMaxChars caps the output carried in metadata (live and
+	// final); the result's Output is whole and truncated by the wrapper.
+	bashMetadataMaxChars = 30_000
+	// bashKillGrace is how long the process group has between SIGTERM and
+	// SIGKILL.
+	bashKillGrace = 200 * time.Millisecond
+	// bashMetadataInterval throttles live output updates.
+	bashMetadataInterval = 100 * time.Millisecond
+	// bashDrainGrace is how long output is still read after the shell has
+	// exited, for data already in the pipe; a background job that keeps the
+	// pipe open does not hold the call.
+	bashDrainGrace = 100 * time.Millisecond
+)
+
+//go:embed bash.txt
+var bashDescriptionTemplate string
+
+// bashDescription renders bash.txt from the constants the code enforces, so
+// the model is told the limits that really apply.
+var bashDescription = sync.OnceValue(func() string {
+	t := template.Must(template.New("bash.txt").Option("missingkey=error").Parse(bashDescriptionTemplate))
+	var b strings.Builder
+	err := t.Execute(&b, map[string]any{
+		"DefaultTimeoutMS":      config.DefaultBashTimeoutMS,
+		"DefaultTimeoutMinutes": config.DefaultBashTimeoutMS / 60_000,
+		"KillGraceMS":           bashKillGrace.Milliseconds(),
+		"MaxLines":              config.DefaultMaxLines,
+		"MaxBytes":              config.DefaultMaxBytes,
+	})
+	if err != nil {
+		panic(fmt.Sprintf("render bash.txt: %v", err)) // a broken embedded template is a build defect
+	}
+	return b.String()
+})
+
+// BashParams are the bash tool's arguments.
+type BashParams struct {
+	Command     string `json:"command" jsonschema_description:"The command to execute"`
+	Timeout     *int   `json:"timeout,omitempty" jsonschema_description:"Optional timeout in milliseconds"`
+	Workdir     string `json:"workdir,omitempty" jsonschema_description:"The working directory to run the command in. Defaults to the project directory. Use this instead of 'cd' commands."`
+	Description string `json:"description" jsonschema_description:"Clear, concise description of what this command does in 5-10 words. Examples:\nInput: ls\nOutput: Lists files in current directory\n\nInput: git status\nOutput: Shows working tree status\n\nInput: npm install\nOutput: Installs package dependencies\n\nInput: mkdir foo\nOutput: Creates directory 'foo'"`
+}
+
+// Bash returns the bash tool: it runs a command line in the user's shell
+// after asking permission for every simple command in it (see
+// bashPermissions), streams its merged output as live metadata, and stops
+// the whole process group on timeout or cancellation.
+//
+// Result metadata: output (capped at 30 000 characters), exit (the exit
+// code, -1 when a signal ended the shell), signal (its name, when one did),
+// description, cwd.
+func Bash() runtime.Tool {
+	return runtime.DefineDynamic(BashToolName,
+		func(context.Context, runtime.InitContext) (string, error) { return bashDescription(), nil },
+		runBash)
+}
+
+func runBash(ctx context.Context, p BashParams, tc *runtime.Context) (runtime.Result, error) {
+	if strings.TrimSpace(p.Command) == "" {
+		return runtime.Result{}, errors.New("bash: command is empty; pass the command line to run")
+	}
+	timeout := time.Duration(config.DefaultBashTimeoutMS) * time.Millisecond
+	if tc.Config != nil && tc.Config.Bash.TimeoutMS > 0 {
+		timeout = time.Duration(tc.Config.Bash.TimeoutMS) * time.Millisecond
+	}
+	if p.Timeout != nil {
+		if *p.Timeout < 0 {
+			return runtime.Result{}, fmt.Errorf("invalid timeout value: %d; timeout must be a positive number of milliseconds", *p.Timeout)
+		}
+		if *p.Timeout > 0 {
+			timeout = time.Duration(*p.Timeout) * time.Millisecond
+		}
+	}
+
+	dir := tc.Directory
+	if p.Workdir != "" || dir == "" {
+		dir = tc.ResolvePath(p.Workdir)
+	}
+	reqs, err := bashPermissions(p.Command, dir, tc.Contains)
+	if err != nil {
+		return runtime.Result{}, err
+	}
+	if bypass, _ := tc.Extra[runtime.ExtraBypassCwdCheck].(bool); !bypass && len(reqs.ExternalDirs) > 0 {
+		globs := make([]string, len(reqs.ExternalDirs))
+		for i, d := range reqs.ExternalDirs {
+			globs[i] = externalGlob(d)
+		}
+		if err := tc.Ask(ctx, permission.Request{
+			Permission: runtime.PermissionExternalDirectory,
+			Patterns:   globs,
+			Always:     globs,
+			Metadata:   map[string]any{"command": p.Command, "directories": reqs.ExternalDirs},
+		}); err != nil {
+			return runtime.Result{}, err
+		}
+	}
+	if len(reqs.Patterns) > 0 {
+		if err := tc.Ask(ctx, permission.Request{
+			Permission: PermissionBash,
+			Patterns:   reqs.Patterns,
+			Always:     reqs.Always,
+			Metadata:   map[string]any{"command": p.Command, "description": p.Description},
+		}); err != nil {
+			return runtime.Result{}, err
+		}
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return runtime.Result{}, fmt.Errorf("workdir %s is not an existing directory; pass an existing directory or omit workdir", dir)
+	}
+
+	title := p.Description
+	if title == "" {
+		title = p.Command
+	}
+	meta := func(out string) map[string]any {
+		return map[string]any{"output": capChars(out, bashMetadataMaxChars), "description": p.Description}
+	}
+	tc.Metadata(title, meta(""))
+	live := &throttle{every: bashMetadataInterval, emit: func(head string) { tc.Metadata(title, meta(head)) }}
+	run, err := runShell(ctx, bashShell(tc.Config), p.Command, dir, timeout, live.update)
+	live.stop()
+	if err != nil {
+		return runtime.Result{}, err
+	}
+
+	var notes []string
+	if run.TimedOut {
+		notes = append(notes, fmt.Sprintf("bash tool terminated command after exceeding timeout %d ms", timeout.Milliseconds()))
+	}
+	if run.Aborted {
+		notes = append(notes, "User aborted the command")
+	}
+	output := run.Output
+	if len(notes) > 0 {
+		output += "\n\n<bash_metadata>\n" + strings.Join(notes, "\n") + "\n</bash_metadata>"
+	}
+	m := meta(output)
+	m["exit"] = run.Exit
+	m["cwd"] = dir
+	if run.Signal != "" {
+		m["signal"] = run.Signal
+	}
+	tc.Metadata(title, m)
+	return runtime.Result{Title: title, Output: output, Metadata: m}, nil
+}
+
+// bashShell picks the shell: the configured one, else $SHELL when it is
+// bash, else bash from PATH, else sh.
+func bashShell(cfg *config.Config) string {
+	if cfg != nil && cfg.Bash.Shell != "" {
+		return cfg.Bash.Shell
+	}
+	if s := os.Getenv("SHELL"); filepath.Base(s) == "bash" {
+		if p, err := exec.LookPath(s); err == nil {
+			return p
+		}
+	}
+	if p, err := exec.LookPath("bash"); err == nil {
+		return p
+	}
+	return "sh"
+}
+
+// shellRun is what a finished command left behind.
+type shellRun struct {
+	Output   string
+	Exit     int
+	Signal   string
+	TimedOut bool
+	Aborted  bool
+}
+
+// runShell runs command with `shell -c` in dir, in its own process group,
+// with standard input closed and standard output and error written to one
+// pipe, so their order is the order the command wrote them. progress
+// receives the first bashMetadataMaxChars of the output so far after each
+// read. On timeout or ctx cancellation the process group gets SIGTERM, then
+// SIGKILL after bashKillGrace; runShell returns only after that.
+func runShell(ctx context.Context, shell, command, dir string, timeout time.Duration, progress func(head string)) (shellRun, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return shellRun{}, fmt.Errorf("bash: create output pipe: %w", err)
+	}
+	defer r.Close()
+	cmd := exec.Command(shell, "-c", command)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = w, w
+	startInOwnGroup(cmd)
+	if err := ctx.Err(); err != nil {
+		w.Close()
+		return shellRun{Output: "", Exit: -1, Aborted: true}, nil
+	}
+	err = cmd.Start()
+	w.Close() // the child holds its own copy; EOF comes when every holder closes
+	if err != nil {
+		return shellRun{}, fmt.Errorf("bash: start %s: %w; set bash.shell in the config to a shell that exists", shell, err)
+	}
+
+	var (
+		mu  sync.Mutex
+		out []byte
+	)
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		buf := make([]byte, 32*1024)
+		for {
+			n, err := r.Read(buf)
+			if n > 0 {
+				mu.Lock()
+				out = append(out, buf[:n]...)
+				head := string(out[:min(len(out), bashMetadataMaxChars+utf8.UTFMax)])
+				mu.Unlock()
+				progress(head)
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	waitDone := make(chan error, 1)
+	go func() { waitDone <- cmd.Wait() }()
+
+	var res shellRun
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case <-waitDone:
+	case <-timer.C:
+		res.TimedOut = true
+		killGroup(cmd.Process.Pid, bashKillGrace)
+		<-waitDone
+	case <-ctx.Done():
+		res.Aborted = true
+		killGroup(cmd.Process.Pid, bashKillGrace)
+		<-waitDone
+	}
+	// Whatever the command wrote is in the pipe now; read it, but do not
+	// wait for a background job that still holds the pipe open.
+	_ = r.SetReadDeadline(time.Now().Add(bashDrainGrace))
+	<-readDone
+
+	mu.Lock()
+	res.Output = string(out)
+	mu.Unlock()
+	res.Exit = cmd.ProcessState.ExitCode()
+	res.Signal = exitSignal(cmd.ProcessState)
+	return res, nil
+}
+
+// capChars cuts s to at most n bytes at a UTF-8 boundary, marking the cut.
+func capChars(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "\n\n..."
+}
+
+// throttle passes the latest value on at most once per interval, and never
+// drops the last one: an update inside the interval is delivered when the
+// interval ends, so live output never stays stale (a server's "ready" line
+// shows even when nothing follows it).
+type throttle struct {
+	every time.Duration
+	emit  func(string)
+
+	emitting sync.Mutex // held while emit runs, so stop can wait for it
+	mu       sync.Mutex
+	last     time.Time
+	latest   string
+	pending  *time.Timer
+	stopped  bool
+}
+
+func (t *throttle) update(v string) {
+	t.mu.Lock()
+	t.latest = v
+	if t.stopped || t.pending != nil {
+		t.mu.Unlock()
+		return
+	}
+	wait := t.every - time.Since(t.last)
+	if wait > 0 {
+		t.pending = time.AfterFunc(wait, t.flush)
+		t.mu.Unlock()
+		return
+	}
+	t.last = time.Now()
+	t.mu.Unlock()
+	t.deliver()
+}
+
+func (t *throttle) flush() {
+	t.mu.Lock()
+	t.pending = nil
+	t.last = time.Now()
+	t.mu.Unlock()
+	t.deliver()
+}
+
+// deliver emits the latest value unless stopped meanwhile.
+func (t *throttle) deliver() {
+	t.emitting.Lock()
+	defer t.emitting.Unlock()
+	t.mu.Lock()
+	v, stopped := t.latest, t.stopped
+	t.mu.Unlock()
+	if !stopped {
+		t.emit(v)
+	}
+}
+
+// stop cancels a pending delivery and waits for one in progress, so the
+// caller's final value is the last one emitted.
+func (t *throttle) stop() {
+	t.mu.Lock()
+	t.stopped = true
+	if t.pending != nil {
+		t.pending.Stop()
+		t.pending = nil
+	}
+	t.mu.Unlock()
+	t.emitting.Lock()
+	t.emitting.Unlock() //nolint:staticcheck // an empty critical section: waiting is the point
+}

@@ -1,0 +1,47 @@
+//go:build unix
+
+package builtins
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// startInOwnGroup makes the command the leader of a new process group, so
+// everything it starts (pipelines, background jobs, their children) can be
+// signalled together and nothing outlives a timeout or a cancellation.
+func startInOwnGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}
+
+// killGroup ends the process group led by pid: SIGTERM first so programs
+// can clean up, then, once every member is gone or grace has passed,
+// SIGKILL for whatever is left. It returns after SIGKILL has been sent, so
+// a caller that returns next leaves no process of the group running
+// (a killed process may linger as a zombie until its parent reaps it).
+func killGroup(pid int, grace time.Duration) {
+	if err := syscall.Kill(-pid, syscall.SIGTERM); errors.Is(err, syscall.ESRCH) {
+		return
+	}
+	deadline := time.Now().Add(grace)
+	for time.Now().Before(deadline) {
+		// Zombies still count as members, so this often waits out the
+		// grace period; that costs at most grace.
+		if err := syscall.Kill(-pid, 0); errors.Is(err, syscall.ESRCH) {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+}
+
+// exitSignal names the signal that ended the process, or "" when it exited.
+func exitSignal(ps *os.ProcessState) string {
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return ws.Signal().String()
+	}
+	return ""
+}
