@@ -71,9 +71,9 @@ type Config struct {
 // ToolOutput bounds what the model sees of one tool call's output.
 type ToolOutput struct {
 	// MaxLines kept before truncation. Default 2000.
-	MaxLines int `json:"max_lines,omitempty"`
+	MaxLines int `json:"max_lines,omitempty" jsonschema:"minimum=0"`
 	// MaxBytes kept before truncation. Default 51200 (50 KB).
-	MaxBytes int `json:"max_bytes,omitempty"`
+	MaxBytes int `json:"max_bytes,omitempty" jsonschema:"minimum=0"`
 }
 
 // Experimental holds feature flags.
@@ -87,7 +87,7 @@ type Experimental struct {
 // Bash configures the bash tool.
 type Bash struct {
 	// TimeoutMS is the default command timeout. Default 120000 (2 minutes).
-	TimeoutMS int `json:"timeout_ms,omitempty"`
+	TimeoutMS int `json:"timeout_ms,omitempty" jsonschema:"minimum=0"`
 	// Shell overrides the shell; default $SHELL if it is bash, else bash,
 	// else sh.
 	Shell string `json:"shell,omitempty"`
@@ -95,19 +95,27 @@ type Bash struct {
 
 // AgentConfig defines or overrides an agent.
 type AgentConfig struct {
+	// Description says what the agent is for; other agents read it when
+	// choosing a subagent.
 	Description string `json:"description,omitempty"`
 	// Mode is primary, subagent or all. Default all.
-	Mode   string `json:"mode,omitempty"`
-	Model  string `json:"model,omitempty"`
+	Mode string `json:"mode,omitempty" jsonschema:"enum=primary,enum=subagent,enum=all"`
+	// Model overrides Config.Model for this agent.
+	Model string `json:"model,omitempty"`
+	// Prompt is the agent's system prompt; "{file:./review.md}" reads it
+	// from a file.
 	Prompt string `json:"prompt,omitempty"`
 	// Permission rules for this agent, applied after the defaults and
 	// before the user's top-level rules.
-	Permission  permission.Config `json:"permission,omitzero"`
-	Temperature *float64          `json:"temperature,omitempty"`
+	Permission permission.Config `json:"permission,omitzero"`
+	// Temperature for the model, 0 to 2; absent means the model's default.
+	Temperature *float64 `json:"temperature,omitempty" jsonschema:"minimum=0,maximum=2"`
 	// Tools enables or disables tools for this agent, like Config.Tools.
-	Tools    map[string]bool `json:"tools,omitempty"`
-	Disable  bool            `json:"disable,omitempty"`
-	MaxSteps int             `json:"max_steps,omitempty"`
+	Tools map[string]bool `json:"tools,omitempty"`
+	// Disable removes the agent, built-in ones included.
+	Disable bool `json:"disable,omitempty"`
+	// MaxSteps caps the agent loop's model calls per turn; 0 means no cap.
+	MaxSteps int `json:"max_steps,omitempty" jsonschema:"minimum=0"`
 }
 
 // WasmConfig grants capabilities and sets limits for a wasm tool. Fields map
@@ -127,11 +135,11 @@ type WasmConfig struct {
 	Config map[string]string `json:"config,omitempty"`
 	// TimeoutMS per call, counting only the guest's own running time.
 	// Default 60000.
-	TimeoutMS int `json:"timeout_ms,omitempty"`
+	TimeoutMS int `json:"timeout_ms,omitempty" jsonschema:"minimum=0"`
 	// MemoryMaxMB caps the guest's linear memory. Default 256.
-	MemoryMaxMB int `json:"memory_max_mb,omitempty"`
+	MemoryMaxMB int `json:"memory_max_mb,omitempty" jsonschema:"minimum=0"`
 	// MaxOutputMB caps the raw output before truncation. Default 10.
-	MaxOutputMB int `json:"max_output_mb,omitempty"`
+	MaxOutputMB int `json:"max_output_mb,omitempty" jsonschema:"minimum=0"`
 	// Env passes these environment variables to the guest (WASI).
 	Env []string `json:"env,omitempty"`
 }
@@ -139,19 +147,26 @@ type WasmConfig struct {
 // MCPServer is an MCP server whose tools join the registry.
 type MCPServer struct {
 	// Type is local (a command speaking stdio) or remote (Streamable HTTP).
-	Type        string            `json:"type"`
-	Command     []string          `json:"command,omitempty"`
+	Type string `json:"type" jsonschema:"required,enum=local,enum=remote"`
+	// Command starts a local server: ["npx", "-y", "my-mcp-server"].
+	Command []string `json:"command,omitempty"`
+	// Environment is added to a local server's environment.
 	Environment map[string]string `json:"environment,omitempty"`
-	URL         string            `json:"url,omitempty"`
-	Headers     map[string]string `json:"headers,omitempty"`
+	// URL of a remote server.
+	URL string `json:"url,omitempty"`
+	// Headers sent to a remote server:
+	// {"Authorization": "Bearer {env:TOKEN}"}.
+	Headers map[string]string `json:"headers,omitempty"`
 	// Enabled defaults to true.
 	Enabled *bool `json:"enabled,omitempty"`
 	// Timeout in milliseconds to start and list tools. Default 5000.
-	Timeout int `json:"timeout,omitempty"`
+	Timeout int `json:"timeout,omitempty" jsonschema:"minimum=0"`
 }
 
 // Provider is an OpenAI-compatible endpoint.
 type Provider struct {
+	// BaseURL of the endpoint ("http://127.0.0.1:11434/v1"); empty means
+	// the client library's default.
 	BaseURL string `json:"base_url,omitempty"`
 	// APIKey, or APIKeyEnv naming the variable that holds it.
 	APIKey    string `json:"api_key,omitempty"`
@@ -164,21 +179,27 @@ type Provider struct {
 
 // Search configures websearch/codesearch (Exa-compatible MCP endpoint).
 type Search struct {
-	Endpoint  string `json:"endpoint,omitempty"`
+	// Endpoint is the MCP endpoint URL.
+	Endpoint string `json:"endpoint,omitempty"`
+	// APIKey, or APIKeyEnv naming the variable that holds it.
 	APIKey    string `json:"api_key,omitempty"`
 	APIKeyEnv string `json:"api_key_env,omitempty"`
 }
 
 // LSPServer is a language server for diagnostics.
 type LSPServer struct {
-	Command    []string `json:"command"`
+	// Command starts the server: ["gopls"].
+	Command []string `json:"command" jsonschema:"required,minItems=1"`
+	// Extensions are the file extensions it serves: [".go"].
 	Extensions []string `json:"extensions"`
 }
 
 // Trust configures plugin signatures.
 type Trust struct {
-	Keys              []string `json:"keys,omitempty"`
-	RequireSignatures bool     `json:"require_signatures,omitempty"`
+	// Keys are the public keys plugin signatures are checked against.
+	Keys []string `json:"keys,omitempty"`
+	// RequireSignatures refuses plugins without a valid signature.
+	RequireSignatures bool `json:"require_signatures,omitempty"`
 }
 
 // Defaults, in one place.

@@ -2,17 +2,59 @@
 // toolhost.json / toolhost.jsonc files, and decodes the result strictly.
 //
 // Files are JSON with comments and trailing commas (JSONC), read with
-// github.com/tailscale/hujson: maintained, small, and its Standardize keeps
-// byte offsets, so an error can name the file, line and key even after
-// comments are stripped.
+// github.com/tailscale/hujson: maintained, small, and its syntax tree keeps
+// the byte offset of every key and value (Standardize blanks comments
+// without moving anything), so an error can name the file, line and key even
+// after comments are stripped.
 //
-// Config directories, de-duplicated, lowest precedence first:
+// # Where config comes from
+//
+// Config directories (Dirs), de-duplicated, lowest precedence first:
 // $XDG_CONFIG_HOME/toolhost (default ~/.config/toolhost), every .toolhost
 // directory from the worktree root down to the working directory,
 // ~/.toolhost, then $TOOLHOST_CONFIG_DIR. Config files in those directories
-// and at the project root are deep-merged in that order;
-// TOOLHOST_CONFIG_CONTENT (inline JSON) is applied last, and
-// TOOLHOST_PERMISSION is merged into "permission".
+// and at the project root are deep-merged in that order, the project root's
+// right after the global directory's (Load); TOOLHOST_CONFIG_CONTENT (inline
+// JSONC) is applied last, and TOOLHOST_PERMISSION is merged into
+// "permission".
+//
+// # How sources merge
+//
+// Objects merge key by key, and anything else a later source sets (scalars,
+// arrays, null) replaces what was there. Permission values, top-level and
+// per agent, are the exception: their rules are concatenated in merge
+// order, since under last-match-wins that is what makes a later file's rule
+// beat an earlier one's while keeping the earlier rules for what the later
+// file does not mention. Each rule's Source is "file:line" of its key, so
+// the permission evaluator can explain a decision.
+//
+// # Errors
+//
+// Each source is checked on its own syntax tree before anything is decoded
+// (check.go): unknown keys (with a "did you mean"), wrong types, and
+// invalid actions are reported at their line with their key path, as
+// *Error values joined together. encoding/json cannot do this itself: it
+// names no offset for an unknown field. Each source is then decoded with
+// DisallowUnknownFields as a backstop, and the merged config is validated
+// (validate.go) for what types cannot say, still pointing at the line that
+// last set the key.
+//
+// # Substitution
+//
+// String values may use {env:VAR} (empty when unset) and {file:path} (the
+// file's trimmed content; relative to the config file's directory, ~/ for
+// home), as in OpenCode. Project config is therefore as trusted as the
+// project's code: it can already start MCP commands, and it can read files
+// and variables into headers. Only string values are expanded, never keys or
+// numbers, so documents stay valid JSON before expansion.
+//
+// # Schema
+//
+// schema.json, embedded and returned by Schema, is generated from Config
+// with github.com/invopop/jsonschema (the library runtime.Define uses for
+// tool parameters) by TestSchemaIsUpToDate, which fails when it is stale;
+// run `go generate ./runtime/config` after changing a config type. Field
+// comments are the schema's descriptions, so they are user documentation.
 //
 // This package imports only runtime/permission from toolhost.
 package config
