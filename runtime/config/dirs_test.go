@@ -13,7 +13,7 @@ type fixture struct {
 	home, xdg, root, cwd string
 }
 
-func newFixture(t *testing.T) fixture {
+func newFixture(t testing.TB) fixture {
 	t.Helper()
 	base := t.TempDir()
 	f := fixture{
@@ -35,7 +35,7 @@ func (f fixture) opts(env map[string]string) DirOptions {
 	return DirOptions{Directory: f.cwd, Home: f.home, Env: func(k string) string { return env[k] }}
 }
 
-func mkdir(t *testing.T, dirs ...string) {
+func mkdir(t testing.TB, dirs ...string) {
 	t.Helper()
 	for _, d := range dirs {
 		if err := os.MkdirAll(d, 0o755); err != nil {

@@ -575,3 +575,30 @@ func FuzzLoad(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkLoad measures a typical start-up load: a global file, a project
+// root file and a .toolhost file with permissions and MCP servers. Its
+// correctness twin is TestLoad.
+func BenchmarkLoad(b *testing.B) {
+	f := newFixture(b)
+	p := f.paths()
+	files := map[string]string{
+		filepath.Join(p.global, "toolhost.jsonc"): "{\n// global\n\"model\": \"gpt-4.1\", \"permission\": {\"bash\": {\"*\": \"ask\", \"git *\": \"allow\"}},}",
+		filepath.Join(p.root, "toolhost.json"):    `{"mcp": {"gh": {"type": "local", "command": ["gh-mcp"], "environment": {"A": "1"}}}, "tools": {"mcp_*": false}}`,
+		filepath.Join(p.cwdDir, "toolhost.json"):  `{"agent": {"review": {"mode": "subagent", "permission": {"edit": "deny"}}}, "tool_output": {"max_lines": 500}}`,
+	}
+	for path, content := range files {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := f.load(nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
