@@ -3,8 +3,16 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/toolhost/toolhost/runtime/config"
 	"github.com/toolhost/toolhost/runtime/permission"
@@ -12,16 +20,18 @@ import (
 )
 
 // Options configure a Registry. Zero values are usable: no store means
-// session state lives only in memory, no asker means every "ask" is refused
-// with a message saying how to allow it.
+// session state lives only in memory, no asker means every "ask" outcome is
+// refused with a message saying how to allow it.
 type Options struct {
 	Config     *config.Config
 	Store      *session.Store
 	Asker      permission.Asker
 	Questioner Questioner
 	Logger     *slog.Logger
+	// Agents overrides the agents resolved from Config.
+	Agents map[string]*Agent
 	// DataDir holds saved full outputs (tool-output/). Default
-	// $XDG_DATA_HOME/toolhost.
+	// $XDG_DATA_HOME/toolhost, else ~/.local/share/toolhost.
 	DataDir string
 	// Directory is the working directory; Worktree the project root.
 	Directory string
@@ -29,60 +39,469 @@ type Options struct {
 }
 
 // Registry holds every tool from every source and runs calls through the
-// wrapper. It is safe for concurrent use.
+// wrapper: hooks, validation, permissions, panic recovery, truncation,
+// logging. It is safe for concurrent use.
 type Registry struct {
-	opts Options
-	log  *slog.Logger
+	opts   Options
+	log    *slog.Logger
+	perms  *permission.Service
+	trunc  *Truncation
+	agents map[string]*Agent
 
 	mu    sync.RWMutex
 	tools map[string]entry
-	order []string
 	hooks []Hook
+	defs  map[defKey]*prepared
+	gen   uint64
 }
 
 type entry struct {
 	tool   Tool
 	source Source
+	gen    uint64 // changes whenever the id is (re)registered
 }
 
-// Call is one tool call as a front end receives it.
-type Call struct {
-	Tool      string
-	Args      json.RawMessage
-	SessionID string
-	MessageID string
-	CallID    string
-	Agent     string // default: config default_agent, else "build"
-	Model     string
-	Extra     map[string]any
-	// OnMetadata receives live progress from the tool.
-	OnMetadata func(title string, meta map[string]any)
+type defKey struct{ id, agent, model string }
+
+// prepared is an initialised tool with its compiled schema.
+type prepared struct {
+	def    *Definition
+	schema *compiledSchema
+	source Source
 }
 
-// Hook observes or changes every tool call, whatever its source.
-type Hook interface {
-	// BeforeExecute may change in.Args, or return an error to refuse the call.
-	BeforeExecute(ctx context.Context, in *BeforeExecute) error
-	// AfterExecute may change the result.
-	AfterExecute(ctx context.Context, in *AfterExecute) error
+// NewRegistry returns an empty registry; add tools with Add and Register.
+func NewRegistry(opts Options) (*Registry, error) {
+	if opts.Config == nil {
+		opts.Config = &config.Config{}
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Directory == "" {
+		opts.Directory, _ = os.Getwd()
+	}
+	if opts.Worktree == "" {
+		opts.Worktree = opts.Directory
+	}
+	if opts.DataDir == "" {
+		opts.DataDir = DefaultDataDir()
+	}
+	agents := opts.Agents
+	if agents == nil {
+		var err error
+		if agents, err = ResolveAgents(opts.Config); err != nil {
+			return nil, err
+		}
+	}
+	return &Registry{
+		opts:   opts,
+		log:    opts.Logger,
+		perms:  permission.NewService(opts.Store, opts.Asker, opts.Logger),
+		trunc:  &Truncation{MaxLines: opts.Config.ToolOutput.Lines(), MaxBytes: opts.Config.ToolOutput.Bytes(), Dir: filepath.Join(opts.DataDir, "tool-output")},
+		agents: agents,
+		tools:  map[string]entry{},
+		defs:   map[defKey]*prepared{},
+	}, nil
 }
 
-// BeforeExecute is the input of the tool.execute.before hook.
-type BeforeExecute struct {
-	Tool      string
-	SessionID string
-	CallID    string
-	Agent     string
-	Args      json.RawMessage
+// DefaultDataDir is $XDG_DATA_HOME/toolhost, else ~/.local/share/toolhost.
+func DefaultDataDir() string {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "toolhost")
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".local", "share", "toolhost")
 }
 
-// AfterExecute is the input of the tool.execute.after hook.
-type AfterExecute struct {
-	Tool      string
-	SessionID string
-	CallID    string
-	Agent     string
-	Args      json.RawMessage
-	Result    *Result
-	Err       error
+// Permissions returns the permission service (approvals, pending requests).
+func (r *Registry) Permissions() *permission.Service { return r.perms }
+
+// Config returns the registry's configuration.
+func (r *Registry) Config() *config.Config { return r.opts.Config }
+
+// Agent returns the named agent, or the default agent for "".
+func (r *Registry) Agent(name string) (*Agent, error) {
+	if name == "" {
+		name = r.opts.Config.DefaultAgent
+		if name == "" {
+			name = config.DefaultAgent
+		}
+	}
+	a, ok := r.agents[name]
+	if !ok {
+		names := make([]string, 0, len(r.agents))
+		for n := range r.agents {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return nil, fmt.Errorf("unknown agent %q; agents: %s", name, strings.Join(names, ", "))
+	}
+	return a, nil
+}
+
+// Agents returns every agent by name.
+func (r *Registry) Agents() map[string]*Agent { return r.agents }
+
+// Add adds tools from a source. Sources are added in precedence order
+// (builtin, wasm, plugin, mcp, runtime); a tool whose id already exists
+// replaces it, with a logged warning when the sources differ.
+func (r *Registry) Add(src Source, tools ...Tool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, t := range tools {
+		id := t.ID()
+		if old, ok := r.tools[id]; ok && old.source != src {
+			r.log.Warn("tool id collision: later source overrides", "tool", id, "was", old.source, "now", src)
+		}
+		r.gen++
+		r.tools[id] = entry{tool: t, source: src, gen: r.gen}
+	}
+	clear(r.defs)
+}
+
+// Register adds or replaces a tool at run time.
+func (r *Registry) Register(t Tool) { r.Add(SourceRuntime, t) }
+
+// Remove deletes tools by id.
+func (r *Registry) Remove(ids ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, id := range ids {
+		delete(r.tools, id)
+	}
+	clear(r.defs)
+}
+
+// AddHook appends a hook; hooks run in the order added.
+func (r *Registry) AddHook(h Hook) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.hooks = append(r.hooks, h)
+}
+
+// IDs lists every tool id, sorted.
+func (r *Registry) IDs() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	ids := make([]string, 0, len(r.tools))
+	for id := range r.tools {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// Has reports whether a tool id exists.
+func (r *Registry) Has(id string) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	_, ok := r.tools[id]
+	return ok
+}
+
+// Source returns where a tool came from.
+func (r *Registry) Source(id string) (Source, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	e, ok := r.tools[id]
+	return e.source, ok
+}
+
+// ToolInfo is an initialised tool as a front end lists it.
+type ToolInfo struct {
+	ID          string          `json:"id"`
+	Source      Source          `json:"source"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// Tools returns the tools offered to one agent on one model, initialised,
+// sorted by id. Tools that fail to initialise are logged and left out.
+func (r *Registry) Tools(ctx context.Context, model, agentName string) ([]ToolInfo, error) {
+	agent, err := r.Agent(agentName)
+	if err != nil {
+		return nil, err
+	}
+	var out []ToolInfo
+	for _, id := range r.offered(model, agent) {
+		p, err := r.prepare(ctx, id, agent, model)
+		if err != nil {
+			r.log.Warn("tool failed to initialise; left out", "tool", id, "err", err)
+			continue
+		}
+		out = append(out, ToolInfo{ID: id, Source: p.source, Description: p.def.Description, Parameters: p.def.Parameters})
+	}
+	return out, nil
+}
+
+// offered applies the model, config and permission filters.
+func (r *Registry) offered(model string, agent *Agent) []string {
+	cfg := r.opts.Config
+	ids := r.IDs()
+	disabled := permission.Disabled(ids, agent.Rules)
+	usePatch := strings.Contains(model, "gpt-") && !strings.Contains(model, "oss") && !strings.Contains(model, "gpt-4")
+	var out []string
+	for _, id := range ids {
+		switch id {
+		case "invalid":
+			continue // reached only by routing
+		case "apply_patch":
+			if !usePatch {
+				continue
+			}
+		case "edit", "write":
+			if usePatch {
+				continue
+			}
+		case "websearch", "codesearch":
+			if cfg.Search == nil {
+				continue
+			}
+		case "lsp":
+			if !cfg.Experimental.LSPTool {
+				continue
+			}
+		case "batch":
+			if !cfg.Experimental.BatchTool {
+				continue
+			}
+		case "question":
+			if r.opts.Questioner == nil {
+				continue
+			}
+		}
+		if disabled[id] || !enabled(cfg.Tools, id) || !enabled(agent.Tools, id) {
+			continue
+		}
+		out = append(out, id)
+	}
+	return out
+}
+
+// enabled applies a tools map ({"webfetch": false, "mcp_*": false}); the
+// last matching key in sorted order decides, exact ids beat wildcards.
+func enabled(m map[string]bool, id string) bool {
+	if v, ok := m[id]; ok {
+		return v
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	on := true
+	for _, k := range keys {
+		if permission.Match(k, id) {
+			on = m[k]
+		}
+	}
+	return on
+}
+
+func (r *Registry) prepare(ctx context.Context, id string, agent *Agent, model string) (*prepared, error) {
+	key := defKey{id, agent.Name, model}
+	r.mu.RLock()
+	p, ok := r.defs[key]
+	e, exists := r.tools[id]
+	r.mu.RUnlock()
+	if ok {
+		return p, nil
+	}
+	if !exists {
+		return nil, fmt.Errorf("unknown tool %q", id)
+	}
+	def, err := e.tool.Init(ctx, InitContext{Agent: agent, Model: model})
+	if err != nil {
+		return nil, fmt.Errorf("init %s: %w", id, err)
+	}
+	if def.Parameters == nil {
+		def.Parameters = json.RawMessage(`{"type":"object","properties":{}}`)
+	}
+	cs, err := CompileSchema(id, def.Parameters)
+	if err != nil {
+		return nil, err
+	}
+	p = &prepared{def: def, schema: cs, source: e.source}
+	r.mu.Lock()
+	if cur, ok := r.tools[id]; ok && cur.gen == e.gen {
+		r.defs[key] = p
+	}
+	r.mu.Unlock()
+	return p, nil
+}
+
+// Call runs one tool call through the whole wrapper. A call to an unknown
+// tool, or with arguments that are not JSON, is routed to the invalid tool,
+// which tells the model what went wrong; its result comes back with a nil
+// error. Any other failure returns an error the front end shows the model:
+// a *ValidationError, a permission error (see permission.Kind), a *HookError,
+// or the tool's own error.
+func (r *Registry) Call(ctx context.Context, c Call) (Result, error) {
+	agent, err := r.Agent(c.Agent)
+	if err != nil {
+		return Result{}, err
+	}
+	if c.SessionID == "" {
+		c.SessionID = NewID("ses")
+	}
+	if c.CallID == "" {
+		c.CallID = NewID("call")
+	}
+	if !r.Has(c.Tool) {
+		return r.invalid(ctx, c, agent, fmt.Sprintf("Model tried to call unavailable tool '%s'. Available tools: %s.", c.Tool, strings.Join(r.offered(c.Model, agent), ", ")))
+	}
+	if len(strings.TrimSpace(string(c.Args))) > 0 && !json.Valid(c.Args) {
+		return r.invalid(ctx, c, agent, fmt.Sprintf("The arguments for tool '%s' are not valid JSON: %s", c.Tool, truncateForMessage(string(c.Args))))
+	}
+	return r.run(ctx, c, agent)
+}
+
+func (r *Registry) invalid(ctx context.Context, c Call, agent *Agent, msg string) (Result, error) {
+	if !r.Has("invalid") {
+		return Result{Title: "Invalid Tool", Output: "The arguments provided to the tool are invalid: " + msg, Metadata: map[string]any{}}, nil
+	}
+	args, _ := json.Marshal(map[string]string{"tool": c.Tool, "error": msg})
+	c.Tool, c.Args = "invalid", args
+	return r.run(ctx, c, agent)
+}
+
+func truncateForMessage(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "…"
+	}
+	return s
+}
+
+// HookError is a refusal by a tool.execute.before hook.
+type HookError struct {
+	Tool string
+	Err  error
+}
+
+func (e *HookError) Error() string { return fmt.Sprintf("call to %s refused by hook: %v", e.Tool, e.Err) }
+func (e *HookError) Unwrap() error { return e.Err }
+
+// PanicError is a tool that panicked; the host survives and the model is told.
+type PanicError struct {
+	Tool  string
+	Value any
+}
+
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("tool %s crashed: %v; this is a bug in the tool, not in your call", e.Tool, e.Value)
+}
+
+func (r *Registry) run(ctx context.Context, c Call, agent *Agent) (res Result, err error) {
+	start := time.Now()
+	log := r.log.With("tool", c.Tool, "session", c.SessionID, "call", c.CallID, "agent", agent.Name)
+	p, err := r.prepare(ctx, c.Tool, agent, c.Model)
+	if err != nil {
+		return Result{}, err
+	}
+	r.mu.RLock()
+	hooks := slices.Clone(r.hooks)
+	r.mu.RUnlock()
+
+	args := c.Args
+	before := &BeforeExecute{Tool: c.Tool, SessionID: c.SessionID, CallID: c.CallID, Agent: agent.Name, Args: args}
+	for _, h := range hooks {
+		if err := h.BeforeExecute(ctx, before); err != nil {
+			log.Info("call refused by hook", "err", err)
+			return Result{}, &HookError{Tool: c.Tool, Err: err}
+		}
+	}
+	args = before.Args
+
+	args, err = p.schema.validate(c.Tool, args)
+	if err != nil {
+		var ve *ValidationError
+		if errors.As(err, &ve) && p.def.FormatValidationError != nil {
+			return Result{}, errors.New(p.def.FormatValidationError(ve))
+		}
+		return Result{}, err
+	}
+
+	tc := &Context{
+		SessionID:  c.SessionID,
+		MessageID:  c.MessageID,
+		Agent:      agent.Name,
+		CallID:     c.CallID,
+		Tool:       c.Tool,
+		Directory:  r.opts.Directory,
+		Worktree:   r.opts.Worktree,
+		Extra:      c.Extra,
+		Store:      r.opts.Store,
+		Logger:     log,
+		Config:     r.opts.Config,
+		Registry:   r,
+		Questioner: r.opts.Questioner,
+		onMetadata: c.OnMetadata,
+	}
+	if tc.Extra == nil {
+		tc.Extra = map[string]any{}
+	}
+	tc.ask = func(ctx context.Context, req permission.Request) error {
+		return r.perms.Ask(ctx, agent.Rules, req)
+	}
+
+	res, err = r.execute(ctx, p.def, args, tc)
+	if err == nil {
+		res, err = r.truncate(res, p.def, agent)
+	}
+	after := &AfterExecute{Tool: c.Tool, SessionID: c.SessionID, CallID: c.CallID, Agent: agent.Name, Args: args, Result: &res, Err: err}
+	for _, h := range hooks {
+		if herr := h.AfterExecute(ctx, after); herr != nil {
+			log.Warn("tool.execute.after hook failed; result kept", "err", herr)
+		}
+	}
+	if err != nil {
+		log.Info("tool call failed", "dur", time.Since(start), "err", err)
+	} else {
+		log.Debug("tool call done", "dur", time.Since(start), "bytes", len(res.Output))
+	}
+	return res, err
+}
+
+func (r *Registry) execute(ctx context.Context, def *Definition, args json.RawMessage, tc *Context) (res Result, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			tc.Logger.Error("tool panicked", "panic", v)
+			res, err = Result{}, &PanicError{Tool: tc.Tool, Value: v}
+		}
+	}()
+	res, err = def.Execute(ctx, args, tc)
+	if res.Metadata == nil {
+		res.Metadata = map[string]any{}
+	}
+	if res.Attachments == nil {
+		res.Attachments = []Attachment{}
+	}
+	return res, err
+}
+
+func (r *Registry) truncate(res Result, def *Definition, agent *Agent) (Result, error) {
+	if t, _ := res.Metadata["truncated"].(bool); t {
+		return res, nil // the tool truncated its own output
+	}
+	dir := KeepHead
+	if def.TruncateTail {
+		dir = KeepTail
+	}
+	hasTask := r.Has("task") && !permission.Disabled([]string{"task"}, agent.Rules)["task"]
+	tr, err := r.trunc.Truncate(res.Output, dir, hasTask)
+	if err != nil {
+		return res, err
+	}
+	res.Output = tr.Content
+	res.Metadata["truncated"] = tr.Truncated
+	if tr.Truncated {
+		res.Metadata["outputPath"] = tr.Path
+	}
+	return res, nil
+}
+
+// NewID returns a time-sortable id with a prefix: "ses_0189ab…".
+func NewID(prefix string) string {
+	return fmt.Sprintf("%s_%x%s", prefix, time.Now().UnixNano(), randHex(4))
 }

@@ -38,6 +38,9 @@ type Definition struct {
 	// FormatValidationError, when set, replaces the wrapper's standard
 	// message for arguments that fail the schema.
 	FormatValidationError func(err *ValidationError) string
+
+	// TruncateTail keeps the end of long output instead of the start.
+	TruncateTail bool
 }
 
 // Result is what a call returns.

@@ -1,0 +1,76 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Call is one tool call as a front end receives it.
+type Call struct {
+	Tool      string
+	Args      json.RawMessage
+	SessionID string // default: a new session per call
+	MessageID string
+	CallID    string // default: a new id
+	Agent     string // default: config default_agent, else "build"
+	Model     string
+	Extra     map[string]any
+	// OnMetadata receives live progress from the tool.
+	OnMetadata func(title string, meta map[string]any)
+}
+
+// Hook observes or changes every tool call, whatever its source (built-in,
+// wasm, MCP) and however it arrives (direct, batch, MCP server, agent loop):
+// the Registry runs hooks inside Call, the one path every call takes.
+type Hook interface {
+	// BeforeExecute runs before validation (tool.execute.before). It may
+	// change in.Args, or return an error to refuse the call.
+	BeforeExecute(ctx context.Context, in *BeforeExecute) error
+	// AfterExecute runs after truncation (tool.execute.after). It may
+	// change *in.Result; an error is logged and the result kept.
+	AfterExecute(ctx context.Context, in *AfterExecute) error
+}
+
+// BeforeExecute is the input of the tool.execute.before hook.
+type BeforeExecute struct {
+	Tool      string
+	SessionID string
+	CallID    string
+	Agent     string
+	Args      json.RawMessage
+}
+
+// AfterExecute is the input of the tool.execute.after hook.
+type AfterExecute struct {
+	Tool      string
+	SessionID string
+	CallID    string
+	Agent     string
+	Args      json.RawMessage
+	Result    *Result
+	Err       error // the call's error, if it failed
+}
+
+// HookFuncs adapts two functions to Hook; either may be nil.
+type HookFuncs struct {
+	Before func(ctx context.Context, in *BeforeExecute) error
+	After  func(ctx context.Context, in *AfterExecute) error
+}
+
+// BeforeExecute calls h.Before.
+func (h HookFuncs) BeforeExecute(ctx context.Context, in *BeforeExecute) error {
+	if h.Before == nil {
+		return nil
+	}
+	return h.Before(ctx, in)
+}
+
+// AfterExecute calls h.After.
+func (h HookFuncs) AfterExecute(ctx context.Context, in *AfterExecute) error {
+	if h.After == nil {
+		return nil
+	}
+	return h.After(ctx, in)
+}
+
+var _ Hook = HookFuncs{}

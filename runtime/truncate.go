@@ -1,0 +1,180 @@
+package runtime
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Truncation keeps what the model sees of one output within limits, and
+// saves the whole output to a file the model can search or page through.
+type Truncation struct {
+	MaxLines int
+	MaxBytes int
+	// Dir receives full outputs (<data dir>/tool-output).
+	Dir string
+	// Retention is how long saved outputs are kept. Default 7 days.
+	Retention time.Duration
+	// Now is the clock; tests replace it.
+	Now func() time.Time
+
+	cleanMu sync.Mutex
+}
+
+// TruncateResult is the outcome of Truncate.
+type TruncateResult struct {
+	Content   string
+	Truncated bool
+	Path      string // the saved full output, when Truncated
+}
+
+// Truncation directions.
+const (
+	KeepHead = "head"
+	KeepTail = "tail"
+)
+
+// cleanupInterval bounds how often old outputs are swept, across processes
+// (a marker file's mtime records the last sweep).
+const cleanupInterval = time.Hour
+
+// Truncate cuts text at a line boundary when it exceeds MaxLines lines or
+// MaxBytes bytes, keeping the head (direction KeepHead) or the tail. The full
+// text is saved under Dir and the kept part is followed (head) or preceded
+// (tail) by a marker "...N lines truncated..." ("bytes" when the byte limit
+// was hit) and a hint naming the file. hasTask says the agent may delegate to
+// a subagent, which changes the hint.
+func (t *Truncation) Truncate(text, direction string, hasTask bool) (TruncateResult, error) {
+	maxLines, maxBytes := t.MaxLines, t.MaxBytes
+	if maxLines <= 0 {
+		maxLines = 2000
+	}
+	if maxBytes <= 0 {
+		maxBytes = 50 * 1024
+	}
+	lines := strings.Split(text, "\n")
+	if len(lines) <= maxLines && len(text) <= maxBytes {
+		return TruncateResult{Content: text}, nil
+	}
+	var kept []string
+	size := 0
+	hitBytes := false
+	if direction == KeepTail {
+		for i := len(lines) - 1; i >= 0 && len(kept) < maxLines; i-- {
+			add := len(lines[i])
+			if len(kept) > 0 {
+				add++
+			}
+			if size+add > maxBytes {
+				hitBytes = true
+				break
+			}
+			kept = append(kept, lines[i])
+			size += add
+		}
+		for i, j := 0, len(kept)-1; i < j; i, j = i+1, j-1 {
+			kept[i], kept[j] = kept[j], kept[i]
+		}
+	} else {
+		for i := 0; i < len(lines) && len(kept) < maxLines; i++ {
+			add := len(lines[i])
+			if len(kept) > 0 {
+				add++
+			}
+			if size+add > maxBytes {
+				hitBytes = true
+				break
+			}
+			kept = append(kept, lines[i])
+			size += add
+		}
+	}
+	removed, unit := len(lines)-len(kept), "lines"
+	if hitBytes {
+		removed, unit = len(text)-size, "bytes"
+	}
+	path, err := t.save(text)
+	if err != nil {
+		return TruncateResult{}, err
+	}
+	hint := fmt.Sprintf("The tool call succeeded but the output was truncated. Full output saved to: %s\n", path)
+	if hasTask {
+		hint += "Use the Task tool to have the explore agent process this file with Grep and Read (with offset/limit). Do NOT read the full file yourself - delegate to save context."
+	} else {
+		hint += "Use Grep to search the full content or Read with offset/limit to view specific sections."
+	}
+	preview := strings.Join(kept, "\n")
+	marker := fmt.Sprintf("...%d %s truncated...", removed, unit)
+	var content string
+	if direction == KeepTail {
+		content = marker + "\n\n" + hint + "\n\n" + preview
+	} else {
+		content = preview + "\n\n" + marker + "\n\n" + hint
+	}
+	return TruncateResult{Content: content, Truncated: true, Path: path}, nil
+}
+
+func (t *Truncation) now() time.Time {
+	if t.Now != nil {
+		return t.Now()
+	}
+	return time.Now()
+}
+
+// save writes text to a new file named tool_<time-sortable id>.
+func (t *Truncation) save(text string) (string, error) {
+	if err := os.MkdirAll(t.Dir, 0o755); err != nil {
+		return "", fmt.Errorf("save truncated output: %w", err)
+	}
+	t.Cleanup()
+	var rnd [4]byte
+	_, _ = rand.Read(rnd[:])
+	name := fmt.Sprintf("tool_%016x%s", t.now().UnixNano(), hex.EncodeToString(rnd[:]))
+	path := filepath.Join(t.Dir, name)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		return "", fmt.Errorf("save truncated output: %w", err)
+	}
+	return path, nil
+}
+
+// Cleanup deletes saved outputs older than Retention. It runs at most once
+// an hour across all processes sharing Dir; calls in between return at once.
+func (t *Truncation) Cleanup() {
+	t.cleanMu.Lock()
+	defer t.cleanMu.Unlock()
+	marker := filepath.Join(t.Dir, ".last-cleanup")
+	now := t.now()
+	if fi, err := os.Stat(marker); err == nil && now.Sub(fi.ModTime()) < cleanupInterval {
+		return
+	}
+	_ = os.MkdirAll(t.Dir, 0o755)
+	_ = os.WriteFile(marker, nil, 0o644)
+	_ = os.Chtimes(marker, now, now)
+	retention := t.Retention
+	if retention <= 0 {
+		retention = 7 * 24 * time.Hour
+	}
+	entries, err := os.ReadDir(t.Dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), "tool_") {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) > retention {
+			_ = os.Remove(filepath.Join(t.Dir, e.Name()))
+		}
+	}
+}
+
+func randHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
