@@ -379,7 +379,9 @@ type HookError struct {
 	Err  error
 }
 
-func (e *HookError) Error() string { return fmt.Sprintf("call to %s refused by hook: %v", e.Tool, e.Err) }
+func (e *HookError) Error() string {
+	return fmt.Sprintf("call to %s refused by hook: %v", e.Tool, e.Err)
+}
 func (e *HookError) Unwrap() error { return e.Err }
 
 // PanicError is a tool that panicked; the host survives and the model is told.
