@@ -19,11 +19,25 @@ import (
 	"github.com/toolhost/toolhost/runtime/permission"
 )
 
-// LoadOptions says where Load looks; see DirOptions for the defaults.
+// LoadOptions says where Load looks. Every field has a default taken from
+// the process; tests stay hermetic by setting all of them.
 type LoadOptions struct {
-	DirOptions
+	// Directory is the working directory. Default os.Getwd.
+	Directory string
+	// Worktree is the project root. Default FindWorktree(Directory).
+	Worktree string
+	// Env reads an environment variable. Default os.Getenv.
+	Env func(string) string
+	// Home is the user's home directory. Default os.UserHomeDir.
+	Home string
 	// Logger receives one debug record per file read. Default: no logging.
 	Logger *slog.Logger
+}
+
+// DirOptions returns the options Dirs needs, so callers can list the same
+// directories Load searched.
+func (o LoadOptions) DirOptions() DirOptions {
+	return DirOptions{Directory: o.Directory, Worktree: o.Worktree, Env: o.Env, Home: o.Home}
 }
 
 // Loaded is the result of Load: the merged config and where it came from.
@@ -64,7 +78,7 @@ type source struct {
 // Every problem in every source is reported, joined, each as an *Error
 // naming file, line and key.
 func Load(opts LoadOptions) (*Loaded, error) {
-	o := opts.DirOptions.withDefaults()
+	o := opts.DirOptions().withDefaults()
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

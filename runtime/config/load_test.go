@@ -43,7 +43,8 @@ func (f fixture) load(extra map[string]string) (*Loaded, error) {
 	for k, v := range extra {
 		env[k] = v
 	}
-	return Load(LoadOptions{DirOptions: f.opts(env)})
+	o := f.opts(env)
+	return Load(LoadOptions{Directory: o.Directory, Home: o.Home, Env: o.Env})
 }
 
 func rule(perm, pattern string, a permission.Action, source string) permission.Rule {
@@ -554,10 +555,10 @@ func FuzzLoad(f *testing.F) {
 			"TOOLHOST_CONFIG_CONTENT": string(content),
 			"TOOLHOST_PERMISSION":     string(perm),
 		}
-		got, err := Load(LoadOptions{DirOptions: DirOptions{
+		got, err := Load(LoadOptions{
 			Directory: home, Worktree: home, Home: home,
 			Env: func(k string) string { return env[k] },
-		}})
+		})
 		if err != nil {
 			var ce *Error
 			if !errors.As(err, &ce) {
