@@ -1,0 +1,396 @@
+package builtins
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"regexp/syntax"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/permission"
+)
+
+//go:embed grep.txt
+var grepDescription string
+
+// Grep limits.
+const (
+	grepMaxMatches    = 100  // matches shown; the count covers all of them
+	grepMaxLineLength = 2000 // longer lines are cut with "..."
+	grepBinaryProbe   = 8 << 10
+	grepChunk         = 256 << 10 // read size; larger files are searched chunk by chunk
+)
+
+// GrepParams are the grep tool's arguments.
+type GrepParams struct {
+	Pattern string `json:"pattern" jsonschema:"description=The regex pattern to search for in file contents"`
+	Path    string `json:"path,omitempty" jsonschema:"description=The directory to search in. Defaults to the current working directory."`
+	Include string `json:"include,omitempty" jsonschema:"description=File pattern to include in the search (e.g. \"*.js\", \"*.{ts,tsx}\")"`
+}
+
+// Grep returns the grep tool: a regular-expression search over file
+// contents, natively in Go. It walks the tree in parallel honouring
+// .gitignore, searches files on the walking goroutines, and shows up to 100
+// matching lines, newest files first.
+func Grep() runtime.Tool {
+	return runtime.Define("grep", grepDescription, runGrep)
+}
+
+func runGrep(ctx context.Context, p GrepParams, tc *runtime.Context) (runtime.Result, error) {
+	if p.Pattern == "" {
+		return runtime.Result{}, errors.New("pattern is required: give the regular expression to search for")
+	}
+	m, err := compileMatcher(p.Pattern)
+	if err != nil {
+		return runtime.Result{}, err
+	}
+	if p.Include != "" && !doublestar.ValidatePattern(p.Include) {
+		return runtime.Result{}, fmt.Errorf("invalid include pattern %q: check its brackets and braces (example: \"*.{ts,tsx}\")", p.Include)
+	}
+	root := tc.ResolvePath(cmp.Or(p.Path, "."))
+	if err := tc.CheckExternalDirectory(ctx, root, true); err != nil {
+		return runtime.Result{}, err
+	}
+	if err := tc.Ask(ctx, permission.Request{
+		Permission: "grep",
+		Patterns:   []string{p.Pattern},
+		Always:     []string{"*"},
+		Metadata:   map[string]any{"pattern": p.Pattern, "path": p.Path, "include": p.Include},
+	}); err != nil {
+		return runtime.Result{}, err
+	}
+	res, err := grepTree(ctx, root, m, p.Include)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return runtime.Result{}, fmt.Errorf("search path %s does not exist: give an existing directory, or omit path to search the project", root)
+		}
+		return runtime.Result{}, fmt.Errorf("grep %s: %w", root, err)
+	}
+	return res.result(p.Pattern), nil
+}
+
+// grepMatcher finds the lines that match a pattern. When every match must
+// contain some literal, it looks for that literal in the whole buffer with
+// bytes.Index (vectorised) and runs the regexp only on the lines around the
+// hits, which is what makes a Go regexp search competitive with ripgrep.
+type grepMatcher struct {
+	re       *regexp.Regexp
+	lit      []byte // a substring every match contains; nil when there is none
+	complete bool   // the pattern is exactly lit: a hit is a match
+}
+
+func compileMatcher(pattern string) (*grepMatcher, error) {
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		msg := err.Error()
+		var se *syntax.Error
+		if errors.As(err, &se) {
+			msg = fmt.Sprintf("%s in %q", se.Code, se.Expr)
+		}
+		return nil, fmt.Errorf("invalid regular expression %q: %s; the syntax is Go's RE2 (no lookaround or backreferences), escape special characters such as ( [ { . * + ? with a backslash", pattern, msg)
+	}
+	m := &grepMatcher{re: re}
+	if prefix, complete := re.LiteralPrefix(); complete && prefix != "" {
+		m.lit, m.complete = []byte(prefix), true
+		return m, nil
+	}
+	if parsed, err := syntax.Parse(pattern, syntax.Perl); err == nil {
+		if lit := requiredLiteral(parsed.Simplify()); lit != "" {
+			m.lit = []byte(lit)
+		}
+	}
+	return m, nil
+}
+
+// requiredLiteral returns a string that every match of re contains, the
+// longest it can cheaply prove, or "".
+func requiredLiteral(re *syntax.Regexp) string {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 {
+			return ""
+		}
+		return string(re.Rune)
+	case syntax.OpCapture, syntax.OpPlus:
+		return requiredLiteral(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return requiredLiteral(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		best, run := "", ""
+		for _, sub := range re.Sub {
+			if sub.Op == syntax.OpLiteral && sub.Flags&syntax.FoldCase == 0 {
+				run += string(sub.Rune)
+				if len(run) > len(best) {
+					best = run
+				}
+				continue
+			}
+			run = ""
+			if s := requiredLiteral(sub); len(s) > len(best) {
+				best = s
+			}
+		}
+		return best
+	}
+	return ""
+}
+
+// searchBlock calls emit for each matching line of buf, which holds whole
+// lines; lineNo is the number of buf's first line. Line numbers are counted
+// only up to each match, so a file without matches is scanned once by
+// bytes.Index and nothing else.
+func (m *grepMatcher) searchBlock(buf []byte, lineNo int, emit func(lineNo int, line []byte)) {
+	counted := 0 // lines before buf[counted:] are included in lineNo
+	pos := 0     // always the start of a line
+	for pos < len(buf) {
+		var ls, le int
+		if m.lit != nil {
+			i := bytes.Index(buf[pos:], m.lit)
+			if i < 0 {
+				return
+			}
+			i += pos
+			ls = pos + bytes.LastIndexByte(buf[pos:i], '\n') + 1
+			le = bytes.IndexByte(buf[i:], '\n')
+			if le < 0 {
+				le = len(buf)
+			} else {
+				le += i
+			}
+		} else {
+			ls = pos
+			le = bytes.IndexByte(buf[pos:], '\n')
+			if le < 0 {
+				le = len(buf)
+			} else {
+				le += pos
+			}
+		}
+		line := buf[ls:le]
+		if m.complete || m.re.Match(line) {
+			lineNo += bytes.Count(buf[counted:ls], []byte{'\n'})
+			counted = ls
+			emit(lineNo, line)
+		}
+		pos = le + 1
+	}
+}
+
+// grepLine is one matching line.
+type grepLine struct {
+	num  int
+	text string
+}
+
+// grepFile is a file with matches. Only the first grepMaxMatches lines are
+// kept (no more can be shown from one file); count covers all.
+type grepFile struct {
+	path  string
+	mtime int64
+	count int
+	lines []grepLine
+}
+
+// grepWorker is the per-goroutine state of a search: its read buffer and
+// its results, merged when the walk ends.
+type grepWorker struct {
+	buf     []byte
+	files   []grepFile
+	skipped int
+	emit    func(lineNo int, line []byte) // w.emitLine, bound once
+
+	cur     int    // index in files of the file being searched, -1 before its first match
+	curPath string // path of the file being searched
+}
+
+// grepResults is a whole search before the display cap.
+type grepResults struct {
+	files    []grepFile // newest first
+	total    int        // matching lines in all files
+	skipped  int        // unreadable files and directories
+	searched int
+}
+
+// grepTree searches every file under root (or root itself when it is a
+// file) that .gitignore allows and include matches, and returns all
+// matching files sorted newest first.
+func grepTree(ctx context.Context, root string, m *grepMatcher, include string) (*grepResults, error) {
+	opts := walkOptions{}
+	workers := make([]grepWorker, walkWorkers(opts))
+	for i := range workers {
+		workers[i].emit = workers[i].emitLine
+	}
+	stats, err := walk(ctx, root, opts, func(w int, e walkEntry) {
+		if include != "" && e.rel != "" && !matchFileGlob(include, e.rel, e.name) {
+			return
+		}
+		workers[w].searchFile(e, m)
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := &grepResults{skipped: int(stats.unreadable)}
+	for i := range workers {
+		res.files = append(res.files, workers[i].files...)
+		res.skipped += workers[i].skipped
+	}
+	for _, f := range res.files {
+		res.total += f.count
+	}
+	slices.SortFunc(res.files, func(a, b grepFile) int {
+		return cmp.Or(cmp.Compare(b.mtime, a.mtime), strings.Compare(a.path, b.path))
+	})
+	return res, nil
+}
+
+// searchFile searches one file, reading it in chunks of whole lines into the
+// worker's reusable buffer. Files with a NUL byte in their first 8 KB are
+// binary and skipped. Only regular files are opened (a FIFO would block);
+// symbolic links are followed to regular files. The modification time is
+// looked up only for files that match.
+func (w *grepWorker) searchFile(e walkEntry, m *grepMatcher) {
+	if !e.typ.IsRegular() {
+		info, err := os.Stat(e.path)
+		if err != nil || !info.Mode().IsRegular() {
+			return
+		}
+	}
+	f, err := openForGrep(e.path)
+	if err != nil {
+		w.skipped++
+		return
+	}
+	defer f.Close()
+	if w.buf == nil {
+		w.buf = make([]byte, grepChunk)
+	}
+	w.cur, w.curPath = -1, e.path
+	carry, lineNo := 0, 1
+	for first := true; ; first = false {
+		n, err := f.Read(w.buf[carry:])
+		if err != nil && err != io.EOF {
+			w.skipped++
+			break
+		}
+		data := w.buf[:carry+n]
+		if first && bytes.IndexByte(data[:min(len(data), grepBinaryProbe)], 0) >= 0 {
+			break
+		}
+		// A short read of a regular file means its end: the kernel fills
+		// the buffer otherwise. This saves a stat or a second read per file.
+		eof := n < len(w.buf)-carry
+		block := data
+		if !eof {
+			k := bytes.LastIndexByte(data, '\n')
+			if k < 0 { // one line longer than the buffer: grow it
+				w.buf = append(w.buf, make([]byte, len(w.buf))...)
+				carry = len(data)
+				continue
+			}
+			block = data[:k+1]
+		}
+		m.searchBlock(block, lineNo, w.emit)
+		if eof {
+			break
+		}
+		lineNo += bytes.Count(block, []byte{'\n'})
+		carry = copy(w.buf, data[len(block):])
+	}
+	if w.cur >= 0 {
+		if info, err := os.Stat(e.path); err == nil {
+			w.files[w.cur].mtime = info.ModTime().UnixNano()
+		}
+	}
+}
+
+// emit records a matching line of the file being searched.
+func (w *grepWorker) emitLine(n int, line []byte) {
+	if w.cur < 0 {
+		w.files = append(w.files, grepFile{path: w.curPath})
+		w.cur = len(w.files) - 1
+	}
+	f := &w.files[w.cur]
+	f.count++
+	if len(f.lines) < grepMaxMatches {
+		f.lines = append(f.lines, grepLine{num: n, text: displayLine(line)})
+	}
+}
+
+// displayLine copies a matched line for output, without its line ending,
+// cut to grepMaxLineLength characters with "..." when longer.
+func displayLine(line []byte) string {
+	line = bytes.TrimSuffix(line, []byte{'\r'})
+	if len(line) <= grepMaxLineLength {
+		return string(line)
+	}
+	cut, chars := 0, 0
+	for cut < len(line) && chars < grepMaxLineLength {
+		_, size := utf8.DecodeRune(line[cut:])
+		cut += size
+		chars++
+	}
+	if cut == len(line) {
+		return string(line)
+	}
+	return string(line[:cut]) + "..."
+}
+
+// result renders the search the way OpenCode's grep tool does.
+func (r *grepResults) result(pattern string) runtime.Result {
+	if r.total == 0 {
+		return runtime.Result{
+			Title:    pattern,
+			Output:   "No files found",
+			Metadata: map[string]any{"matches": 0, "truncated": false, "uniqueFiles": 0},
+		}
+	}
+	truncated := r.total > grepMaxMatches
+	var b strings.Builder
+	fmt.Fprintf(&b, "Found %d matches", r.total)
+	if truncated {
+		fmt.Fprintf(&b, " (showing first %d)", grepMaxMatches)
+	}
+	b.WriteByte('\n')
+	shown := 0
+	for i, f := range r.files {
+		if shown == grepMaxMatches {
+			break
+		}
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "%s:\n", f.path)
+		for _, l := range f.lines {
+			if shown == grepMaxMatches {
+				break
+			}
+			fmt.Fprintf(&b, "  Line %d: %s\n", l.num, l.text)
+			shown++
+		}
+	}
+	if truncated {
+		fmt.Fprintf(&b, "\n(Results truncated: showing %d of %d matches (%d hidden). Consider using a more specific path or pattern.)\n",
+			grepMaxMatches, r.total, r.total-grepMaxMatches)
+	}
+	if r.skipped > 0 {
+		b.WriteString("\n(Some paths were inaccessible and skipped)\n")
+	}
+	return runtime.Result{
+		Title:    pattern,
+		Output:   strings.TrimSuffix(b.String(), "\n"),
+		Metadata: map[string]any{"matches": r.total, "truncated": truncated, "uniqueFiles": len(r.files)},
+	}
+}

@@ -1,0 +1,306 @@
+package builtins
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolhost/toolhost/runtime/permission"
+)
+
+func TestGrepOutput(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("é", 2500) + " needle"
+	tests := []struct {
+		name    string
+		files   map[string]string
+		mtimes  map[string]int // seconds after a fixed base time
+		params  GrepParams
+		want    string   // exact output; {root} is the project directory
+		has     []string // substrings of the output, when want is empty
+		hasNot  []string
+		matches int
+	}{
+		{
+			name:   "matches are grouped by file, newest file first",
+			files:  map[string]string{"old.go": "x\nneedle one\n", "new.go": "needle two\nx\nneedle three"},
+			mtimes: map[string]int{"old.go": 1, "new.go": 2},
+			params: GrepParams{Pattern: "needle"},
+			want: "Found 3 matches\n{root}/new.go:\n  Line 1: needle two\n  Line 3: needle three\n\n" +
+				"{root}/old.go:\n  Line 2: needle one",
+			matches: 3,
+		},
+		{
+			name:    "nothing found says so",
+			files:   map[string]string{"a.txt": "hay"},
+			params:  GrepParams{Pattern: "needle"},
+			want:    "No files found",
+			matches: 0,
+		},
+		{
+			name:    "a regular expression is matched line by line",
+			files:   map[string]string{"a.go": "func (s *Server) Close() error {\nfunc Close() {}\n"},
+			params:  GrepParams{Pattern: `func \(\w+ \*\w+\) Close\(\)`},
+			has:     []string{"Line 1: func (s *Server) Close() error {"},
+			hasNot:  []string{"Line 2"},
+			matches: 1,
+		},
+		{
+			name:    "anchors apply to each line",
+			files:   map[string]string{"a.txt": "xfoo\nfoo bar\nbar foo"},
+			params:  GrepParams{Pattern: `^foo`},
+			has:     []string{"Line 2: foo bar"},
+			matches: 1,
+		},
+		{
+			name:    "a pattern without a required literal still works",
+			files:   map[string]string{"a.txt": "abc\nABC123\n\nx9"},
+			params:  GrepParams{Pattern: `[A-Z]+\d+|^x\d$`},
+			has:     []string{"Line 2: ABC123", "Line 4: x9"},
+			matches: 2,
+		},
+		{
+			name:    "case-insensitive flags are honoured",
+			files:   map[string]string{"a.txt": "Needle\nneedle\nNEEDLE\nnope"},
+			params:  GrepParams{Pattern: `(?i)needle`},
+			matches: 3,
+		},
+		{
+			name:    "include filters file names at any depth with braces",
+			files:   map[string]string{"a.ts": "needle", "sub/b.tsx": "needle", "c.js": "needle"},
+			params:  GrepParams{Pattern: "needle", Include: "*.{ts,tsx}"},
+			has:     []string{"a.ts:", "sub/b.tsx:"},
+			hasNot:  []string{"c.js"},
+			matches: 2,
+		},
+		{
+			name:    "binary files are skipped",
+			files:   map[string]string{"bin.dat": "needle\x00\x01\x02", "text.txt": "needle"},
+			params:  GrepParams{Pattern: "needle"},
+			has:     []string{"text.txt:"},
+			hasNot:  []string{"bin.dat"},
+			matches: 1,
+		},
+		{
+			name:    "gitignored files and .git are not searched",
+			files:   map[string]string{".gitignore": "gen/\n", "gen/a.go": "needle", ".git/config": "needle", "b.go": "needle"},
+			params:  GrepParams{Pattern: "needle"},
+			has:     []string{"b.go:"},
+			hasNot:  []string{"gen/a.go", "/.git/"},
+			matches: 1,
+		},
+		{
+			name:    "lines longer than 2000 characters are cut",
+			files:   map[string]string{"a.txt": long},
+			params:  GrepParams{Pattern: "é"},
+			has:     []string{"Line 1: " + strings.Repeat("é", 2000) + "..."},
+			hasNot:  []string{"needle"},
+			matches: 1,
+		},
+		{
+			name:    "CRLF line endings are not shown",
+			files:   map[string]string{"a.txt": "one needle\r\ntwo\r\n"},
+			params:  GrepParams{Pattern: "needle"},
+			want:    "Found 1 matches\n{root}/a.txt:\n  Line 1: one needle",
+			matches: 1,
+		},
+		{
+			name:    "path narrows the search to a subdirectory",
+			files:   map[string]string{"a/x.txt": "needle", "b/y.txt": "needle"},
+			params:  GrepParams{Pattern: "needle", Path: "a"},
+			has:     []string{"a/x.txt:"},
+			hasNot:  []string{"b/y.txt"},
+			matches: 1,
+		},
+		{
+			name:    "path may name a single file",
+			files:   map[string]string{"a/x.txt": "needle\nneedle", "b/y.txt": "needle"},
+			params:  GrepParams{Pattern: "needle", Path: "a/x.txt"},
+			has:     []string{"Line 2: needle"},
+			matches: 2,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			root := searchTree(t, tt.files)
+			for name, off := range tt.mtimes {
+				setMtime(t, filepath.Join(root, name), off)
+			}
+			res, err := callSearchTool(t, Grep(), root, tt.params, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.want != "" {
+				if want := strings.ReplaceAll(tt.want, "{root}", root); res.Output != want {
+					t.Errorf("output:\n%s\nwant:\n%s", res.Output, want)
+				}
+			}
+			for _, s := range tt.has {
+				if !strings.Contains(res.Output, s) {
+					t.Errorf("output lacks %q:\n%.500s", s, res.Output)
+				}
+			}
+			for _, s := range tt.hasNot {
+				if strings.Contains(res.Output, s) {
+					t.Errorf("output has %q:\n%.500s", s, res.Output)
+				}
+			}
+			if res.Metadata["matches"] != tt.matches {
+				t.Errorf("matches = %v, want %d", res.Metadata["matches"], tt.matches)
+			}
+		})
+	}
+}
+
+func TestGrepCapsAtOneHundredMatchesFromTheNewestFiles(t *testing.T) {
+	t.Parallel()
+	// 30 files of 10 matches each: only the newest 10 files can be shown.
+	files := map[string]string{}
+	for i := range 30 {
+		files[fmt.Sprintf("f%02d.txt", i)] = strings.Repeat("needle\n", 10)
+	}
+	root := searchTree(t, files)
+	for i := range 30 {
+		setMtime(t, filepath.Join(root, fmt.Sprintf("f%02d.txt", i)), i)
+	}
+	res, err := callSearchTool(t, Grep(), root, GrepParams{Pattern: "needle"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := res.Output
+	if !strings.HasPrefix(out, "Found 300 matches (showing first 100)\n"+root+"/f29.txt:") {
+		t.Errorf("output should start with the count and the newest file:\n%.300s", out)
+	}
+	if got := strings.Count(out, "  Line "); got != 100 {
+		t.Errorf("shown %d lines, want 100", got)
+	}
+	for i := range 30 {
+		shown := strings.Contains(out, fmt.Sprintf("f%02d.txt:", i))
+		if shown != (i >= 20) {
+			t.Errorf("file f%02d shown = %v, want %v", i, shown, i >= 20)
+		}
+	}
+	if !strings.HasSuffix(out, "(Results truncated: showing 100 of 300 matches (200 hidden). Consider using a more specific path or pattern.)") {
+		t.Errorf("output lacks the truncation note:\n...%s", out[max(0, len(out)-300):])
+	}
+	if res.Metadata["truncated"] != true || res.Metadata["uniqueFiles"] != 30 {
+		t.Errorf("metadata = %v", res.Metadata)
+	}
+}
+
+func TestGrepFindsLinesAcrossReadChunks(t *testing.T) {
+	t.Parallel()
+	// A file several read buffers long, with a line longer than one buffer:
+	// line numbers must stay right across chunk boundaries.
+	var b strings.Builder
+	want := map[int]bool{}
+	n := 0
+	for b.Len() < 3*grepChunk {
+		n++
+		switch {
+		case n == 7:
+			b.WriteString(strings.Repeat("x", grepChunk+10) + " needle\n")
+			want[n] = true
+		case n%997 == 0:
+			b.WriteString("a needle here\n")
+			want[n] = true
+		default:
+			b.WriteString("some ordinary line of text\n")
+		}
+	}
+	root := searchTree(t, map[string]string{"big.txt": b.String()})
+	m, err := compileMatcher("needle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := grepTree(t.Context(), root, m, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.files) != 1 || res.files[0].count != len(want) {
+		t.Fatalf("found %+v, want %d matches", res.total, len(want))
+	}
+	for _, l := range res.files[0].lines {
+		if !want[l.num] {
+			t.Errorf("reported line %d, which does not match", l.num)
+		}
+	}
+}
+
+func TestGrepErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		params GrepParams
+		want   []string
+	}{
+		{"an invalid pattern names the regex problem", GrepParams{Pattern: "func(("}, []string{`invalid regular expression "func(("`, "missing closing )"}},
+		{"lookaround is explained as unsupported", GrepParams{Pattern: "a(?=b)"}, []string{"invalid or unsupported Perl syntax", "RE2"}},
+		{"an empty pattern is refused", GrepParams{}, []string{"pattern is required"}},
+		{"a bad include pattern is refused", GrepParams{Pattern: "x", Include: "*.{ts"}, []string{"invalid include pattern"}},
+		{"a missing path is named", GrepParams{Pattern: "x", Path: "nope"}, []string{"does not exist"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := callSearchTool(t, Grep(), t.TempDir(), tt.params, nil)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, s := range tt.want {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("error %q lacks %q", err, s)
+				}
+			}
+		})
+	}
+}
+
+func TestGrepAsksPermission(t *testing.T) {
+	t.Parallel()
+	root := searchTree(t, map[string]string{"a.txt": "needle"})
+	asks := &searchAsks{deny: "grep"}
+	_, err := callSearchTool(t, Grep(), root, GrepParams{Pattern: "ne+dle"}, asks)
+	var rejected *permission.RejectedError
+	if !errors.As(err, &rejected) {
+		t.Fatalf("err = %v, want the rejection unchanged", err)
+	}
+	req := asks.find("grep")
+	if req == nil || len(req.Patterns) != 1 || req.Patterns[0] != "ne+dle" {
+		t.Errorf("grep request = %+v, want pattern ne+dle", req)
+	}
+	outside := t.TempDir()
+	asks = &searchAsks{}
+	if _, err := callSearchTool(t, Grep(), root, GrepParams{Pattern: "x", Path: outside}, asks); err != nil {
+		t.Fatal(err)
+	}
+	if asks.find("external_directory") == nil {
+		t.Error("searching outside the project did not ask external_directory")
+	}
+}
+
+func TestRequiredLiteral(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ pattern, lit string }{
+		{"needle", "needle"},
+		{`func \w+\(`, "func "},
+		{`\w+Error\b`, "Error"},
+		{`(foo)+bar`, "foo"},
+		{`a|b`, ""},
+		{`(?i)needle`, ""},
+		{`x*`, ""},
+		{`[A-Z]\d+ ok`, " ok"},
+	}
+	for _, tt := range tests {
+		m, err := compileMatcher(tt.pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(m.lit) != tt.lit {
+			t.Errorf("literal of %q = %q, want %q", tt.pattern, m.lit, tt.lit)
+		}
+	}
+}

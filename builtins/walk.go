@@ -1,0 +1,353 @@
+package builtins
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	goruntime "runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// This file is the directory walker shared by glob, grep and list: parallel
+// (directories are read by GOMAXPROCS workers, and the visitor runs on the
+// worker that found the file, the way ripgrep's walker does), skipping .git,
+// and honouring .gitignore files — the search root's own, nested ones, and
+// those of its ancestors up to the enclosing git repository.
+//
+// The .gitignore matcher is written here rather than taken from
+// sabhiram/go-gitignore because that library compiles each file to regular
+// expressions that ignore several of git's rules (patterns relative to the
+// file's directory, "foo/" matching only directories, a middle slash
+// anchoring the pattern, the last matching line winning across nested
+// files). The wildcard semantics themselves (*, ?, [...], **) are git's
+// fnmatch rules, which doublestar implements; only brace expansion, which
+// git does not have, is escaped away.
+
+// walkEntry is a file found by walk.
+type walkEntry struct {
+	path string      // absolute path
+	rel  string      // slash-separated path relative to the walk root ("" when the root is a file)
+	name string      // base name
+	typ  fs.FileMode // type bits from the directory entry (0 for a regular file)
+}
+
+// walkOptions tunes walk. The zero value walks everything .gitignore allows.
+type walkOptions struct {
+	// skip, when set, reports whether an entry (file or directory) must be
+	// left out; a skipped directory is not entered.
+	skip func(rel, name string, isDir bool) bool
+	// workers is the number of goroutines; 0 means GOMAXPROCS.
+	workers int
+	// noIgnore turns off .gitignore handling (.git is still skipped).
+	noIgnore bool
+}
+
+// walkStats says what a walk could not read.
+type walkStats struct {
+	unreadable int64 // directories that could not be listed
+}
+
+// walk calls visit for every non-directory entry under root that is not
+// ignored. visit runs concurrently on up to opts.workers goroutines; worker
+// is that goroutine's index (0 ≤ worker < workers, see walkWorkers) so
+// callers can keep per-worker state without locks. Symbolic links are
+// reported as entries but never followed into. When root is a file, visit
+// is called once for it. walk returns ctx.Err() when cancelled.
+func walk(ctx context.Context, root string, opts walkOptions, visit func(worker int, e walkEntry)) (walkStats, error) {
+	var stats walkStats
+	info, err := os.Stat(root)
+	if err != nil {
+		return stats, err
+	}
+	if !info.IsDir() {
+		visit(0, walkEntry{path: root, name: filepath.Base(root), typ: info.Mode().Type()})
+		return stats, nil
+	}
+	var parent *ignoreNode
+	if !opts.noIgnore {
+		parent = ancestorIgnores(root)
+	}
+	w := &walker{ctx: ctx, opts: opts, visit: visit}
+	w.cond = sync.NewCond(&w.mu)
+	w.stack = append(w.stack, dirJob{abs: root, ign: parent})
+	w.pending = 1
+	n := walkWorkers(opts)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.work(i)
+		}()
+	}
+	wg.Wait()
+	stats.unreadable = w.unreadable.Load()
+	return stats, ctx.Err()
+}
+
+// walkWorkers is the number of goroutines walk will use for opts.
+func walkWorkers(opts walkOptions) int {
+	if opts.workers > 0 {
+		return opts.workers
+	}
+	return max(1, goruntime.GOMAXPROCS(0))
+}
+
+type dirJob struct {
+	abs, rel string
+	ign      *ignoreNode // rules in force for this directory's entries, before its own .gitignore
+}
+
+type walker struct {
+	ctx   context.Context
+	opts  walkOptions
+	visit func(int, walkEntry)
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	stack   []dirJob // LIFO keeps the frontier small (depth first)
+	pending int      // directories queued or being read
+	done    bool
+
+	unreadable atomic.Int64
+}
+
+func (w *walker) work(worker int) {
+	for {
+		w.mu.Lock()
+		for len(w.stack) == 0 && !w.done {
+			w.cond.Wait()
+		}
+		if w.done {
+			w.mu.Unlock()
+			return
+		}
+		job := w.stack[len(w.stack)-1]
+		w.stack = w.stack[:len(w.stack)-1]
+		w.mu.Unlock()
+
+		var subdirs []dirJob
+		if w.ctx.Err() == nil {
+			subdirs = w.readDir(worker, job)
+		}
+
+		w.mu.Lock()
+		w.stack = append(w.stack, subdirs...)
+		w.pending += len(subdirs) - 1
+		if w.pending == 0 {
+			w.done = true
+			w.cond.Broadcast()
+		} else if len(subdirs) > 1 {
+			w.cond.Broadcast()
+		} else if len(subdirs) == 1 {
+			w.cond.Signal()
+		}
+		w.mu.Unlock()
+	}
+}
+
+// readDir lists one directory, visits its files and returns its
+// subdirectories to walk.
+func (w *walker) readDir(worker int, job dirJob) []dirJob {
+	f, err := os.Open(job.abs)
+	if err != nil {
+		w.unreadable.Add(1)
+		return nil
+	}
+	entries, err := f.ReadDir(-1) // unsorted: callers order their own results
+	f.Close()
+	if err != nil && len(entries) == 0 {
+		w.unreadable.Add(1)
+		return nil
+	}
+	ign := job.ign
+	if !w.opts.noIgnore {
+		for _, e := range entries {
+			if e.Name() == ".gitignore" && e.Type().IsRegular() {
+				if rules := readIgnoreFile(filepath.Join(job.abs, ".gitignore")); len(rules) > 0 {
+					ign = &ignoreNode{parent: ign, base: job.abs + string(filepath.Separator), rules: rules}
+				}
+				break
+			}
+		}
+	}
+	var subdirs []dirJob
+	for _, e := range entries {
+		name := e.Name()
+		typ := e.Type()
+		isDir := typ.IsDir()
+		if isDir && name == ".git" {
+			continue
+		}
+		abs := job.abs + string(filepath.Separator) + name
+		rel := name
+		if job.rel != "" {
+			rel = job.rel + "/" + name
+		}
+		if ign != nil && ign.ignored(abs, isDir) {
+			continue
+		}
+		if w.opts.skip != nil && w.opts.skip(rel, name, isDir) {
+			continue
+		}
+		if isDir {
+			subdirs = append(subdirs, dirJob{abs: abs, rel: rel, ign: ign})
+			continue
+		}
+		w.visit(worker, walkEntry{path: abs, rel: rel, name: name, typ: typ})
+	}
+	return subdirs
+}
+
+// ignoreRule is one line of a .gitignore file.
+type ignoreRule struct {
+	pattern  string // doublestar pattern, relative to the file's directory when anchored
+	negate   bool   // "!pattern" re-includes
+	dirOnly  bool   // "pattern/" matches directories only
+	anchored bool   // a slash at the start or in the middle: match the path, not the name
+}
+
+// ignoreNode is the rules of one .gitignore file, chained to the rules of
+// the directories above it. Deeper files take precedence.
+type ignoreNode struct {
+	parent *ignoreNode
+	base   string // directory of the .gitignore, with a trailing separator
+	rules  []ignoreRule
+}
+
+// ignored reports whether the entry at abs is excluded: the last matching
+// rule of the deepest .gitignore that has one decides.
+func (n *ignoreNode) ignored(abs string, isDir bool) bool {
+	for ; n != nil; n = n.parent {
+		if !strings.HasPrefix(abs, n.base) {
+			continue
+		}
+		rel := filepath.ToSlash(abs[len(n.base):])
+		name := rel[strings.LastIndexByte(rel, '/')+1:]
+		for i := len(n.rules) - 1; i >= 0; i-- {
+			r := &n.rules[i]
+			if r.dirOnly && !isDir {
+				continue
+			}
+			subject := name
+			if r.anchored {
+				subject = rel
+			}
+			if doublestar.MatchUnvalidated(r.pattern, subject) {
+				return !r.negate
+			}
+		}
+	}
+	return false
+}
+
+// readIgnoreFile parses a .gitignore; an unreadable file has no rules.
+func readIgnoreFile(path string) []ignoreRule {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	return parseIgnore(data)
+}
+
+// parseIgnore parses .gitignore content following gitignore(5).
+func parseIgnore(data []byte) []ignoreRule {
+	var rules []ignoreRule
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	for sc.Scan() {
+		if r, ok := parseIgnoreLine(sc.Text()); ok {
+			rules = append(rules, r)
+		}
+	}
+	return rules
+}
+
+func parseIgnoreLine(line string) (ignoreRule, bool) {
+	var r ignoreRule
+	line = strings.TrimSuffix(line, "\r")
+	// Trailing spaces are ignored unless escaped with a backslash.
+	for strings.HasSuffix(line, " ") && !strings.HasSuffix(line, "\\ ") {
+		line = line[:len(line)-1]
+	}
+	if line == "" || line[0] == '#' {
+		return r, false
+	}
+	switch {
+	case line[0] == '!':
+		r.negate = true
+		line = line[1:]
+	case strings.HasPrefix(line, `\!`), strings.HasPrefix(line, `\#`):
+		line = line[1:]
+	}
+	if strings.HasSuffix(line, "/") {
+		r.dirOnly = true
+		line = strings.TrimRight(line, "/")
+	}
+	if line == "" {
+		return r, false
+	}
+	if strings.Contains(line, "/") {
+		r.anchored = true
+		line = strings.TrimPrefix(line, "/")
+	}
+	// git has no brace expansion; make doublestar treat braces literally.
+	line = strings.NewReplacer("{", `\{`, "}", `\}`).Replace(line)
+	if !doublestar.ValidatePattern(line) {
+		return r, false
+	}
+	r.pattern = line
+	return r, true
+}
+
+// ancestorIgnores loads the .gitignore files of root's ancestors, from the
+// top of the enclosing git repository (the nearest ancestor holding .git)
+// down to root's parent, so searching a subdirectory honours the rules
+// written above it. Outside a repository there are none: git would not
+// read them either.
+func ancestorIgnores(root string) *ignoreNode {
+	var dirs []string
+	found := false
+	for dir := filepath.Dir(root); ; dir = filepath.Dir(dir) {
+		dirs = append(dirs, dir)
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			found = true
+			break
+		}
+		if filepath.Dir(dir) == dir {
+			break
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(root, ".git")); err == nil || !found {
+		return nil // root is the repository top, or there is no repository
+	}
+	var node *ignoreNode
+	for i := len(dirs) - 1; i >= 0; i-- {
+		if rules := readIgnoreFile(filepath.Join(dirs[i], ".gitignore")); len(rules) > 0 {
+			base := dirs[i]
+			if !strings.HasSuffix(base, string(filepath.Separator)) {
+				base += string(filepath.Separator)
+			}
+			node = &ignoreNode{parent: node, base: base, rules: rules}
+		}
+	}
+	return node
+}
+
+// matchFileGlob matches a path filter the way ripgrep's --glob does: a
+// pattern without a slash matches the file name at any depth ("*.go",
+// "*.{ts,tsx}"); one with a slash matches the path relative to the search
+// root ("src/**/*.ts").
+func matchFileGlob(pattern, rel, name string) bool {
+	if strings.Contains(pattern, "/") {
+		return doublestar.MatchUnvalidated(pattern, rel)
+	}
+	return doublestar.MatchUnvalidated(pattern, name)
+}

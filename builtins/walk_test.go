@@ -1,0 +1,242 @@
+package builtins
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/permission"
+)
+
+// searchTree creates files under a new temporary directory; a name ending
+// in "/" makes an empty directory.
+func searchTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if strings.HasSuffix(name, "/") {
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// setMtime sets a file's modification time to base plus offset seconds.
+func setMtime(t *testing.T, path string, offset int) {
+	t.Helper()
+	when := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(offset) * time.Second)
+	if err := os.Chtimes(path, when, when); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// searchAsks records the permission requests of a test call.
+type searchAsks struct {
+	mu   sync.Mutex
+	reqs []permission.Request
+	deny string // a permission to reject
+}
+
+func (a *searchAsks) ask(_ context.Context, r permission.Request) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.reqs = append(a.reqs, r)
+	if r.Permission == a.deny {
+		return &permission.RejectedError{Permission: r.Permission}
+	}
+	return nil
+}
+
+func (a *searchAsks) find(perm string) *permission.Request {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for i := range a.reqs {
+		if a.reqs[i].Permission == perm {
+			return &a.reqs[i]
+		}
+	}
+	return nil
+}
+
+// callSearchTool runs tool with args in a project rooted at dir.
+func callSearchTool(t *testing.T, tool runtime.Tool, dir string, args any, asks *searchAsks) (runtime.Result, error) {
+	t.Helper()
+	def, err := tool.Init(context.Background(), runtime.InitContext{Agent: &runtime.Agent{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if asks == nil {
+		asks = &searchAsks{}
+	}
+	tc := runtime.NewContext(runtime.Context{Directory: dir, Worktree: dir, SessionID: "s"}, nil, asks.ask)
+	return def.Execute(context.Background(), raw, tc)
+}
+
+func walkRels(t *testing.T, root string, opts walkOptions) []string {
+	t.Helper()
+	var mu sync.Mutex
+	var got []string
+	if _, err := walk(context.Background(), root, opts, func(_ int, e walkEntry) {
+		mu.Lock()
+		got = append(got, e.rel)
+		mu.Unlock()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got)
+	return got
+}
+
+func TestWalkHonoursGitignore(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  []string
+	}{
+		{
+			name: "a pattern without a slash matches names at any depth",
+			files: map[string]string{
+				".gitignore": "*.log\n", "a.go": "", "a.log": "", "sub/b.log": "", "sub/b.go": "",
+			},
+			want: []string{".gitignore", "a.go", "sub/b.go"},
+		},
+		{
+			name: "a leading slash anchors the pattern to the file's directory",
+			files: map[string]string{
+				".gitignore": "/out\n", "out/x": "", "sub/out/y": "",
+			},
+			want: []string{".gitignore", "sub/out/y"},
+		},
+		{
+			name: "a trailing slash matches directories only",
+			files: map[string]string{
+				".gitignore": "build/\n", "build/x": "", "src/build": "",
+			},
+			want: []string{".gitignore", "src/build"},
+		},
+		{
+			name: "a nested gitignore applies relative to its own directory",
+			files: map[string]string{
+				"pkg/.gitignore": "/gen.go\n*.tmp\n", "pkg/gen.go": "", "pkg/a.go": "", "pkg/x/gen.go": "",
+				"pkg/x/y.tmp": "", "gen.go": "", "top.tmp": "",
+			},
+			want: []string{"gen.go", "pkg/.gitignore", "pkg/a.go", "pkg/x/gen.go", "top.tmp"},
+		},
+		{
+			name: "a deeper negation re-includes what a parent ignored",
+			files: map[string]string{
+				".gitignore": "*.txt\n", "a.txt": "", "keep/.gitignore": "!important.txt\n",
+				"keep/important.txt": "", "keep/other.txt": "",
+			},
+			want: []string{".gitignore", "keep/.gitignore", "keep/important.txt"},
+		},
+		{
+			name: "the last matching line wins",
+			files: map[string]string{
+				".gitignore": "*.md\n!README.md\n", "README.md": "", "NOTES.md": "",
+			},
+			want: []string{".gitignore", "README.md"},
+		},
+		{
+			name: "double star matches across directories and comments are ignored",
+			files: map[string]string{
+				".gitignore": "# generated\ndocs/**/*.html\n", "docs/a/b/c.html": "", "docs/a.html": "", "docs/a.md": "", "x.html": "",
+			},
+			want: []string{".gitignore", "docs/a.md", "x.html"},
+		},
+		{
+			name: "braces are literal as in git",
+			files: map[string]string{
+				".gitignore": "{a,b}.txt\n", "a.txt": "", "{a,b}.txt": "",
+			},
+			want: []string{".gitignore", "a.txt"},
+		},
+		{
+			name: "the .git directory is never walked",
+			files: map[string]string{
+				".git/HEAD": "", ".git/objects/x": "", "main.go": "", ".hidden": "",
+			},
+			want: []string{".hidden", "main.go"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			root := searchTree(t, tt.files)
+			if got := walkRels(t, root, walkOptions{}); !slices.Equal(got, tt.want) {
+				t.Errorf("walk = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestWalkReadsTheGitignoreOfTheEnclosingRepository(t *testing.T) {
+	t.Parallel()
+	repo := searchTree(t, map[string]string{
+		".git/HEAD": "", ".gitignore": "*.gen\nsub/skip/\n", "sub/a.go": "", "sub/a.gen": "", "sub/skip/x": "",
+	})
+	got := walkRels(t, filepath.Join(repo, "sub"), walkOptions{})
+	// sub/skip is anchored to the repository root; searching sub must still
+	// leave it out.
+	want := []string{"a.go"}
+	if !slices.Equal(got, want) {
+		t.Errorf("walk of a subdirectory = %q, want %q", got, want)
+	}
+}
+
+func TestWalkUsesEveryWorkerIndexWithinRange(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{}
+	for i := range 200 {
+		files[filepath.Join("d"+string(rune('a'+i%20)), "f"+string(rune('a'+i/20))+".txt")] = "x"
+	}
+	root := searchTree(t, files)
+	var mu sync.Mutex
+	count := 0
+	_, err := walk(context.Background(), root, walkOptions{workers: 4}, func(w int, _ walkEntry) {
+		if w < 0 || w >= 4 {
+			t.Errorf("worker index %d out of range", w)
+		}
+		mu.Lock()
+		count++
+		mu.Unlock()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if count != 200 {
+		t.Errorf("visited %d files, want 200", count)
+	}
+}
+
+func TestWalkStopsWhenCancelled(t *testing.T) {
+	t.Parallel()
+	root := searchTree(t, map[string]string{"a/b/c.txt": "", "d.txt": ""})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := walk(ctx, root, walkOptions{}, func(int, walkEntry) {}); err != context.Canceled {
+		t.Errorf("walk with a cancelled context = %v, want context.Canceled", err)
+	}
+}
