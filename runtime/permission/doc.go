@@ -13,6 +13,19 @@
 // side (a terminal prompt, an MCP elicitation, a test double), and Service is
 // the evaluator that owns rules, session approvals and pending requests.
 //
-// This package imports nothing else from toolhost, so the runtime, the wasm
-// host functions and the front ends can all depend on it.
+// Patterns are matched by Match, OpenCode's wildcard language ("*" crosses
+// "/", "?" is one character, "ls *" also matches "ls"). It is hand-written
+// rather than built on a library: doublestar and path.Match give "*" glob
+// semantics that stop at "/", which is wrong for commands and for OpenCode
+// configs, and compiling each pattern to a regexp (OpenCode's way) is 2-10
+// times slower even when cached (see BenchmarkMatch). FuzzMatch checks it
+// against the regexp formulation.
+//
+// Approvals ("always" replies) are kept per session in the session store
+// (namespace StoreNamespace), so separate processes serving one session —
+// the CLI, an MCP server, an agent loop — share them.
+//
+// This package imports nothing from toolhost except runtime/session (a leaf
+// package), so the runtime, the wasm host functions and the front ends can
+// all depend on it.
 package permission

@@ -144,3 +144,32 @@ func TestToolPermission(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkEvaluate measures one decision against a realistic rule set: the
+// defaults, an agent's rules, a user config of a few dozen rules and some
+// session approvals.
+func BenchmarkEvaluate(b *testing.B) {
+	var c Config
+	if err := json.Unmarshal([]byte(`{"*":"allow","doom_loop":"ask","external_directory":"ask",
+		"read":{"*":"allow","*.env":"ask","*.env.*":"ask","*.env.example":"allow"},
+		"bash":{"*":"ask","git status *":"allow","git log *":"allow","git diff *":"allow","git show *":"allow",
+			"ls *":"allow","cat *":"allow","grep *":"allow","rg *":"allow","find *":"allow","go test *":"allow",
+			"go build *":"allow","go vet *":"allow","make *":"allow","npm test *":"allow","npm run *":"allow",
+			"rm *":"deny","git push *":"ask","git reset *":"ask","sudo *":"deny"},
+		"edit":{"*":"allow","*.lock":"deny","vendor/*":"deny"},
+		"mcp_*":"ask","webfetch":"ask"}`), &c); err != nil {
+		b.Fatal(err)
+	}
+	approvals := Ruleset{{Permission: "bash", Pattern: "docker *", Action: Allow}, {Permission: "webfetch", Pattern: "https://pkg.go.dev/*", Action: Allow}}
+	b.Logf("%d rules", len(c.Rules)+len(approvals))
+	b.Run("Evaluate", func(b *testing.B) {
+		for b.Loop() {
+			Evaluate("bash", "go test ./runtime/permission/... -run TestMatch", c.Rules, approvals)
+		}
+	})
+	b.Run("decide", func(b *testing.B) {
+		for b.Loop() {
+			decide("bash", "go test ./runtime/permission/... -run TestMatch", c.Rules, approvals)
+		}
+	})
+}
