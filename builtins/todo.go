@@ -1,0 +1,219 @@
+package builtins
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/permission"
+)
+
+// The todo tools' ids; each is also the permission it asks (pattern "*").
+const (
+	TodoWriteToolName = "todowrite"
+	TodoReadToolName  = "todoread"
+)
+
+// todoNamespace and todoKey locate a session's list in the session store.
+const (
+	todoNamespace = "todo"
+	todoKey       = "list"
+)
+
+//go:embed todowrite.txt
+var todoWriteDescription string
+
+//go:embed todoread.txt
+var todoReadDescription string
+
+// Todo statuses.
+const (
+	TodoPending    = "pending"
+	TodoInProgress = "in_progress"
+	TodoCompleted  = "completed"
+	TodoCancelled  = "cancelled"
+)
+
+// Todo is one item of a session's todo list.
+type Todo struct {
+	// ID identifies the item across updates; the tool numbers items that
+	// come without one.
+	ID       string `json:"id,omitempty" jsonschema_description:"Unique identifier of the todo item; optional, assigned when missing"`
+	Content  string `json:"content" jsonschema_description:"Brief description of the task"`
+	Status   string `json:"status" jsonschema:"enum=pending,enum=in_progress,enum=completed,enum=cancelled" jsonschema_description:"Current status of the task: pending, in_progress, completed, cancelled"`
+	Priority string `json:"priority" jsonschema:"enum=high,enum=medium,enum=low" jsonschema_description:"Priority level of the task: high, medium, low"`
+}
+
+// TodoWriteParams are the todowrite tool's arguments.
+type TodoWriteParams struct {
+	Todos []Todo `json:"todos" jsonschema_description:"The updated todo list"`
+}
+
+// TodoReadParams are the todoread tool's arguments: none.
+type TodoReadParams struct{}
+
+// TodoWrite returns the todowrite tool: it replaces the session's todo list
+// with the one given and returns it. The list lives in the session store
+// (namespace "todo"), or in this process's memory when the host runs
+// without a store. Result metadata: todos.
+func TodoWrite() runtime.Tool {
+	return runtime.Define(TodoWriteToolName, todoWriteDescription, func(ctx context.Context, p TodoWriteParams, tc *runtime.Context) (runtime.Result, error) {
+		todos, err := normalizeTodos(p.Todos)
+		if err != nil {
+			return runtime.Result{}, err
+		}
+		if err := tc.Ask(ctx, permission.Request{Permission: TodoWriteToolName, Patterns: []string{"*"}, Always: []string{"*"}}); err != nil {
+			return runtime.Result{}, err
+		}
+		if err := saveTodos(ctx, tc, todos); err != nil {
+			return runtime.Result{}, err
+		}
+		return todoResult(todos)
+	})
+}
+
+// TodoRead returns the todoread tool: the session's todo list as the last
+// todowrite left it, an empty list when there is none. Result metadata: todos.
+func TodoRead() runtime.Tool {
+	return runtime.Define(TodoReadToolName, todoReadDescription, func(ctx context.Context, _ TodoReadParams, tc *runtime.Context) (runtime.Result, error) {
+		if err := tc.Ask(ctx, permission.Request{Permission: TodoReadToolName, Patterns: []string{"*"}, Always: []string{"*"}}); err != nil {
+			return runtime.Result{}, err
+		}
+		todos, err := loadTodos(ctx, tc)
+		if err != nil {
+			return runtime.Result{}, err
+		}
+		return todoResult(todos)
+	})
+}
+
+// normalizeTodos checks each item and numbers those without an id. The
+// wrapper validates against the schema already; this also guards direct
+// callers and duplicate ids, which a schema cannot express.
+func normalizeTodos(in []Todo) ([]Todo, error) {
+	todos := slices.Clone(in)
+	if todos == nil {
+		todos = []Todo{}
+	}
+	seen := map[string]bool{}
+	var errs []error
+	for i, t := range todos {
+		if t.Content == "" {
+			errs = append(errs, fmt.Errorf("todos[%d]: content is empty", i))
+		}
+		switch t.Status {
+		case TodoPending, TodoInProgress, TodoCompleted, TodoCancelled:
+		default:
+			errs = append(errs, fmt.Errorf("todos[%d]: status %q is not one of pending, in_progress, completed, cancelled", i, t.Status))
+		}
+		switch t.Priority {
+		case "high", "medium", "low":
+		default:
+			errs = append(errs, fmt.Errorf("todos[%d]: priority %q is not one of high, medium, low", i, t.Priority))
+		}
+		if t.ID != "" {
+			if seen[t.ID] {
+				errs = append(errs, fmt.Errorf("todos[%d]: id %q is used twice", i, t.ID))
+			}
+			seen[t.ID] = true
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("invalid todo list; fix these items and send the whole list again:\n%w", err)
+	}
+	next := 1
+	for i := range todos {
+		if todos[i].ID != "" {
+			continue
+		}
+		for seen[strconv.Itoa(next)] {
+			next++
+		}
+		todos[i].ID = strconv.Itoa(next)
+		seen[todos[i].ID] = true
+	}
+	return todos, nil
+}
+
+func todoResult(todos []Todo) (runtime.Result, error) {
+	out, err := json.MarshalIndent(todos, "", "  ")
+	if err != nil {
+		return runtime.Result{}, fmt.Errorf("encode todos: %w", err)
+	}
+	open := 0
+	for _, t := range todos {
+		if t.Status != TodoCompleted {
+			open++
+		}
+	}
+	return runtime.Result{
+		Title:    fmt.Sprintf("%d todos", open),
+		Output:   string(out),
+		Metadata: map[string]any{"todos": todos},
+	}, nil
+}
+
+func saveTodos(ctx context.Context, tc *runtime.Context, todos []Todo) error {
+	if tc.Store == nil {
+		memoryTodos.put(tc.SessionID, todos)
+		return nil
+	}
+	b, err := json.Marshal(todos)
+	if err != nil {
+		return fmt.Errorf("encode todos: %w", err)
+	}
+	if err := tc.Store.Put(ctx, tc.SessionID, todoNamespace, todoKey, b); err != nil {
+		return fmt.Errorf("save todo list of session %s: %w", tc.SessionID, err)
+	}
+	return nil
+}
+
+func loadTodos(ctx context.Context, tc *runtime.Context) ([]Todo, error) {
+	if tc.Store == nil {
+		return memoryTodos.get(tc.SessionID), nil
+	}
+	b, ok, err := tc.Store.Get(ctx, tc.SessionID, todoNamespace, todoKey)
+	if err != nil {
+		return nil, fmt.Errorf("load todo list of session %s: %w", tc.SessionID, err)
+	}
+	todos := []Todo{}
+	if ok {
+		if err := json.Unmarshal(b, &todos); err != nil {
+			return nil, fmt.Errorf("load todo list of session %s: stored list is corrupt: %w; write a new list with todowrite", tc.SessionID, err)
+		}
+	}
+	return todos, nil
+}
+
+// memoryTodos holds the lists of sessions when the host has no session
+// store. It is package state, an exception to "no mutable globals": the two
+// tools are built by separate constructors and must share one list per
+// session, exactly as they would through the store, for as long as the
+// process (and so the in-memory session) lives.
+var memoryTodos = &todoMemory{lists: map[string][]Todo{}}
+
+type todoMemory struct {
+	mu    sync.Mutex
+	lists map[string][]Todo
+}
+
+func (m *todoMemory) put(session string, todos []Todo) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.lists[session] = slices.Clone(todos)
+}
+
+func (m *todoMemory) get(session string) []Todo {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if l, ok := m.lists[session]; ok {
+		return slices.Clone(l)
+	}
+	return []Todo{}
+}

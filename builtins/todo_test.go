@@ -1,0 +1,178 @@
+package builtins
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/permission"
+	"github.com/toolhost/toolhost/runtime/session"
+)
+
+func invokeTool(t *testing.T, tool runtime.Tool, tc *runtime.Context, args any) (runtime.Result, error) {
+	t.Helper()
+	def, err := tool.Init(context.Background(), runtime.InitContext{Agent: &runtime.Agent{Name: "build"}})
+	if err != nil {
+		t.Fatalf("init %s: %v", tool.ID(), err)
+	}
+	raw, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return def.Execute(context.Background(), raw, tc)
+}
+
+func allowAll(context.Context, permission.Request) error { return nil }
+
+func todoContext(store *session.Store, sessionID string) *runtime.Context {
+	return runtime.NewContext(runtime.Context{SessionID: sessionID, Store: store}, nil, allowAll)
+}
+
+func decodeTodos(t *testing.T, out string) []Todo {
+	t.Helper()
+	var todos []Todo
+	if err := json.Unmarshal([]byte(out), &todos); err != nil {
+		t.Fatalf("output is not a JSON todo list: %v\n%s", err, out)
+	}
+	return todos
+}
+
+func TestTodoRoundTrip(t *testing.T) {
+	t.Parallel()
+	list := []Todo{
+		{Content: "write the parser", Status: TodoCompleted, Priority: "high"},
+		{ID: "tests", Content: "test it", Status: TodoInProgress, Priority: "medium"},
+		{Content: "document it", Status: TodoPending, Priority: "low"},
+		{Content: "drop the old one", Status: TodoCancelled, Priority: "low"},
+	}
+	tests := []struct {
+		name  string
+		store func(t *testing.T) (write, read *session.Store)
+	}{
+		{"through the session store, surviving a reopen", func(t *testing.T) (*session.Store, *session.Store) {
+			path := filepath.Join(t.TempDir(), "sessions.db")
+			w, err := session.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := session.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return w, r
+		}},
+		{"in memory when the host has no store", func(*testing.T) (*session.Store, *session.Store) { return nil, nil }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ws, rs := tt.store(t)
+			sid := "todo-" + t.Name()
+			res, err := invokeTool(t, TodoWrite(), todoContext(ws, sid), TodoWriteParams{Todos: list})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Title != "3 todos" {
+				t.Errorf("title %q, want %q (completed items are not counted)", res.Title, "3 todos")
+			}
+			written := decodeTodos(t, res.Output)
+			ids := []string{written[0].ID, written[1].ID, written[2].ID, written[3].ID}
+			if strings.Join(ids, ",") != "1,tests,2,3" {
+				t.Errorf("ids %q, want missing ones numbered around the given one", ids)
+			}
+
+			got, err := invokeTool(t, TodoRead(), todoContext(rs, sid), TodoReadParams{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Output != res.Output || got.Title != res.Title {
+				t.Errorf("read back\n%s\nwant\n%s", got.Output, res.Output)
+			}
+
+			other, err := invokeTool(t, TodoRead(), todoContext(rs, sid+"-other"), TodoReadParams{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if other.Output != "[]" || other.Title != "0 todos" {
+				t.Errorf("another session sees %q (%s), want an empty list", other.Output, other.Title)
+			}
+
+			// A second write replaces the list.
+			if _, err := invokeTool(t, TodoWrite(), todoContext(ws, sid), TodoWriteParams{Todos: list[:1]}); err != nil {
+				t.Fatal(err)
+			}
+			got, err = invokeTool(t, TodoRead(), todoContext(rs, sid), TodoReadParams{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := len(decodeTodos(t, got.Output)); n != 1 {
+				t.Errorf("after replacing, read %d todos, want 1", n)
+			}
+		})
+	}
+}
+
+func TestTodoWriteRejectsInvalidItems(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		todo []Todo
+		want string
+	}{
+		{"an unknown status", []Todo{{Content: "x", Status: "done", Priority: "high"}}, `status "done"`},
+		{"an unknown priority", []Todo{{Content: "x", Status: TodoPending, Priority: "urgent"}}, `priority "urgent"`},
+		{"empty content", []Todo{{Status: TodoPending, Priority: "low"}}, "content is empty"},
+		{"a repeated id", []Todo{{ID: "a", Content: "x", Status: TodoPending, Priority: "low"}, {ID: "a", Content: "y", Status: TodoPending, Priority: "low"}}, `id "a" is used twice`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			sid := "invalid-" + t.Name()
+			_, err := invokeTool(t, TodoWrite(), todoContext(nil, sid), TodoWriteParams{Todos: tt.todo})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want one mentioning %s", err, tt.want)
+			}
+			if got := memoryTodos.get(sid); len(got) != 0 {
+				t.Errorf("an invalid list was saved: %v", got)
+			}
+		})
+	}
+}
+
+func TestTodoToolsAskTheirOwnPermission(t *testing.T) {
+	t.Parallel()
+	var asked []string
+	deny := func(_ context.Context, req permission.Request) error {
+		asked = append(asked, req.Permission+" "+strings.Join(req.Patterns, ","))
+		return &permission.DeniedError{Permission: req.Permission, Pattern: "*"}
+	}
+	tc := runtime.NewContext(runtime.Context{SessionID: "todo-denied"}, nil, deny)
+	if _, err := invokeTool(t, TodoWrite(), tc, TodoWriteParams{Todos: []Todo{{Content: "x", Status: TodoPending, Priority: "low"}}}); permission.Kind(err) != "denied" {
+		t.Errorf("todowrite error %v, want the denial unchanged", err)
+	}
+	if _, err := invokeTool(t, TodoRead(), tc, TodoReadParams{}); permission.Kind(err) != "denied" {
+		t.Errorf("todoread error %v, want the denial unchanged", err)
+	}
+	if strings.Join(asked, ";") != "todowrite *;todoread *" {
+		t.Errorf("asked %q", asked)
+	}
+	if got := memoryTodos.get("todo-denied"); len(got) != 0 {
+		t.Errorf("a denied write was saved")
+	}
+}
+
+func TestTodoSchemaListsTheStatuses(t *testing.T) {
+	t.Parallel()
+	def, err := TodoWrite().Init(context.Background(), runtime.InitContext{Agent: &runtime.Agent{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"in_progress"`, `"cancelled"`, `"medium"`, `"todos"`} {
+		if !strings.Contains(string(def.Parameters), want) {
+			t.Errorf("schema lacks %s: %s", want, def.Parameters)
+		}
+	}
+}
