@@ -1,0 +1,31 @@
+package hostfns
+
+// ABIVersion is the version of the contract in docs/abi.md. A guest built
+// for another major version is refused by name.
+const ABIVersion = "toolhost-abi 1"
+
+// Namespace is the import module of every toolhost host function: Extism's
+// namespace for host-provided user functions, so any Extism PDK can import
+// them.
+const Namespace = "extism:host/user"
+
+// EnvNamespace is Extism's kernel namespace (alloc, input, output, config,
+// http_request …), provided by the Extism SDK itself.
+const EnvNamespace = "extism:host/env"
+
+// The host function names, as guests import them.
+const (
+	NameAsk      = "ask"
+	NameMetadata = "metadata"
+	NameLog      = "log"
+	NameStateGet = "state_get"
+	NameStateSet = "state_set"
+)
+
+// The guest exports the host looks for. A module's main tool exports them
+// bare; a named tool N exports N_description, N_schema and N_execute.
+const (
+	ExportDescription = "description"
+	ExportSchema      = "schema"
+	ExportExecute     = "execute"
+)

@@ -1,0 +1,29 @@
+// Package plugins runs WebAssembly custom tools: it discovers .wasm modules
+// in the config directories' tool/ and tools/ folders, turns each exported
+// tool into a runtime.Tool, and runs calls in a sandbox with limits. The
+// wire contract with guests is docs/abi.md ("toolhost-abi 1"); the host
+// functions live in package hostfns.
+//
+// Life of a module: Discover reads the file and hashes it; a description
+// and schema cache keyed by that sha256 (CacheDir/meta) lets a warm listing
+// compile nothing. A cold module is compiled (modules in parallel), its
+// exports tell its tools, and each tool's description and schema are read
+// by calling the guest. The first call compiles the module if listing did
+// not, with wazero's compilation cache on disk (CacheDir/compiled) making
+// that cheap after the first process. Calls take an instance from a pool
+// per compiled module and give it back; an instance that saw a trap, a
+// timeout or a host-function failure is discarded.
+//
+// Why these libraries:
+//   - github.com/extism/go-sdk, on github.com/tetratelabs/wazero: Extism's
+//     ABI lets authors use any Extism PDK (Rust, JS, Python, Zig, C …), and
+//     wazero is pure Go, so toolhost stays one static binary with no cgo.
+//     We use the Extism SDK's CompiledPlugin and instances directly rather
+//     than Plugin.Call on fresh plugins, which re-instantiates per call.
+//   - No file-watching library: the watcher polls size and mtime once a
+//     second, which is dependency-free, works on every OS and network file
+//     system, and is plenty for folders holding a handful of files.
+//
+// What it must not import: builtins or any front end (CLI, MCP server,
+// agent loop); they hand its tools to runtime.Registry.
+package plugins

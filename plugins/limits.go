@@ -1,0 +1,105 @@
+package plugins
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/toolhost/toolhost/runtime/config"
+)
+
+// limits are one tool's effective capabilities and limits, resolved from
+// config.WasmConfig with the defaults applied. Two tools with equal limits
+// share a compiled module and an instance pool.
+type limits struct {
+	Timeout      time.Duration     `json:"timeout"`
+	MemoryPages  uint32            `json:"memory_pages"`
+	OutputBytes  int               `json:"output_bytes"`
+	AllowedHosts []string          `json:"allowed_hosts,omitempty"`
+	AllowedPaths map[string]string `json:"allowed_paths,omitempty"` // host (with ro: prefix, absolute) → guest
+	Config       map[string]string `json:"config,omitempty"`
+	Env          []string          `json:"env,omitempty"` // NAME=value
+	// source names the config key the limits came from, for error
+	// messages ("wasm.jira"); "" when only defaults apply.
+	source string
+}
+
+// key identifies the limits for grouping compiled modules.
+func (l limits) key() string {
+	b, _ := json.Marshal(l)
+	return string(b)
+}
+
+// configKey says where a limit is configured, for error messages.
+func (l limits) configKey(tool string) string {
+	if l.source != "" {
+		return "wasm." + l.source
+	}
+	return "wasm." + tool
+}
+
+// resolveLimits finds the config of a tool: by tool id first, then by
+// module name. Relative allowed paths resolve against worktree ("" keeps
+// them relative to the process's directory).
+func resolveLimits(cfg *config.Config, toolID, module, worktree string) limits {
+	var wc config.WasmConfig
+	source := ""
+	if cfg != nil {
+		if c, ok := cfg.Wasm[toolID]; ok {
+			wc, source = c, toolID
+		} else if c, ok := cfg.Wasm[module]; ok {
+			wc, source = c, module
+		}
+	}
+	l := limits{
+		Timeout:     time.Duration(config.DefaultWasmTimeoutMS) * time.Millisecond,
+		MemoryPages: config.DefaultWasmMemoryMB * 16, // 64 KiB pages
+		OutputBytes: config.DefaultWasmOutputMB << 20,
+		source:      source,
+	}
+	if wc.TimeoutMS > 0 {
+		l.Timeout = time.Duration(wc.TimeoutMS) * time.Millisecond
+	}
+	if wc.MemoryMaxMB > 0 {
+		l.MemoryPages = uint32(wc.MemoryMaxMB) * 16
+	}
+	if wc.MaxOutputMB > 0 {
+		l.OutputBytes = wc.MaxOutputMB << 20
+	}
+	l.AllowedHosts = append([]string(nil), wc.AllowedHosts...)
+	sort.Strings(l.AllowedHosts)
+	if len(wc.AllowedPaths) > 0 {
+		l.AllowedPaths = map[string]string{}
+		for host, guest := range wc.AllowedPaths {
+			prefix := ""
+			if h, ok := strings.CutPrefix(host, "ro:"); ok {
+				prefix, host = "ro:", h
+			}
+			if !filepath.IsAbs(host) && worktree != "" {
+				host = filepath.Join(worktree, host)
+			}
+			l.AllowedPaths[prefix+filepath.Clean(host)] = guest
+		}
+	}
+	if len(wc.Config) > 0 {
+		l.Config = map[string]string{}
+		for k, v := range wc.Config {
+			if name, ok := strings.CutSuffix(k, "_env"); ok {
+				if val, ok := os.LookupEnv(v); ok {
+					l.Config[name] = val
+				}
+				continue
+			}
+			l.Config[k] = v
+		}
+	}
+	for _, name := range wc.Env {
+		if v, ok := os.LookupEnv(name); ok {
+			l.Env = append(l.Env, name+"="+v)
+		}
+	}
+	return l
+}

@@ -1,0 +1,374 @@
+package plugins
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	extism "github.com/extism/go-sdk"
+	"github.com/tetratelabs/wazero"
+
+	"github.com/toolhost/toolhost/hostfns"
+	"github.com/toolhost/toolhost/runtime"
+)
+
+// validID is what model APIs accept as a tool name.
+var validID = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// wasmMagic starts every wasm binary.
+var wasmMagic = []byte{0x00, 'a', 's', 'm'}
+
+// module is one .wasm file and the tools it provides.
+type module struct {
+	host *Host
+	path string
+	name string // file name without .wasm
+	sum  string // hex sha256 of the file
+	info fileInfo
+	meta moduleMeta
+
+	mu     sync.Mutex
+	groups map[string]*groupOnce // limits.key() → compiled module
+	closed bool
+}
+
+type groupOnce struct {
+	once sync.Once
+	c    *compiled
+	err  error
+}
+
+// fileInfo is what the watcher compares to notice a change.
+type fileInfo struct {
+	size  int64
+	mtime int64
+}
+
+// moduleMeta is what listing needs, cached on disk by the module's sha256
+// so a warm listing compiles nothing.
+type moduleMeta struct {
+	ABI   string     `json:"abi"`
+	Tools []toolMeta `json:"tools"`
+}
+
+// toolMeta describes one tool of a module.
+type toolMeta struct {
+	Export      string          `json:"export"` // "" for the main tool, else N
+	Description string          `json:"description"`
+	Schema      json.RawMessage `json:"schema"`
+}
+
+func (m *module) toolID(export string) string {
+	if export == "" {
+		return m.name
+	}
+	return m.name + "_" + export
+}
+
+// exportName is the guest export implementing kind for a tool.
+func exportName(export, kind string) string {
+	if export == "" {
+		return kind
+	}
+	return export + "_" + kind
+}
+
+// load reads a module and its tools' descriptions and schemas, from the
+// cache when the module's sha256 is known, else by compiling it and
+// calling description and schema.
+func (h *Host) load(ctx context.Context, path string) (*module, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(data) < 8 || string(data[:4]) != string(wasmMagic) {
+		return nil, errors.New("not a WebAssembly module (no \\0asm header); remove it from the tool folder or rebuild it")
+	}
+	sum := sha256.Sum256(data)
+	m := &module{
+		host:   h,
+		path:   path,
+		name:   strings.TrimSuffix(filepath.Base(path), ".wasm"),
+		sum:    hex.EncodeToString(sum[:]),
+		info:   fileInfo{size: st.Size(), mtime: st.ModTime().UnixNano()},
+		groups: map[string]*groupOnce{},
+	}
+	if meta, ok := h.readMeta(m.sum); ok {
+		m.meta = meta
+		return m, nil
+	}
+	meta, err := m.inspect(ctx, data)
+	if err != nil {
+		return nil, err
+	}
+	m.meta = meta
+	h.writeMeta(m.sum, meta)
+	return m, nil
+}
+
+// inspect compiles the module with default limits, finds its tools from
+// its exports, and calls each tool's description and schema. The compiled
+// module is kept for the first call.
+func (m *module) inspect(ctx context.Context, data []byte) (moduleMeta, error) {
+	l := resolveLimits(nil, m.name, m.name, "")
+	c, err := m.host.compile(ctx, m.name, data, l)
+	if err != nil {
+		return moduleMeta{}, err
+	}
+	keep := false
+	defer func() {
+		if !keep {
+			c.close(context.Background())
+		}
+	}()
+	in, err := c.get(ctx)
+	if err != nil {
+		return moduleMeta{}, explainInstantiate(err)
+	}
+	healthy := true
+	defer func() { c.release(in, healthy) }()
+
+	exports, err := toolExports(in.p.Module().ExportedFunctions())
+	if err != nil {
+		return moduleMeta{}, err
+	}
+	meta := moduleMeta{ABI: hostfns.ABIVersion}
+	for _, export := range exports {
+		id := m.toolID(export)
+		if !validID.MatchString(id) {
+			return moduleMeta{}, fmt.Errorf("tool id %q is not a valid tool name for model APIs (%s); rename the file or the export", id, validID)
+		}
+		tm := toolMeta{Export: export}
+		desc, err := m.host.callMeta(ctx, c, in, id, exportName(export, hostfns.ExportDescription))
+		if err != nil {
+			healthy = false
+			return moduleMeta{}, err
+		}
+		tm.Description = strings.TrimSpace(string(desc))
+		schema, err := m.host.callMeta(ctx, c, in, id, exportName(export, hostfns.ExportSchema))
+		if err != nil {
+			healthy = false
+			return moduleMeta{}, err
+		}
+		if err := checkSchema(id, schema); err != nil {
+			return moduleMeta{}, err
+		}
+		tm.Schema = json.RawMessage(schema)
+		meta.Tools = append(meta.Tools, tm)
+	}
+	m.mu.Lock()
+	m.groups[l.key()] = &groupOnce{c: c}
+	m.groups[l.key()].once.Do(func() {})
+	m.mu.Unlock()
+	keep = true
+	return meta, nil
+}
+
+// toolExports finds the tools a module exports: "" when it exports
+// description, schema and execute, and N for every N_description,
+// N_schema, N_execute triple. A partial triple is an error.
+func toolExports(fns map[string]extism.FunctionDefinition) ([]string, error) {
+	kinds := []string{hostfns.ExportDescription, hostfns.ExportSchema, hostfns.ExportExecute}
+	have := map[string]map[string]bool{}
+	for name := range fns {
+		for _, k := range kinds {
+			if name == k {
+				add(have, "", k)
+			} else if prefix, ok := strings.CutSuffix(name, "_"+k); ok && prefix != "" {
+				add(have, prefix, k)
+			}
+		}
+	}
+	var out, problems []string
+	for prefix, ks := range have {
+		var missing []string
+		for _, k := range kinds {
+			if !ks[k] {
+				missing = append(missing, exportName(prefix, k))
+			}
+		}
+		if len(missing) > 0 {
+			problems = append(problems, fmt.Sprintf("missing export %s", strings.Join(missing, ", ")))
+			continue
+		}
+		out = append(out, prefix)
+	}
+	sort.Strings(out)
+	sort.Strings(problems)
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("%s (a tool needs description, schema and execute; see docs/abi.md)", strings.Join(problems, "; "))
+	}
+	if len(out) == 0 {
+		return nil, errors.New("exports no tools: a module must export description, schema and execute, or N_description, N_schema and N_execute (see docs/abi.md)")
+	}
+	return out, nil
+}
+
+func add(m map[string]map[string]bool, prefix, kind string) {
+	if m[prefix] == nil {
+		m[prefix] = map[string]bool{}
+	}
+	m[prefix][kind] = true
+}
+
+// checkSchema refuses a schema that is not a valid JSON Schema for an
+// object, as the registry would later.
+func checkSchema(id string, schema []byte) error {
+	var obj map[string]any
+	if err := json.Unmarshal(schema, &obj); err != nil {
+		return fmt.Errorf("schema of %s is not a JSON object: %w", id, err)
+	}
+	if t, ok := obj["type"]; ok && t != "object" {
+		return fmt.Errorf(`schema of %s has type %v; tool arguments must be an object schema ("type": "object")`, id, t)
+	}
+	if _, err := runtime.CompileSchema(id, schema); err != nil {
+		return err
+	}
+	return nil
+}
+
+// explainInstantiate turns wazero's instantiation errors into advice.
+func explainInstantiate(err error) error {
+	msg := err.Error()
+	if strings.Contains(msg, "is not exported in module") || strings.Contains(msg, "module[") && strings.Contains(msg, "not instantiated") {
+		return fmt.Errorf("%w (the module imports a function toolhost does not provide; see docs/abi.md for the host functions available)", err)
+	}
+	if strings.Contains(msg, "_start") {
+		return fmt.Errorf("%w (built as a command? build Go tools with -buildmode=c-shared)", err)
+	}
+	return err
+}
+
+// group returns the module compiled with limits l, compiling it on first
+// use. Modules compile once per set of limits, usually once.
+func (m *module) group(ctx context.Context, l limits) (*compiled, error) {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil, fmt.Errorf("module %s was unloaded", m.path)
+	}
+	g, ok := m.groups[l.key()]
+	if !ok {
+		g = &groupOnce{}
+		m.groups[l.key()] = g
+	}
+	m.mu.Unlock()
+	g.once.Do(func() {
+		data, err := os.ReadFile(m.path)
+		if err != nil {
+			g.err = fmt.Errorf("read %s: %w", m.path, err)
+			return
+		}
+		if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != m.sum {
+			g.err = fmt.Errorf("%s changed on disk since it was loaded; reload the tools (a watching host does so by itself)", m.path)
+			return
+		}
+		g.c, g.err = m.host.compile(ctx, m.name, data, l)
+	})
+	if g.err != nil {
+		m.mu.Lock()
+		if m.groups[l.key()] == g {
+			delete(m.groups, l.key()) // let a later call retry
+		}
+		m.mu.Unlock()
+	}
+	return g.c, g.err
+}
+
+// close unloads the module; calls in flight finish first.
+func (m *module) close(ctx context.Context) {
+	m.mu.Lock()
+	groups := m.groups
+	m.groups, m.closed = map[string]*groupOnce{}, true
+	m.mu.Unlock()
+	for _, g := range groups {
+		if g.c != nil {
+			g.c.close(ctx)
+		}
+	}
+}
+
+// compile compiles a module with limits l. The wazero compilation cache on
+// disk makes recompiling a known module cheap.
+func (h *Host) compile(ctx context.Context, name string, data []byte, l limits) (*compiled, error) {
+	rc := wazero.NewRuntimeConfig().WithCloseOnContextDone(true).WithMemoryLimitPages(l.MemoryPages)
+	if h.cache != nil {
+		rc = rc.WithCompilationCache(h.cache)
+	}
+	manifest := extism.Manifest{
+		Wasm: []extism.Wasm{extism.WasmData{Data: data, Name: "main"}},
+		Memory: &extism.ManifestMemory{
+			MaxPages:             l.MemoryPages,
+			MaxHttpResponseBytes: int64(l.OutputBytes),
+			MaxVarBytes:          1 << 20,
+		},
+		Config:       l.Config,
+		AllowedHosts: l.AllowedHosts,
+		AllowedPaths: l.AllowedPaths,
+	}
+	p, err := extism.NewCompiledPlugin(ctx, manifest, extism.PluginConfig{
+		EnableWasi:    true,
+		RuntimeConfig: rc,
+	}, h.hostFunctions())
+	if err != nil {
+		return nil, fmt.Errorf("compile: %w", err)
+	}
+	return newCompiled(p, l, name, h.log), nil
+}
+
+// readMeta returns the cached description and schemas of a module.
+func (h *Host) readMeta(sum string) (moduleMeta, bool) {
+	if h.cacheDir == "" {
+		return moduleMeta{}, false
+	}
+	b, err := os.ReadFile(filepath.Join(h.cacheDir, "meta", sum+".json"))
+	if err != nil {
+		return moduleMeta{}, false
+	}
+	var meta moduleMeta
+	if json.Unmarshal(b, &meta) != nil || meta.ABI != hostfns.ABIVersion || len(meta.Tools) == 0 {
+		return moduleMeta{}, false
+	}
+	return meta, true
+}
+
+// writeMeta caches a module's description and schemas; failing to is only
+// slower next time.
+func (h *Host) writeMeta(sum string, meta moduleMeta) {
+	if h.cacheDir == "" {
+		return
+	}
+	dir := filepath.Join(h.cacheDir, "meta")
+	b, _ := json.Marshal(meta)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		h.log.Debug("wasm meta cache", "err", err)
+		return
+	}
+	tmp, err := os.CreateTemp(dir, sum+".*.tmp")
+	if err != nil {
+		h.log.Debug("wasm meta cache", "err", err)
+		return
+	}
+	_, werr := tmp.Write(b)
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil {
+		os.Remove(tmp.Name())
+		return
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, sum+".json")); err != nil {
+		os.Remove(tmp.Name())
+	}
+}

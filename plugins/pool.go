@@ -1,0 +1,150 @@
+package plugins
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	goruntime "runtime"
+	"strings"
+	"sync"
+
+	extism "github.com/extism/go-sdk"
+	"github.com/tetratelabs/wazero"
+
+	"github.com/toolhost/toolhost/hostfns"
+)
+
+// compiled is a module compiled with one set of limits, and its pool of
+// instances. An extism.Plugin instance is not safe for concurrent use, so
+// every call takes an instance of its own and gives it back when done;
+// instances are reused, because instantiating (and running a Go guest's
+// runtime initialisation) costs far more than a call.
+type compiled struct {
+	plugin *extism.CompiledPlugin
+	limits limits
+	module string
+	log    *slog.Logger
+
+	mu      sync.Mutex
+	idle    []*instance
+	active  int  // instances handed out and not yet released
+	closed  bool // unloaded: close the runtime once active reaches 0
+	maxIdle int
+}
+
+// instance is one pooled plugin instance and the buffer its guest's stderr
+// goes to (the last lines explain a trap: a Go guest prints its panic).
+type instance struct {
+	p      *extism.Plugin
+	stderr *tailBuffer
+}
+
+func newCompiled(p *extism.CompiledPlugin, l limits, module string, log *slog.Logger) *compiled {
+	return &compiled{plugin: p, limits: l, module: module, log: log, maxIdle: max(4, 2*goruntime.GOMAXPROCS(0))}
+}
+
+// get returns an idle instance or makes a new one.
+func (c *compiled) get(ctx context.Context) (*instance, error) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, fmt.Errorf("module %s was unloaded", c.module)
+	}
+	c.active++
+	if n := len(c.idle); n > 0 {
+		in := c.idle[n-1]
+		c.idle = c.idle[:n-1]
+		c.mu.Unlock()
+		return in, nil
+	}
+	c.mu.Unlock()
+	stderr := &tailBuffer{max: 4096}
+	mc := wazero.NewModuleConfig().WithStderr(stderr)
+	for _, kv := range c.limits.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		mc = mc.WithEnv(k, v)
+	}
+	p, err := c.plugin.Instance(ctx, extism.PluginInstanceConfig{ModuleConfig: mc})
+	if err != nil {
+		c.release(nil, false)
+		return nil, fmt.Errorf("instantiate %s: %w", c.module, err)
+	}
+	p.SetLogger(hostfns.ExtismLogger(c.log, c.module))
+	p.Config = c.limits.Config
+	p.AllowedHosts = c.limits.AllowedHosts
+	p.MaxHttpResponseBytes = int64(c.limits.OutputBytes)
+	return &instance{p: p, stderr: stderr}, nil
+}
+
+// release gives an instance back. A healthy one returns to the pool;
+// one that saw a trap, a timeout or a host-function failure is closed,
+// because its memory and its guest runtime's state are unknown. The last
+// release after close closes the compiled module, so calls in flight on a
+// replaced module finish on the old version.
+func (c *compiled) release(in *instance, healthy bool) {
+	c.mu.Lock()
+	c.active--
+	keep := in != nil && healthy && !c.closed && len(c.idle) < c.maxIdle
+	if keep {
+		in.stderr.Reset()
+		c.idle = append(c.idle, in)
+	}
+	last := c.closed && c.active == 0
+	c.mu.Unlock()
+	if in != nil && !keep {
+		in.p.Close(context.Background())
+	}
+	if last {
+		c.plugin.Close(context.Background())
+	}
+}
+
+// close unloads the module: idle instances close now, the compiled module
+// when the last call in flight releases its instance.
+func (c *compiled) close(ctx context.Context) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	idle := c.idle
+	c.idle, c.closed = nil, true
+	last := c.active == 0
+	c.mu.Unlock()
+	for _, in := range idle {
+		in.p.Close(ctx)
+	}
+	if last {
+		c.plugin.Close(ctx)
+	}
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf bytes.Buffer
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf.Write(p)
+	if extra := t.buf.Len() - t.max; extra > 0 {
+		t.buf.Next(extra)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.TrimSpace(t.buf.String())
+}
+
+func (t *tailBuffer) Reset() {
+	t.mu.Lock()
+	t.buf.Reset()
+	t.mu.Unlock()
+}
