@@ -23,9 +23,14 @@ type Explanation struct {
 }
 
 // Explain evaluates permission and pattern against sets like Evaluate and
-// returns the decision with its reasons.
+// returns the decision with its reasons. To include a session's approvals
+// exactly as Service.Ask weighs them, use Service.Explain.
 func Explain(permission, pattern string, sets ...Ruleset) Explanation {
 	rule, matched := Evaluate(permission, pattern, sets...)
+	return explanation(permission, pattern, rule, matched)
+}
+
+func explanation(permission, pattern string, rule Rule, matched Ruleset) Explanation {
 	e := Explanation{Permission: permission, Pattern: pattern, Decision: rule.Action, Rule: rule}
 	if len(matched) > 1 {
 		e.Overridden = append(Ruleset(nil), matched[:len(matched)-1]...)

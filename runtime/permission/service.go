@@ -72,8 +72,8 @@ func NewService(store *session.Store, asker Asker, log *slog.Logger) *Service {
 	}
 }
 
-// Ask decides req against rules followed by the session's approvals, and
-// blocks until it is decided:
+// Ask decides req against rules followed by the session's approvals (an
+// approval never overrides a deny in rules), and blocks until it is decided:
 //
 //   - any pattern denied: a *DeniedError quoting the matching rules, at once,
 //     without asking;
@@ -93,27 +93,40 @@ func (s *Service) Ask(ctx context.Context, rules Ruleset, req Request) error {
 	if req.ID == "" {
 		req.ID = s.newID()
 	}
-	approved, err := s.Approved(ctx, req.SessionID)
-	if err != nil {
-		return err
-	}
-	var askPattern string
-	needAsk := false
+	// Rules first: a deny is final and an allow cannot change (approvals
+	// only allow), so the session's approvals — a store read — are needed
+	// only for the patterns the rules would ask about.
+	var undecided []string
 	for _, pattern := range patternsOf(req) {
-		rule, matched := Evaluate(req.Permission, pattern, rules, approved)
-		s.log.DebugContext(ctx, "permission evaluated", "permission", req.Permission, "pattern", pattern, "action", rule.Action, "rule", rule.String())
+		rule, matched := Evaluate(req.Permission, pattern, rules)
+		if s.log.Enabled(ctx, slog.LevelDebug) {
+			s.log.DebugContext(ctx, "permission evaluated", "permission", req.Permission, "pattern", pattern, "action", rule.Action, "rule", rule.String())
+		}
 		switch rule.Action {
 		case Deny:
 			s.log.InfoContext(ctx, "permission denied", "session", req.SessionID, "permission", req.Permission, "pattern", pattern, "rule", rule.String())
 			return &DeniedError{Permission: req.Permission, Pattern: pattern, Rules: matched}
 		case Allow:
 		default: // Ask, and anything unknown: a person decides.
-			if !needAsk {
-				needAsk, askPattern = true, pattern
-			}
+			undecided = append(undecided, pattern)
+		}
+	}
+	if len(undecided) == 0 {
+		return nil
+	}
+	approved, err := s.Approved(ctx, req.SessionID)
+	if err != nil {
+		return err
+	}
+	askPattern, needAsk := "", false
+	for _, pattern := range undecided {
+		if decide(req.Permission, pattern, rules, approved) != Allow {
+			askPattern, needAsk = pattern, true
+			break
 		}
 	}
 	if !needAsk {
+		s.log.DebugContext(ctx, "permission allowed by session approvals", "session", req.SessionID, "permission", req.Permission)
 		return nil
 	}
 	if s.asker == nil {
@@ -241,13 +254,38 @@ func (s *Service) answer(ctx context.Context, p *pending, r Reply) {
 	}
 }
 
+// evaluateSession is Evaluate over rules followed by a session's approvals,
+// except that a deny from rules is final. OpenCode lets approvals override
+// anything, so approving "rm *" once would also let through "rm -rf /" that
+// the user's config denies; here an approval can only turn an ask into an
+// allow.
+func evaluateSession(permission, pattern string, rules, approved Ruleset) (Rule, Ruleset) {
+	rule, matched := Evaluate(permission, pattern, rules)
+	if rule.Action == Deny || len(approved) == 0 {
+		return rule, matched
+	}
+	return Evaluate(permission, pattern, rules, approved)
+}
+
+// Explain explains the decision Ask would make for one pattern of a
+// session: rules followed by the session's approvals, a deny from rules
+// being final. It backs `toolhost permissions explain --session`.
+func (s *Service) Explain(ctx context.Context, rules Ruleset, sessionID, permission, pattern string) (Explanation, error) {
+	approved, err := s.Approved(ctx, sessionID)
+	if err != nil {
+		return Explanation{}, err
+	}
+	rule, matched := evaluateSession(permission, pattern, rules, approved)
+	return explanation(permission, pattern, rule, matched), nil
+}
+
 // allAllowed reports whether every pattern of a pending request is now
 // allowed by its own rules plus the session's approvals. (OpenCode checks
 // the approvals alone; including the request's rules also settles a request
 // whose other patterns were already allowed by config.)
 func allAllowed(p *pending, approved Ruleset) bool {
 	for _, pattern := range patternsOf(p.req) {
-		if decide(p.req.Permission, pattern, p.rules, approved) != Allow {
+		if decide(p.req.Permission, pattern, p.rules) == Deny || decide(p.req.Permission, pattern, p.rules, approved) != Allow {
 			return false
 		}
 	}

@@ -462,3 +462,107 @@ func TestKindTellsTheThreeFailuresApart(t *testing.T) {
 }
 
 func errorsJoin(err error) error { return errors.Join(errors.New("call failed"), err) }
+
+func TestServiceApprovalNeverOverridesAConfigDeny(t *testing.T) {
+	t.Parallel()
+	rules := append(slices.Clone(askAll), Rule{Permission: "bash", Pattern: "rm -rf *", Action: Deny, Source: "toolhost.json:4"})
+	a := newBlockingAsker()
+	svc := NewService(nil, a, nil)
+	call, done := start(t, svc, a, rules, bashRequest("s", []string{"rm foo"}, []string{"rm *"}))
+	call.reply <- Reply{Kind: Always}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		command string
+		want    string
+	}{
+		{"the approval allows what the config would ask about", "rm bar", ""},
+		{"the config's deny still holds inside the approved pattern", "rm -rf /", "denied"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := svc.Ask(t.Context(), rules, bashRequest("s", []string{tt.command}, nil))
+			if Kind(err) != tt.want || (tt.want == "" && err != nil) {
+				t.Errorf("Ask(%q) = %v, want kind %q", tt.command, err, tt.want)
+			}
+			e, err := svc.Explain(t.Context(), rules, "s", "bash", tt.command)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantDecision := Allow
+			if tt.want == "denied" {
+				wantDecision = Deny
+			}
+			if e.Decision != wantDecision {
+				t.Errorf("Explain says %s, Ask decided %q:\n%s", e.Decision, tt.want, e.Format())
+			}
+		})
+	}
+}
+
+func TestServiceExplainShowsTheApprovalThatDecided(t *testing.T) {
+	t.Parallel()
+	a := newBlockingAsker()
+	svc := NewService(nil, a, nil)
+	call, done := start(t, svc, a, askAll, bashRequest("s", []string{"git status"}, []string{"git *"}))
+	call.reply <- Reply{Kind: Always}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	e, err := svc.Explain(t.Context(), askAll, "s", "bash", "git log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "allow\n" +
+		"decided by: bash \"git *\": allow (session approval)\n" +
+		"overridden rules:\n" +
+		"  * \"*\": allow (default)\n" +
+		"  bash \"*\": ask (test)\n"
+	if got := e.Format(); got != want {
+		t.Errorf("Format() =\n%s\nwant\n%s", got, want)
+	}
+}
+
+// BenchmarkServiceAsk measures a call the rules allow (no approvals are
+// read) and one the rules would ask about but a session approval allows,
+// with approvals in memory and in the session store (read on every such call
+// so other processes' approvals count).
+func BenchmarkServiceAsk(b *testing.B) {
+	allowed := bashRequest("s", []string{"git status"}, nil)
+	approved := bashRequest("s", []string{"npm test"}, nil)
+	rules := Ruleset{{Permission: "*", Pattern: "*", Action: Allow}, {Permission: "bash", Pattern: "npm *", Action: Ask}}
+	approvals := []byte(`[{"permission":"bash","pattern":"npm *","action":"allow"}]`)
+	for _, withStore := range []bool{false, true} {
+		name := "memory"
+		var st *session.Store
+		if withStore {
+			name = "store"
+			var err error
+			if st, err = session.Open(filepath.Join(b.TempDir(), "s.db")); err != nil {
+				b.Fatal(err)
+			}
+			if err := st.Put(b.Context(), "s", StoreNamespace, StoreKeyApproved, approvals); err != nil {
+				b.Fatal(err)
+			}
+		}
+		svc := NewService(st, nil, nil)
+		if !withStore {
+			svc.memory["s"] = Ruleset{{Permission: "bash", Pattern: "npm *", Action: Allow}}
+		}
+		for _, c := range []struct {
+			name string
+			req  Request
+		}{{"allowed by rules", allowed}, {"allowed by approval", approved}} {
+			b.Run(name+"/"+c.name, func(b *testing.B) {
+				for b.Loop() {
+					if err := svc.Ask(b.Context(), rules, c.req); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
