@@ -149,6 +149,10 @@ func (s *Service) wait(ctx context.Context, rules Ruleset, req Request) error {
 	defer cancel()
 	p := &pending{req: req, rules: rules, cancel: cancel, done: make(chan struct{})}
 	s.mu.Lock()
+	if _, dup := s.pending[req.ID]; dup {
+		s.mu.Unlock()
+		return fmt.Errorf("ask permission %s: request id %s is already pending; leave Request.ID empty to have one assigned", req.Permission, req.ID)
+	}
 	s.pending[req.ID] = p
 	s.mu.Unlock()
 	s.log.InfoContext(ctx, "permission asked", "id", req.ID, "session", req.SessionID, "permission", req.Permission, "patterns", req.Patterns)

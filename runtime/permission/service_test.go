@@ -566,3 +566,19 @@ func BenchmarkServiceAsk(b *testing.B) {
 		}
 	}
 }
+
+func TestServiceRefusesADuplicatePendingID(t *testing.T) {
+	t.Parallel()
+	a := newBlockingAsker()
+	svc := NewService(nil, a, nil)
+	req := bashRequest("s", []string{"make"}, nil)
+	req.ID = "per_fixed"
+	call, done := start(t, svc, a, askAll, req)
+	if err := svc.Ask(t.Context(), askAll, req); err == nil || !strings.Contains(err.Error(), "already pending") {
+		t.Errorf("second Ask with the same id = %v, want an error", err)
+	}
+	call.reply <- Reply{Kind: Once}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
