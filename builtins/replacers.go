@@ -11,7 +11,6 @@ package builtins
 import (
 	"errors"
 	"iter"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -72,6 +71,9 @@ func replaceTraced(content, oldString, newString string, all bool, trace func(na
 	if oldString == newString {
 		return "", "", errSameStrings
 	}
+	if oldString == "" {
+		return "", "", errNotFound // the tools create a file for an empty oldString before getting here
+	}
 	notFound := true
 	for _, r := range replacers {
 		if trace != nil {
@@ -112,6 +114,9 @@ func lineTrimmedReplacer(content, find string) iter.Seq[string] {
 	return func(yield func(string) bool) {
 		lines := strings.Split(content, "\n")
 		search := dropTrailingEmpty(strings.Split(find, "\n"))
+		if len(search) == 0 {
+			return
+		}
 		starts := lineStarts(lines)
 	outer:
 		for i := 0; i+len(search) <= len(lines); i++ {
@@ -217,7 +222,7 @@ func whitespaceNormalizedReplacer(content, find string) iter.Seq[string] {
 	return func(yield func(string) bool) {
 		want := normalizeWhitespace(find)
 		lines := strings.Split(content, "\n")
-		var words *regexp.Regexp // built on first use: most lines never need it
+		var words []string // split on first use: most lines never need it
 		for _, line := range lines {
 			got := normalizeWhitespace(line)
 			if got == want {
@@ -230,13 +235,9 @@ func whitespaceNormalizedReplacer(content, find string) iter.Seq[string] {
 				continue
 			}
 			if words == nil {
-				fs := strings.Fields(find)
-				for i, f := range fs {
-					fs[i] = regexp.QuoteMeta(f)
-				}
-				words = regexp.MustCompile(strings.Join(fs, `[\s\p{Zs}]+`))
+				words = strings.Fields(find)
 			}
-			if m := words.FindString(line); m != "" {
+			if m := matchWords(line, words); m != "" {
 				if !yield(m) {
 					return
 				}
@@ -255,6 +256,44 @@ func whitespaceNormalizedReplacer(content, find string) iter.Seq[string] {
 			}
 		}
 	}
+}
+
+// matchWords returns the leftmost part of line made of words separated by
+// runs of whitespace — what OpenCode's regular expression word\s+word finds,
+// without compiling a pattern per call (and without failing on invalid
+// UTF-8, which Go's regexp rejects).
+func matchWords(line string, words []string) string {
+	if len(words) == 0 {
+		return ""
+	}
+	for start := 0; start < len(line); {
+		i := strings.Index(line[start:], words[0])
+		if i < 0 {
+			return ""
+		}
+		s := start + i
+		pos, ok := s+len(words[0]), true
+		for _, w := range words[1:] {
+			j := pos
+			for j < len(line) {
+				r, size := utf8.DecodeRuneInString(line[j:])
+				if !unicode.IsSpace(r) {
+					break
+				}
+				j += size
+			}
+			if j == pos || !strings.HasPrefix(line[j:], w) {
+				ok = false
+				break
+			}
+			pos = j + len(w)
+		}
+		if ok {
+			return line[s:pos]
+		}
+		start = s + 1
+	}
+	return ""
 }
 
 func normalizeWhitespace(s string) string { return strings.Join(strings.Fields(s), " ") }

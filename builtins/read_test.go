@@ -1,0 +1,230 @@
+package builtins
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func numberedLines(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	return b.String()
+}
+
+func TestReadTextFiles(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("é", readMaxLineLength+10)
+	tests := []struct {
+		name      string
+		content   string
+		offset    int
+		limit     int
+		want      []string // substrings of the output
+		notWant   []string
+		wantErr   string
+		truncated bool
+	}{
+		{name: "a small file is numbered and ends with the total", content: "a\nb\n", want: []string{"<type>file</type>", "1: a\n2: b", "(End of file - total 2 lines)"}},
+		{name: "a last line without newline counts", content: "a\nb", want: []string{"2: b", "total 2 lines"}},
+		{name: "an empty file has 0 lines", content: "", want: []string{"(End of file - total 0 lines)"}},
+		{name: "CRLF endings are not shown", content: "a\r\nb\r\n", want: []string{"1: a\n2: b\n"}, notWant: []string{"\r"}},
+		{name: "a BOM is not shown", content: "\uFEFFa\n", want: []string{"1: a\n"}, notWant: []string{"\uFEFF"}},
+		{name: "the default limit is 2000 lines with a continue footer", content: numberedLines(2500),
+			want: []string{"2000: line 2000", "(Showing lines 1-2000 of 2500. Use offset=2001 to continue.)"}, notWant: []string{"2001: "}, truncated: true},
+		{name: "offset and limit select a page", content: numberedLines(100), offset: 10, limit: 5,
+			want: []string{"10: line 10\n", "14: line 14", "(Showing lines 10-14 of 100. Use offset=15 to continue.)"}, notWant: []string{"9: line 9", "15: line 15"}, truncated: true},
+		{name: "the last page ends with the total", content: numberedLines(100), offset: 95,
+			want: []string{"95: line 95", "100: line 100", "(End of file - total 100 lines)"}},
+		{name: "an offset past the end is an error", content: numberedLines(3), offset: 5, wantErr: "Offset 5 is out of range for this file (3 lines)"},
+		{name: "long lines are cut with a marker", content: long + "\n", want: []string{"1: " + strings.Repeat("é", readMaxLineLength) + "... (line truncated to 2000 chars)"}},
+		{name: "output is capped at 50 KB", content: strings.Repeat(strings.Repeat("x", 1000)+"\n", 100),
+			want: []string{"(Output capped at 50 KB. Showing lines 1-", "Use offset="}, notWant: []string{"100: "}, truncated: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newFTEnv(t)
+			p := e.write(t, "f.txt", tt.content)
+			res, err := e.call(t, Read(), ReadParams{FilePath: p, Offset: tt.offset, Limit: tt.limit})
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(res.Output, w) {
+					t.Errorf("output lacks %q", w)
+				}
+			}
+			for _, w := range tt.notWant {
+				if strings.Contains(res.Output, w) {
+					t.Errorf("output has %q", w)
+				}
+			}
+			if res.Metadata["truncated"] != tt.truncated {
+				t.Errorf("truncated = %v, want %v", res.Metadata["truncated"], tt.truncated)
+			}
+			if len(res.Output) > readMaxBytes+1024 {
+				t.Errorf("output is %d bytes, over the cap", len(res.Output))
+			}
+		})
+	}
+}
+
+func TestReadPageCountsLinesOfAnyLength(t *testing.T) {
+	t.Parallel()
+	// Lines longer than the 64 KB read buffer, before, in and after the page.
+	huge := strings.Repeat("y", 200<<10)
+	content := huge + "\n" + "two\n" + huge + "\n" + "four\n" + huge
+	pg, err := readPage(strings.NewReader(content), 2, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pg.count != 5 || !pg.more || len(pg.lines) != 2 || pg.lines[0] != "two" {
+		t.Fatalf("page = %d lines %q..., count %d, more %v; want lines 2-3 of 5", len(pg.lines), pg.lines[0], pg.count, pg.more)
+	}
+	if !strings.HasSuffix(pg.lines[1], readLineSuffix) {
+		t.Errorf("the huge line was not cut")
+	}
+}
+
+func TestReadMissingFileSuggestsNames(t *testing.T) {
+	t.Parallel()
+	e := newFTEnv(t)
+	for _, n := range []string{"main.go", "main_test.go", "mian.txt", "other.md"} {
+		e.write(t, "pkg/"+n, "x")
+	}
+	_, err := e.call(t, Read(), ReadParams{FilePath: "pkg/main"})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	msg := err.Error()
+	for _, w := range []string{"File not found:", "Did you mean one of these?", filepath.Join(e.dir, "pkg", "main.go"), filepath.Join(e.dir, "pkg", "main_test.go")} {
+		if !strings.Contains(msg, w) {
+			t.Errorf("error lacks %q:\n%s", w, msg)
+		}
+	}
+	if strings.Contains(msg, "other.md") {
+		t.Errorf("unrelated name suggested:\n%s", msg)
+	}
+	_, err = e.call(t, Read(), ReadParams{FilePath: "pkg/mian.go"})
+	if err == nil || !strings.Contains(err.Error(), "main.go") {
+		t.Errorf("a typo gets no suggestion: %v", err)
+	}
+	_, err = e.call(t, Read(), ReadParams{FilePath: "zzz/none"})
+	if err == nil || strings.Contains(err.Error(), "Did you mean") {
+		t.Errorf("missing directory: %v", err)
+	}
+}
+
+func TestReadBinaryImagesAndDirectories(t *testing.T) {
+	t.Parallel()
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+	tests := []struct {
+		name     string
+		file     string
+		content  []byte
+		wantErr  string
+		wantMIME string
+	}{
+		{name: "a NUL byte means binary", file: "a.txt", content: []byte("abc\x00def"), wantErr: "Cannot read binary file"},
+		{name: "a binary extension is refused unread", file: "a.zip", content: []byte("PK plain text"), wantErr: "Cannot read binary file"},
+		{name: "mostly control characters means binary", file: "a.log", content: []byte(strings.Repeat("\x01\x02\x03a", 50)), wantErr: "Cannot read binary file"},
+		{name: "a PNG is an image attachment", file: "a.png", content: png, wantMIME: "image/png"},
+		{name: "a PDF is an attachment", file: "doc.pdf", content: []byte("%PDF-1.4\n"), wantMIME: "application/pdf"},
+		{name: "an SVG is read as text", file: "a.svg", content: []byte("<svg/>\n")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newFTEnv(t)
+			p := e.write(t, tt.file, string(tt.content))
+			res, err := e.call(t, Read(), ReadParams{FilePath: p})
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.wantMIME == "" {
+				if len(res.Attachments) != 0 || !strings.Contains(res.Output, "1: ") {
+					t.Fatalf("not read as text: %+v", res)
+				}
+				return
+			}
+			if len(res.Attachments) != 1 || res.Attachments[0].MIME != tt.wantMIME || !strings.HasPrefix(res.Attachments[0].URL, "data:"+tt.wantMIME+";base64,") {
+				t.Fatalf("attachments = %+v", res.Attachments)
+			}
+		})
+	}
+}
+
+func TestReadListsADirectory(t *testing.T) {
+	t.Parallel()
+	e := newFTEnv(t)
+	e.write(t, "d/b.txt", "")
+	e.write(t, "d/a.txt", "")
+	e.write(t, "d/sub/c.txt", "")
+	res, err := e.call(t, Read(), ReadParams{FilePath: "d"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Output, "<type>directory</type>\n<entries>\na.txt\nb.txt\nsub/\n\n(3 entries)\n</entries>") {
+		t.Fatalf("output:\n%s", res.Output)
+	}
+	res, err = e.call(t, Read(), ReadParams{FilePath: "d", Limit: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Output, "(Showing 2 of 3 entries. Use 'offset' parameter to read beyond entry 3)") {
+		t.Fatalf("output:\n%s", res.Output)
+	}
+}
+
+func TestReadAsksReadWithTheProjectRelativePath(t *testing.T) {
+	t.Parallel()
+	e := newFTEnv(t)
+	e.write(t, "src/a.go", "package a\n")
+	if _, err := e.call(t, Read(), ReadParams{FilePath: "src/a.go"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(e.asks) != 1 || e.asks[0].Permission != PermissionRead || e.asks[0].Patterns[0] != "src/a.go" {
+		t.Fatalf("asks = %+v", e.asks)
+	}
+	outside := filepath.Join(t.TempDir(), "x.txt")
+	if err := os.WriteFile(outside, []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.call(t, Read(), ReadParams{FilePath: outside}); err != nil {
+		t.Fatal(err)
+	}
+	var perms []string
+	for _, a := range e.asks[1:] {
+		perms = append(perms, a.Permission+" "+a.Patterns[0])
+	}
+	want := []string{"external_directory " + filepath.Join(filepath.Dir(outside), "*"), "read " + outside}
+	if strings.Join(perms, "|") != strings.Join(want, "|") {
+		t.Fatalf("asks = %v, want %v", perms, want)
+	}
+}
+
+func TestReadDescriptionStatesTheLimits(t *testing.T) {
+	t.Parallel()
+	for _, w := range []string{"2000 lines", "50 KB", "2000 characters"} {
+		if !strings.Contains(readDescription, w) {
+			t.Errorf("description lacks %q", w)
+		}
+	}
+}

@@ -1,0 +1,166 @@
+package builtins
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolhost/toolhost/runtime/session"
+)
+
+func TestWrite(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		prepare func(t *testing.T, e *ftEnv) // may create and read files
+		path    string
+		content string
+		wantErr string
+	}{
+		{name: "a new file is created with its parent directories", path: "x/y/z.txt", content: "hi\n"},
+		{name: "an unread existing file is refused", path: "old.txt", content: "new\n",
+			prepare: func(t *testing.T, e *ftEnv) { e.write(t, "old.txt", "old\n") },
+			wantErr: "You must read the file"},
+		{name: "a read file is overwritten", path: "old.txt", content: "new\n",
+			prepare: func(t *testing.T, e *ftEnv) { e.readAndStamp(t, e.write(t, "old.txt", "old\n")) }},
+		{name: "a file whose size changed since the read is refused", path: "old.txt", content: "new\n",
+			prepare: func(t *testing.T, e *ftEnv) {
+				p := e.write(t, "old.txt", "old\n")
+				e.readAndStamp(t, p)
+				e.write(t, "old.txt", "changed by someone else\n")
+			},
+			wantErr: "has been modified since it was last read"},
+		{name: "a file whose mtime changed since the read is refused", path: "old.txt", content: "new\n",
+			prepare: func(t *testing.T, e *ftEnv) {
+				p := e.write(t, "old.txt", "old\n")
+				e.readAndStamp(t, p)
+				later := time.Now().Add(time.Hour)
+				if err := os.Chtimes(p, later, later); err != nil {
+					t.Fatal(err)
+				}
+			},
+			wantErr: "Please read the file again"},
+		{name: "a directory is refused", path: "d", content: "x",
+			prepare: func(t *testing.T, e *ftEnv) {
+				if err := os.Mkdir(filepath.Join(e.dir, "d"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			},
+			wantErr: "directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newFTEnv(t)
+			if tt.prepare != nil {
+				tt.prepare(t, e)
+			}
+			before, _ := os.ReadFile(filepath.Join(e.dir, tt.path))
+			res, err := e.call(t, Write(), WriteParams{FilePath: tt.path, Content: tt.content})
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				after, _ := os.ReadFile(filepath.Join(e.dir, tt.path))
+				if string(after) != string(before) {
+					t.Fatal("a refused write changed the file")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := e.content(t, tt.path); got != tt.content {
+				t.Fatalf("content = %q", got)
+			}
+			if !strings.Contains(res.Metadata["diff"].(string), "+"+strings.TrimSuffix(tt.content, "\n")) {
+				t.Errorf("diff = %q", res.Metadata["diff"])
+			}
+			// The write stamps the file: writing again needs no new read.
+			if _, err := e.call(t, Write(), WriteParams{FilePath: tt.path, Content: "again\n"}); err != nil {
+				t.Errorf("second write: %v", err)
+			}
+		})
+	}
+}
+
+func TestWriteKeepsModeAndAsksEditWithTheDiff(t *testing.T) {
+	t.Parallel()
+	e := newFTEnv(t)
+	p := e.write(t, "bin/run", "#!/bin/sh\necho 1\n")
+	if err := os.Chmod(p, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	e.readAndStamp(t, p)
+	if _, err := e.call(t, Write(), WriteParams{FilePath: p, Content: "#!/bin/sh\necho 2\n"}); err != nil {
+		t.Fatal(err)
+	}
+	info, _ := os.Stat(p)
+	if info.Mode().Perm() != 0o750 {
+		t.Errorf("mode = %v, want 0750", info.Mode().Perm())
+	}
+	req := e.asks[len(e.asks)-1]
+	if req.Permission != PermissionEdit || req.Patterns[0] != "bin/run" {
+		t.Fatalf("request = %+v", req)
+	}
+	if d, _ := req.Metadata["diff"].(string); !strings.Contains(d, "-echo 1\n+echo 2\n") {
+		t.Errorf("diff = %q", d)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(p))
+	if len(entries) != 1 {
+		t.Errorf("the atomic write left files behind: %v", entries)
+	}
+}
+
+func TestWriteFollowsASymlink(t *testing.T) {
+	t.Parallel()
+	e := newFTEnv(t)
+	target := e.write(t, "real.txt", "a\n")
+	link := filepath.Join(e.dir, "link.txt")
+	if err := os.Symlink(target, link); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	e.readAndStamp(t, link)
+	if _, err := e.call(t, Write(), WriteParams{FilePath: link, Content: "b\n"}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Lstat(link); fi.Mode()&os.ModeSymlink == 0 {
+		t.Error("the link was replaced by a file")
+	}
+	if got := e.content(t, "real.txt"); got != "b\n" {
+		t.Errorf("target = %q", got)
+	}
+}
+
+func TestReadStampsAreKeptInTheSessionStore(t *testing.T) {
+	t.Parallel()
+	e := newFTEnv(t)
+	store, err := session.Open(filepath.Join(t.TempDir(), "s.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.tc.Store = store
+	p := e.write(t, "f.txt", "a\n")
+	e.readAndStamp(t, p)
+	b, ok, err := store.Get(t.Context(), e.tc.SessionID, fileTimeNamespace, p)
+	if err != nil || !ok {
+		t.Fatalf("no stamp in the store: %v %v", ok, err)
+	}
+	for _, key := range []string{`"mtime"`, `"size":2`, `"readAt"`} {
+		if !strings.Contains(string(b), key) {
+			t.Errorf("stamp %s lacks %s", b, key)
+		}
+	}
+	if _, err := e.call(t, Write(), WriteParams{FilePath: p, Content: "b\n"}); err != nil {
+		t.Fatalf("write after a stored read: %v", err)
+	}
+	// Another session has not read the file.
+	other := *e.tc
+	other.SessionID = "someone-else"
+	e2 := &ftEnv{dir: e.dir, tc: &other}
+	if _, err := e2.call(t, Write(), WriteParams{FilePath: p, Content: "c\n"}); err == nil || !strings.Contains(err.Error(), "You must read") {
+		t.Fatalf("other session: err = %v", err)
+	}
+}
