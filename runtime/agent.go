@@ -18,5 +18,7 @@ type Agent struct {
 	// Tools enables or disables tools by id or wildcard.
 	Tools    map[string]bool
 	MaxSteps int
-	BuiltIn  bool
+	// Temperature for the model, when the agent sets one.
+	Temperature *float64
+	BuiltIn     bool
 }

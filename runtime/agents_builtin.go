@@ -168,6 +168,10 @@ func ResolveAgents(cfg *config.Config) (map[string]*Agent, error) {
 		if ac.MaxSteps > 0 {
 			a.MaxSteps = ac.MaxSteps
 		}
+		if ac.Temperature != nil {
+			t := *ac.Temperature
+			a.Temperature = &t
+		}
 		if len(ac.Tools) > 0 {
 			if a.Tools == nil {
 				a.Tools = make(map[string]bool, len(ac.Tools))

@@ -94,6 +94,7 @@ func NewRegistry(opts Options) (*Registry, error) {
 			return nil, err
 		}
 	}
+	allowSavedOutputs(agents, filepath.Join(opts.DataDir, "tool-output"))
 	return &Registry{
 		opts:   opts,
 		log:    opts.Logger,
@@ -103,6 +104,21 @@ func NewRegistry(opts Options) (*Registry, error) {
 		tools:  map[string]entry{},
 		defs:   map[defKey]*prepared{},
 	}, nil
+}
+
+// allowSavedOutputs lets every agent read the full outputs the wrapper
+// saves, without an external_directory question: the truncation hint sends
+// the model there. The rule goes after the defaults and the built-in
+// agent's own rules, before the user's, so a user's rule still decides.
+func allowSavedOutputs(agents map[string]*Agent, dir string) {
+	rule := permission.Rule{Permission: PermissionExternalDirectory, Pattern: filepath.Join(dir, "*"), Action: permission.Allow, Source: "saved tool output"}
+	for _, a := range agents {
+		i := 0
+		for i < len(a.Rules) && (a.Rules[i].Source == RuleSourceDefault || strings.HasPrefix(a.Rules[i].Source, ruleSourceAgent)) {
+			i++
+		}
+		a.Rules = slices.Insert(slices.Clone(a.Rules), i, rule)
+	}
 }
 
 // DefaultDataDir is $XDG_DATA_HOME/toolhost, else ~/.local/share/toolhost.
