@@ -1,0 +1,168 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/permission"
+)
+
+// CallOptions are the arguments and flags of `toolhost call`.
+type CallOptions struct {
+	Tool    string
+	Args    string // JSON, or "-" for stdin
+	Session string
+	Agent   string
+	Model   string
+	Yes     bool
+	JSON    bool
+}
+
+// NewCmdCall runs one tool call through the full wrapper.
+func NewCmdCall(g *Globals, runF func(context.Context, *Globals, *CallOptions) error) *cobra.Command {
+	opts := &CallOptions{}
+	cmd := &cobra.Command{
+		Use:   "call <tool> [ARGS_JSON | -]",
+		Short: "Call one tool",
+		Long: `Call one tool with JSON arguments (or "-" to read them from stdin), through
+the same validation, permission, truncation and hook path an agent's calls
+take. Live progress goes to stderr.
+
+When a rule says "ask", a person at a terminal is asked (once, always,
+reject, or reject with a message). Without a terminal the request is refused
+with a message saying how to allow it: add a rule, or pass --yes.
+
+Exit status: 0 success, 1 the tool failed, 2 usage error, 3 permission
+denied or rejected.`,
+		Example: `  toolhost call read '{"filePath":"go.mod"}'
+  echo '{"command":"git status","description":"Show status"}' | toolhost call bash - --yes
+  toolhost call todowrite '{"todos":[{"content":"ship","status":"pending","priority":"high"}]}' --session work
+  toolhost call glob '{"pattern":"**/*.go"}' --json`,
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Tool = args[0]
+			if len(args) > 1 {
+				opts.Args = args[1]
+			}
+			if runF != nil {
+				return runF(cmd.Context(), g, opts)
+			}
+			return runCall(cmd.Context(), g, opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Session, "session", "", "session `id`: approvals, read stamps and todos persist across calls with the same id")
+	cmd.Flags().StringVar(&opts.Agent, "agent", "", "agent `name` whose permissions apply (default build)")
+	cmd.Flags().StringVar(&opts.Model, "model", "", "model `id` the call is made for")
+	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "answer every permission question with once (rules that deny still deny)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the whole result {title, output, metadata, attachments} as JSON")
+	return cmd
+}
+
+func runCall(ctx context.Context, g *Globals, opts *CallOptions) error {
+	raw := opts.Args
+	if raw == "-" {
+		b, err := io.ReadAll(g.Streams.In)
+		if err != nil {
+			return fmt.Errorf("read arguments from stdin: %w", err)
+		}
+		raw = string(b)
+	}
+	if strings.TrimSpace(raw) == "" {
+		raw = "{}"
+	}
+	if !json.Valid([]byte(raw)) {
+		return usageError{fmt.Errorf("arguments are not valid JSON: %s\nPass one JSON object, e.g. toolhost call read '{\"filePath\":\"go.mod\"}'", shorten(raw))}
+	}
+	var asker permission.Asker
+	switch {
+	case opts.Yes:
+		asker = permission.AskerFunc(func(context.Context, permission.Request) (permission.Reply, error) {
+			return permission.Reply{Kind: permission.Once}, nil
+		})
+	case g.Streams.TTY != nil:
+		asker = &ttyAsker{tty: g.Streams.TTY}
+	}
+	h, err := g.host(ctx, asker, true)
+	if err != nil {
+		return err
+	}
+	defer h.Close(context.WithoutCancel(ctx))
+	if !h.Registry.Has(opts.Tool) {
+		return usageError{fmt.Errorf("unknown tool %q; available: %s", opts.Tool, strings.Join(h.Registry.IDs(), ", "))}
+	}
+	if opts.Agent != "" {
+		if _, err := h.Registry.Agent(opts.Agent); err != nil {
+			return usageError{err}
+		}
+	}
+	progress := &progressPrinter{w: g.Streams.ErrOut}
+	res, err := h.Registry.Call(ctx, runtime.Call{
+		Tool:       opts.Tool,
+		Args:       json.RawMessage(raw),
+		SessionID:  opts.Session,
+		Agent:      opts.Agent,
+		Model:      opts.Model,
+		OnMetadata: progress.update,
+	})
+	if err != nil {
+		var ve *runtime.ValidationError
+		if errors.As(err, &ve) {
+			return &ExitError{Code: ExitUsage, Err: err}
+		}
+		return err
+	}
+	if opts.JSON {
+		enc := json.NewEncoder(g.Streams.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	out := res.Output
+	if !strings.HasSuffix(out, "\n") {
+		out += "\n"
+	}
+	_, err = io.WriteString(g.Streams.Out, out)
+	return err
+}
+
+func shorten(s string) string {
+	if len(s) > 120 {
+		return s[:120] + "…"
+	}
+	return s
+}
+
+// progressPrinter shows live metadata on stderr: the title when it changes,
+// and new output as it grows.
+type progressPrinter struct {
+	w         io.Writer
+	lastTitle string
+	printed   int
+}
+
+func (p *progressPrinter) update(title string, meta map[string]any) {
+	if title != "" && title != p.lastTitle {
+		fmt.Fprintf(p.w, "· %s\n", title)
+		p.lastTitle = title
+	}
+	if out, ok := meta["output"].(string); ok {
+		if len(out) < p.printed {
+			p.printed = 0
+		}
+		if len(out) > p.printed {
+			io.WriteString(p.w, out[p.printed:])
+			p.printed = len(out)
+		}
+		return
+	}
+	if len(meta) > 0 {
+		b, _ := json.Marshal(meta)
+		fmt.Fprintf(p.w, "· %s\n", shorten(string(b)))
+	}
+}

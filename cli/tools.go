@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+)
+
+// ToolsOptions are the flags of `toolhost tools`.
+type ToolsOptions struct {
+	JSON  bool
+	Agent string
+	Model string
+}
+
+// NewCmdTools lists the tools an agent gets. runF replaces the behaviour in
+// tests of flag parsing; nil means runTools.
+func NewCmdTools(g *Globals, runF func(context.Context, *Globals, *ToolsOptions) error) *cobra.Command {
+	opts := &ToolsOptions{}
+	cmd := &cobra.Command{
+		Use:   "tools",
+		Short: "List the tools an agent gets",
+		Long: `List the tools offered to an agent on a model: built-in tools, wasm tools
+from .toolhost/tool/, plugin and MCP tools, after the model, config and
+permission filters. Modules that failed to load are reported on stderr.`,
+		Example: `  toolhost tools
+  toolhost tools --json --agent explore
+  toolhost tools --model gpt-5   # apply_patch replaces edit and write`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), g, opts)
+			}
+			return runTools(cmd.Context(), g, opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print a JSON array of {id, source, description, parameters}")
+	cmd.Flags().StringVar(&opts.Agent, "agent", "", "agent `name` (default: the configured default agent, else build)")
+	cmd.Flags().StringVar(&opts.Model, "model", "", "model `id`, for model-specific tool choices")
+	return cmd
+}
+
+func runTools(ctx context.Context, g *Globals, opts *ToolsOptions) error {
+	h, err := g.host(ctx, nil, true)
+	if err != nil {
+		return err
+	}
+	defer h.Close(context.WithoutCancel(ctx))
+	for _, le := range h.LoadErrors {
+		fmt.Fprintf(g.Streams.ErrOut, "toolhost: skipped %s\n", le)
+	}
+	if opts.Model == "" {
+		opts.Model = h.Config.Model
+	}
+	tools, err := h.Registry.Tools(ctx, opts.Model, opts.Agent)
+	if err != nil {
+		return usageError{err}
+	}
+	if opts.JSON {
+		enc := json.NewEncoder(g.Streams.Out)
+		enc.SetIndent("", "  ")
+		if tools == nil {
+			return enc.Encode([]any{})
+		}
+		return enc.Encode(tools)
+	}
+	tw := tabwriter.NewWriter(g.Streams.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSOURCE\tDESCRIPTION")
+	for _, t := range tools {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.ID, t.Source, firstLine(t.Description, 90))
+	}
+	return tw.Flush()
+}
+
+// firstLine returns the first sentence-ish line of s, at most n runes.
+func firstLine(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n-1]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"golang.org/x/term"
+
+	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/permission"
+)
+
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+// ttyMu serialises prompts: concurrent tool calls (batch) must not
+// interleave their questions.
+var ttyMu sync.Mutex
+
+// ttyAsker asks a person at a terminal.
+type ttyAsker struct{ tty io.ReadWriter }
+
+// Ask shows the request and reads once / always / reject / a message.
+func (a *ttyAsker) Ask(ctx context.Context, req permission.Request) (permission.Reply, error) {
+	ttyMu.Lock()
+	defer ttyMu.Unlock()
+	w := a.tty
+	fmt.Fprintf(w, "\n── permission: %s ──\n", req.Permission)
+	if req.Tool != "" {
+		fmt.Fprintf(w, "tool:     %s\n", req.Tool)
+	}
+	fmt.Fprintf(w, "patterns: %s\n", strings.Join(req.Patterns, ", "))
+	if diff, ok := req.Metadata["diff"].(string); ok && diff != "" {
+		fmt.Fprintf(w, "%s\n", strings.TrimRight(diff, "\n"))
+	}
+	keys := make([]string, 0, len(req.Metadata))
+	for k := range req.Metadata {
+		if k != "diff" {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		b, _ := json.Marshal(req.Metadata[k])
+		fmt.Fprintf(w, "%s: %s\n", k, b)
+	}
+	always := ""
+	if len(req.Always) > 0 {
+		always = " (" + strings.Join(req.Always, ", ") + ")"
+	}
+	fmt.Fprintf(w, "[o]nce  [a]lways%s  [r]eject  or type a message to reject with feedback: ", always)
+	line, err := readLine(ctx, a.tty)
+	if err != nil {
+		return permission.Reply{}, err
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "o", "once", "y", "yes":
+		return permission.Reply{Kind: permission.Once}, nil
+	case "a", "always":
+		return permission.Reply{Kind: permission.Always}, nil
+	case "r", "reject", "n", "no", "":
+		return permission.Reply{Kind: permission.Reject}, nil
+	}
+	return permission.Reply{Kind: permission.Reject, Message: strings.TrimSpace(line)}, nil
+}
+
+// readLine reads one line, giving up when ctx ends.
+func readLine(ctx context.Context, r io.Reader) (string, error) {
+	type result struct {
+		s   string
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		s, err := bufio.NewReader(r).ReadString('\n')
+		ch <- result{s, err}
+	}()
+	select {
+	case <-ctx.Done():
+		return "", ctx.Err()
+	case res := <-ch:
+		if res.err != nil && res.s == "" {
+			return "", fmt.Errorf("read answer from terminal: %w", res.err)
+		}
+		return res.s, nil
+	}
+}
+
+// ttyQuestioner lets the question tool ask a person at a terminal.
+type ttyQuestioner struct{ tty io.ReadWriter }
+
+// AskQuestions asks each question in turn; options are chosen by number
+// (several, comma-separated, when multiple), or typed freely.
+func (q *ttyQuestioner) AskQuestions(ctx context.Context, qs []runtime.Question) ([][]string, error) {
+	ttyMu.Lock()
+	defer ttyMu.Unlock()
+	answers := make([][]string, 0, len(qs))
+	for _, question := range qs {
+		fmt.Fprintf(q.tty, "\n? %s\n", question.Question)
+		for i, o := range question.Options {
+			fmt.Fprintf(q.tty, "  %d) %s\n", i+1, o)
+		}
+		prompt := "> "
+		if question.Multiple && len(question.Options) > 0 {
+			prompt = "(numbers separated by commas, or your own answer) > "
+		}
+		fmt.Fprint(q.tty, prompt)
+		line, err := readLine(ctx, q.tty)
+		if err != nil {
+			return nil, err
+		}
+		answers = append(answers, parseAnswer(strings.TrimSpace(line), question))
+	}
+	return answers, nil
+}
+
+func parseAnswer(line string, q runtime.Question) []string {
+	if len(q.Options) == 0 || line == "" {
+		return []string{line}
+	}
+	var picked []string
+	for _, part := range strings.Split(line, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(part))
+		if err != nil || n < 1 || n > len(q.Options) {
+			return []string{line} // a free-form answer
+		}
+		picked = append(picked, q.Options[n-1])
+		if !q.Multiple {
+			break
+		}
+	}
+	return picked
+}

@@ -1,0 +1,255 @@
+package main_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "toolhost-e2e")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "toolhost")
+	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
+	if err != nil {
+		os.Stderr.Write(out)
+		panic("build toolhost: " + err.Error())
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// env is a fresh user: empty home, config, data and cache directories, and
+// a project directory with a .git marker.
+type env struct {
+	t       *testing.T
+	home    string
+	project string
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	root := t.TempDir()
+	e := &env{t: t, home: filepath.Join(root, "home"), project: filepath.Join(root, "project")}
+	for _, d := range []string{e.home, filepath.Join(e.project, ".git")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return e
+}
+
+func (e *env) write(rel, content string) string {
+	e.t.Helper()
+	p := filepath.Join(e.project, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+	return p
+}
+
+// run executes the binary in the project with stdin, returning stdout,
+// stderr and the exit code.
+func (e *env) run(stdin string, args ...string) (string, string, int) {
+	e.t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = e.project
+	cmd.Env = []string{
+		"HOME=" + e.home,
+		"PATH=" + os.Getenv("PATH"),
+		"XDG_CONFIG_HOME=" + filepath.Join(e.home, ".config"),
+		"XDG_DATA_HOME=" + filepath.Join(e.home, ".local/share"),
+		"XDG_CACHE_HOME=" + filepath.Join(e.home, ".cache"),
+	}
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		e.t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func TestToolsListsTheBuiltInToolsAsTextAndJSON(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	out, stderr, code := e.run("", "tools")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, id := range []string{"read", "write", "edit", "glob", "grep", "bash", "webfetch", "todowrite"} {
+		if !strings.Contains(out, "\n"+id+" ") {
+			t.Errorf("tools output lacks %s:\n%s", id, out)
+		}
+	}
+	out, _, code = e.run("", "tools", "--json", "--model", "gpt-5")
+	var tools []struct {
+		ID          string          `json:"id"`
+		Source      string          `json:"source"`
+		Description string          `json:"description"`
+		Parameters  json.RawMessage `json:"parameters"`
+	}
+	if err := json.Unmarshal([]byte(out), &tools); err != nil || code != 0 {
+		t.Fatalf("tools --json: %v (exit %d)\n%s", err, code, out)
+	}
+	seen := map[string]bool{}
+	for _, tl := range tools {
+		seen[tl.ID] = true
+		if tl.Source != "builtin" || tl.Description == "" || !json.Valid(tl.Parameters) {
+			t.Errorf("tool %s: incomplete entry %+v", tl.ID, tl)
+		}
+	}
+	if !seen["apply_patch"] || seen["edit"] {
+		t.Errorf("gpt-5 should get apply_patch instead of edit: %v", seen)
+	}
+}
+
+func TestCallRunsToolsAndMapsFailuresToExitCodes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.write("hello.txt", "hello\nworld\n")
+	e.write(".toolhost/toolhost.jsonc", `{
+  // comments are fine
+  "permission": {"bash": {"*": "ask", "echo *": "allow", "rm *": "deny"}},
+}`)
+	tests := []struct {
+		name     string
+		stdin    string
+		args     []string
+		code     int
+		stdout   string
+		stderrIn string
+	}{
+		{"read prints numbered lines", "", []string{"call", "read", `{"filePath":"hello.txt"}`}, 0, "2: world", ""},
+		{"arguments can come from stdin", `{"filePath":"hello.txt"}`, []string{"call", "read", "-"}, 0, "1: hello", ""},
+		{"an allowed command runs", "", []string{"call", "bash", `{"command":"echo hi","description":"Say hi"}`}, 0, "hi", ""},
+		{"a denied command exits 3 naming the rule", "", []string{"call", "bash", `{"command":"rm -rf x","description":"Remove"}`}, 3, "", "rm *"},
+		{"an ask without a terminal is refused with the way to allow it", "", []string{"call", "bash", `{"command":"ls","description":"List"}`}, 3, "", "--yes"},
+		{"--yes answers asks once", "", []string{"call", "bash", `{"command":"ls","description":"List"}`, "--yes"}, 0, "hello.txt", ""},
+		{"an unknown tool is a usage error", "", []string{"call", "nosuch", `{}`}, 2, "", "unknown tool"},
+		{"arguments that are not JSON are a usage error", "", []string{"call", "read", `{"filePath":`}, 2, "", "not valid JSON"},
+		{"schema violations are a usage error listing the problem", "", []string{"call", "read", `{}`}, 2, "", "filePath"},
+		{"a tool failure exits 1", "", []string{"call", "read", `{"filePath":"missing.txt"}`}, 1, "", "not found"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, stderr, code := e.run(tc.stdin, tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tc.code, out, stderr)
+			}
+			if !strings.Contains(out, tc.stdout) {
+				t.Errorf("stdout lacks %q:\n%s", tc.stdout, out)
+			}
+			if !strings.Contains(stderr, tc.stderrIn) {
+				t.Errorf("stderr lacks %q:\n%s", tc.stderrIn, stderr)
+			}
+		})
+	}
+}
+
+func TestCallJSONPrintsTheWholeResultAndSessionsPersist(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	out, stderr, code := e.run("", "call", "todowrite", `{"todos":[{"content":"ship it","status":"pending","priority":"high"}]}`, "--session", "s1", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var res struct {
+		Title       string         `json:"title"`
+		Output      string         `json:"output"`
+		Metadata    map[string]any `json:"metadata"`
+		Attachments []any          `json:"attachments"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Metadata == nil || res.Attachments == nil {
+		t.Fatalf("--json result incomplete: %v\n%s", err, out)
+	}
+	out, _, _ = e.run("", "call", "todoread", `{}`, "--session", "s1")
+	if !strings.Contains(out, "ship it") {
+		t.Errorf("todo did not persist across invocations of one session:\n%s", out)
+	}
+	out, _, _ = e.run("", "call", "todoread", `{}`, "--session", "s2")
+	if strings.Contains(out, "ship it") {
+		t.Errorf("todo leaked into another session:\n%s", out)
+	}
+}
+
+func TestWriteRequiresAReadInTheSameSession(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.write("notes.txt", "v1\n")
+	e.write(".toolhost/toolhost.json", `{"permission": {"edit": "allow"}}`)
+	args := `{"filePath":"notes.txt","content":"v2\n"}`
+	if _, stderr, code := e.run("", "call", "write", args, "--session", "w"); code != 1 || !strings.Contains(stderr, "read") {
+		t.Fatalf("write before read: exit %d, stderr %s", code, stderr)
+	}
+	if _, stderr, code := e.run("", "call", "read", `{"filePath":"notes.txt"}`, "--session", "w"); code != 0 {
+		t.Fatalf("read: %s", stderr)
+	}
+	if _, stderr, code := e.run("", "call", "write", args, "--session", "w"); code != 0 {
+		t.Fatalf("write after read in the same session: exit %d: %s", code, stderr)
+	}
+	b, _ := os.ReadFile(filepath.Join(e.project, "notes.txt"))
+	if string(b) != "v2\n" {
+		t.Errorf("file = %q", b)
+	}
+}
+
+func TestPermissionsExplainPrintsTheDecisionFirstAndTheDecidingRule(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.write("toolhost.json", `{
+  "permission": {
+    "bash": {"*": "ask", "git *": "allow"}
+  }
+}`)
+	out, stderr, code := e.run("", "permissions", "explain", "bash", "git status")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(out, "\n")
+	if lines[0] != "allow" {
+		t.Errorf("first line = %q, want allow\n%s", lines[0], out)
+	}
+	if !strings.Contains(out, "toolhost.json:3") || !strings.Contains(out, `"git *"`) {
+		t.Errorf("deciding rule with file and line missing:\n%s", out)
+	}
+	out, _, _ = e.run("", "permissions", "explain", "read", ".env")
+	if !strings.HasPrefix(out, "ask\n") {
+		t.Errorf("reading .env should ask by default:\n%s", out)
+	}
+}
+
+func TestVersionAndHelpWork(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	if out, _, code := e.run("", "version"); code != 0 || !strings.HasPrefix(out, "toolhost ") {
+		t.Errorf("version: %d %q", code, out)
+	}
+	for _, cmd := range [][]string{{"call", "--help"}, {"tools", "--help"}, {"permissions", "explain", "--help"}} {
+		out, _, code := e.run("", cmd...)
+		if code != 0 || !strings.Contains(out, "Example") && !strings.Contains(out, "Examples") {
+			t.Errorf("%v: exit %d, no example:\n%s", cmd, code, out)
+		}
+	}
+	if _, _, code := e.run("", "nosuch"); code != 2 {
+		t.Errorf("unknown command exit %d, want 2", code)
+	}
+}

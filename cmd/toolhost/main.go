@@ -1,0 +1,11 @@
+// Command toolhost lists, inspects and calls LLM agent tools. See package
+// cli for the commands.
+package main
+
+import (
+	"os"
+
+	"github.com/toolhost/toolhost/cli"
+)
+
+func main() { os.Exit(cli.Main(os.Args[1:])) }

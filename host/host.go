@@ -1,0 +1,140 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/toolhost/toolhost/builtins"
+	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/config"
+	"github.com/toolhost/toolhost/runtime/permission"
+	"github.com/toolhost/toolhost/runtime/session"
+)
+
+// Options configure New. Zero values give the defaults a user gets from
+// the CLI: the current directory as project, config from the usual
+// directories, state under $XDG_DATA_HOME/toolhost.
+type Options struct {
+	// Directory is the working directory. Default: the process's.
+	Directory string
+	// Asker answers permission requests a rule leaves at "ask". Nil: they
+	// are refused with a message saying how to allow them.
+	Asker permission.Asker
+	// Questioner lets the question tool ask a person. Nil: not offered.
+	Questioner runtime.Questioner
+	Logger     *slog.Logger
+	// DataDir overrides $XDG_DATA_HOME/toolhost.
+	DataDir string
+	// CacheDir overrides $XDG_CACHE_HOME/toolhost.
+	CacheDir string
+	// Env reads environment variables. Default os.Getenv.
+	Env func(string) string
+	// NoWasm skips wasm tool discovery.
+	NoWasm bool
+}
+
+// Host is an assembled toolhost.
+type Host struct {
+	Registry *runtime.Registry
+	Config   *config.Config
+	// Dirs are the config directories, lowest precedence first.
+	Dirs []string
+	// Files are the config files read, in merge order.
+	Files    []string
+	Store    *session.Store
+	Worktree string
+	// LoadErrors lists tool modules that failed to load and were skipped.
+	LoadErrors []LoadError
+
+	closers []func(context.Context) error
+}
+
+// LoadError is a tool source that failed and was skipped.
+type LoadError struct {
+	Source string `json:"source"`
+	File   string `json:"file"`
+	Reason string `json:"reason"`
+}
+
+func (e LoadError) String() string { return fmt.Sprintf("%s: %s", e.File, e.Reason) }
+
+// New loads config and assembles the registry.
+func New(ctx context.Context, opts Options) (*Host, error) {
+	if opts.Directory == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("working directory: %w", err)
+		}
+		opts.Directory = wd
+	}
+	abs, err := filepath.Abs(opts.Directory)
+	if err != nil {
+		return nil, fmt.Errorf("working directory %s: %w", opts.Directory, err)
+	}
+	opts.Directory = abs
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Env == nil {
+		opts.Env = os.Getenv
+	}
+	if opts.DataDir == "" {
+		opts.DataDir = runtime.DefaultDataDir()
+	}
+	if opts.CacheDir == "" {
+		opts.CacheDir = DefaultCacheDir(opts.Env)
+	}
+	worktree := config.FindWorktree(opts.Directory)
+	loaded, err := config.Load(config.LoadOptions{Directory: opts.Directory, Worktree: worktree, Env: opts.Env})
+	if err != nil {
+		return nil, err
+	}
+	store, err := session.Open(filepath.Join(opts.DataDir, "sessions.db"))
+	if err != nil {
+		return nil, err
+	}
+	reg, err := runtime.NewRegistry(runtime.Options{
+		Config:     loaded.Config,
+		Store:      store,
+		Asker:      opts.Asker,
+		Questioner: opts.Questioner,
+		Logger:     opts.Logger,
+		DataDir:    opts.DataDir,
+		Directory:  opts.Directory,
+		Worktree:   worktree,
+	})
+	if err != nil {
+		return nil, err
+	}
+	h := &Host{Registry: reg, Config: loaded.Config, Dirs: loaded.Dirs, Files: loaded.Files, Store: store, Worktree: worktree}
+	reg.Add(runtime.SourceBuiltin, builtins.All(builtins.Options{ConfigDirs: loaded.Dirs})...)
+	if !opts.NoWasm {
+		if err := h.addWasm(ctx, opts); err != nil {
+			return nil, err
+		}
+	}
+	return h, nil
+}
+
+// Close releases compiled modules, MCP clients and other resources.
+func (h *Host) Close(ctx context.Context) error {
+	var first error
+	for i := len(h.closers) - 1; i >= 0; i-- {
+		if err := h.closers[i](ctx); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// DefaultCacheDir is $XDG_CACHE_HOME/toolhost, else ~/.cache/toolhost.
+func DefaultCacheDir(env func(string) string) string {
+	if d := env("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(d, "toolhost")
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".cache", "toolhost")
+}
