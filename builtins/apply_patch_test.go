@@ -46,10 +46,10 @@ func TestApplyPatch(t *testing.T) {
 			wantOutput: "D old.txt",
 		},
 		{
-			name:  "add, update and delete in one patch",
-			files: map[string]string{"u.txt": "1\n2\n3\n", "d.txt": "gone\n"},
-			patch: "*** Begin Patch\n*** Add File: n.txt\n+new\n*** Update File: u.txt\n@@\n 1\n-2\n+two\n 3\n*** Delete File: d.txt\n*** End Patch",
-			want:  map[string]string{"n.txt": "new\n", "u.txt": "1\ntwo\n3\n", "d.txt": ""},
+			name:       "add, update and delete in one patch",
+			files:      map[string]string{"u.txt": "1\n2\n3\n", "d.txt": "gone\n"},
+			patch:      "*** Begin Patch\n*** Add File: n.txt\n+new\n*** Update File: u.txt\n@@\n 1\n-2\n+two\n 3\n*** Delete File: d.txt\n*** End Patch",
+			want:       map[string]string{"n.txt": "new\n", "u.txt": "1\ntwo\n3\n", "d.txt": ""},
 			wantOutput: "Success. Updated the following files:\nA n.txt\nM u.txt\nD d.txt",
 		},
 		{
