@@ -87,7 +87,7 @@ func runCall(ctx context.Context, g *Globals, opts *CallOptions) error {
 			return permission.Reply{Kind: permission.Once}, nil
 		})
 	case g.Streams.TTY != nil:
-		asker = &ttyAsker{tty: g.Streams.TTY}
+		asker = &ttyAsker{tty: g.Streams.terminal()}
 	}
 	h, err := g.host(ctx, asker, true)
 	if err != nil {

@@ -35,6 +35,19 @@ type IOStreams struct {
 	// TTY, when non-nil, is where interactive prompts read answers (a
 	// person at a terminal). Nil means no person can be asked.
 	TTY io.ReadWriter
+
+	term *terminal
+}
+
+// terminal returns the shared terminal, or nil without a TTY.
+func (s *IOStreams) terminal() *terminal {
+	if s.TTY == nil {
+		return nil
+	}
+	if s.term == nil {
+		s.term = newTerminal(s.TTY)
+	}
+	return s.term
 }
 
 // Globals are flags every command takes.
@@ -57,7 +70,7 @@ func (g *Globals) logger() *slog.Logger {
 func (g *Globals) host(ctx context.Context, asker permission.Asker, withQuestions bool) (*host.Host, error) {
 	opts := host.Options{Directory: g.Dir, Asker: asker, Logger: g.logger()}
 	if withQuestions && g.Streams.TTY != nil {
-		opts.Questioner = &ttyQuestioner{tty: g.Streams.TTY}
+		opts.Questioner = &ttyQuestioner{tty: g.Streams.terminal()}
 	}
 	newHost := g.NewHost
 	if newHost == nil {

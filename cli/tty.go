@@ -20,17 +20,13 @@ import (
 
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
-// ttyMu serialises prompts: concurrent tool calls (batch) must not
-// interleave their questions.
-var ttyMu sync.Mutex
-
 // ttyAsker asks a person at a terminal.
-type ttyAsker struct{ tty io.ReadWriter }
+type ttyAsker struct{ tty *terminal }
 
 // Ask shows the request and reads once / always / reject / a message.
 func (a *ttyAsker) Ask(ctx context.Context, req permission.Request) (permission.Reply, error) {
-	ttyMu.Lock()
-	defer ttyMu.Unlock()
+	a.tty.mu.Lock()
+	defer a.tty.mu.Unlock()
 	w := a.tty
 	fmt.Fprintf(w, "\n── permission: %s ──\n", req.Permission)
 	if req.Tool != "" {
@@ -56,7 +52,7 @@ func (a *ttyAsker) Ask(ctx context.Context, req permission.Request) (permission.
 		always = " (" + strings.Join(req.Always, ", ") + ")"
 	}
 	fmt.Fprintf(w, "[o]nce  [a]lways%s  [r]eject  or type a message to reject with feedback: ", always)
-	line, err := readLine(ctx, a.tty)
+	line, err := a.tty.readLine(ctx)
 	if err != nil {
 		return permission.Reply{}, err
 	}
@@ -71,21 +67,50 @@ func (a *ttyAsker) Ask(ctx context.Context, req permission.Request) (permission.
 	return permission.Reply{Kind: permission.Reject, Message: strings.TrimSpace(line)}, nil
 }
 
+// terminal is a person's terminal: prompts are written to it and answers
+// read from it, one line at a time, by a single reader goroutine so a
+// cancelled question never leaves a competing read behind.
+type terminal struct {
+	// mu serialises prompts: concurrent tool calls (batch) must not
+	// interleave their questions.
+	mu    sync.Mutex
+	rw    io.ReadWriter
+	once  sync.Once
+	lines chan lineResult
+}
+
+type lineResult struct {
+	s   string
+	err error
+}
+
+func newTerminal(rw io.ReadWriter) *terminal { return &terminal{rw: rw} }
+
+func (t *terminal) Write(p []byte) (int, error) { return t.rw.Write(p) }
+
 // readLine reads one line, giving up when ctx ends.
-func readLine(ctx context.Context, r io.Reader) (string, error) {
-	type result struct {
-		s   string
-		err error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		s, err := bufio.NewReader(r).ReadString('\n')
-		ch <- result{s, err}
-	}()
+func (t *terminal) readLine(ctx context.Context) (string, error) {
+	t.once.Do(func() {
+		t.lines = make(chan lineResult)
+		go func() {
+			br := bufio.NewReader(t.rw)
+			for {
+				s, err := br.ReadString('\n')
+				t.lines <- lineResult{s, err}
+				if err != nil {
+					close(t.lines)
+					return
+				}
+			}
+		}()
+	})
 	select {
 	case <-ctx.Done():
 		return "", ctx.Err()
-	case res := <-ch:
+	case res, ok := <-t.lines:
+		if !ok {
+			return "", fmt.Errorf("read answer from terminal: %w", io.EOF)
+		}
 		if res.err != nil && res.s == "" {
 			return "", fmt.Errorf("read answer from terminal: %w", res.err)
 		}
@@ -94,13 +119,13 @@ func readLine(ctx context.Context, r io.Reader) (string, error) {
 }
 
 // ttyQuestioner lets the question tool ask a person at a terminal.
-type ttyQuestioner struct{ tty io.ReadWriter }
+type ttyQuestioner struct{ tty *terminal }
 
 // AskQuestions asks each question in turn; options are chosen by number
 // (several, comma-separated, when multiple), or typed freely.
 func (q *ttyQuestioner) AskQuestions(ctx context.Context, qs []runtime.Question) ([][]string, error) {
-	ttyMu.Lock()
-	defer ttyMu.Unlock()
+	q.tty.mu.Lock()
+	defer q.tty.mu.Unlock()
 	answers := make([][]string, 0, len(qs))
 	for _, question := range qs {
 		fmt.Fprintf(q.tty, "\n? %s\n", question.Question)
@@ -112,7 +137,7 @@ func (q *ttyQuestioner) AskQuestions(ctx context.Context, qs []runtime.Question)
 			prompt = "(numbers separated by commas, or your own answer) > "
 		}
 		fmt.Fprint(q.tty, prompt)
-		line, err := readLine(ctx, q.tty)
+		line, err := q.tty.readLine(ctx)
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,137 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/permission"
+)
+
+// fakeTTY is a terminal whose person types input.
+type fakeTTY struct {
+	in  io.Reader
+	out bytes.Buffer
+}
+
+func (f *fakeTTY) Read(p []byte) (int, error)  { return f.in.Read(p) }
+func (f *fakeTTY) Write(p []byte) (int, error) { return f.out.Write(p) }
+
+func TestTTYAskerShowsTheRequestAndMapsAnswersToReplies(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		typed string
+		want  permission.Reply
+	}{
+		{"o\n", permission.Reply{Kind: permission.Once}},
+		{"always\n", permission.Reply{Kind: permission.Always}},
+		{"r\n", permission.Reply{Kind: permission.Reject}},
+		{"\n", permission.Reply{Kind: permission.Reject}},
+		{"use the staging branch instead\n", permission.Reply{Kind: permission.Reject, Message: "use the staging branch instead"}},
+	}
+	for _, tc := range tests {
+		t.Run(fmt.Sprintf("typing %q", tc.typed), func(t *testing.T) {
+			t.Parallel()
+			tty := &fakeTTY{in: strings.NewReader(tc.typed)}
+			got, err := (&ttyAsker{tty: newTerminal(tty)}).Ask(context.Background(), permission.Request{
+				Tool: "edit", Permission: "edit", Patterns: []string{"main.go"}, Always: []string{"*"},
+				Metadata: map[string]any{"diff": "--- a/main.go\n+++ b/main.go\n-old\n+new\n"},
+			})
+			if err != nil || got != tc.want {
+				t.Fatalf("reply = %+v, %v; want %+v", got, err, tc.want)
+			}
+			shown := tty.out.String()
+			for _, want := range []string{"permission: edit", "main.go", "+new", "[a]lways (*)"} {
+				if !strings.Contains(shown, want) {
+					t.Errorf("prompt lacks %q:\n%s", want, shown)
+				}
+			}
+		})
+	}
+}
+
+func TestTTYAskerGivesUpWhenTheCallIsCancelled(t *testing.T) {
+	t.Parallel()
+	r, w := io.Pipe()
+	defer w.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := (&ttyAsker{tty: newTerminal(&fakeTTY{in: r})}).Ask(ctx, permission.Request{Permission: "bash"})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+func TestTTYQuestionerAcceptsNumbersOrFreeText(t *testing.T) {
+	t.Parallel()
+	tty := &fakeTTY{in: strings.NewReader("2\n1, 3\nsomething else\n")}
+	got, err := (&ttyQuestioner{tty: newTerminal(tty)}).AskQuestions(context.Background(), []runtime.Question{
+		{Question: "Which?", Options: []string{"a", "b", "c"}},
+		{Question: "Which ones?", Options: []string{"a", "b", "c"}, Multiple: true},
+		{Question: "Which?", Options: []string{"a", "b"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{{"b"}, {"a", "c"}, {"something else"}}
+	for i := range want {
+		if !slices.Equal(got[i], want[i]) {
+			t.Errorf("answer %d = %q, want %q", i, got[i], want[i])
+		}
+	}
+}
+
+func TestExitCodeMapsErrorKinds(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		err  error
+		want int
+	}{
+		{nil, ExitOK},
+		{errors.New("file not found"), ExitToolFailed},
+		{usageError{errors.New("bad")}, ExitUsage},
+		{fmt.Errorf("wrapped: %w", &permission.DeniedError{Permission: "bash"}), ExitPermission},
+		{&permission.RejectedError{Permission: "edit"}, ExitPermission},
+		{&permission.CorrectedError{Permission: "edit", Message: "no"}, ExitPermission},
+		{&ExitError{Code: 7, Err: errors.New("x")}, 7},
+		{errors.New(`unknown command "x" for "toolhost"`), ExitUsage},
+	}
+	for _, tc := range tests {
+		if got := ExitCode(tc.err); got != tc.want {
+			t.Errorf("ExitCode(%v) = %d, want %d", tc.err, got, tc.want)
+		}
+	}
+}
+
+func TestCallFlagsParseIntoOptions(t *testing.T) {
+	t.Parallel()
+	var got *CallOptions
+	g := &Globals{Streams: IOStreams{Out: io.Discard, ErrOut: io.Discard}}
+	cmd := NewCmdCall(g, func(_ context.Context, _ *Globals, o *CallOptions) error { got = o; return nil })
+	cmd.SetArgs([]string{"bash", `{"command":"ls"}`, "--session", "s1", "--agent", "plan", "--yes", "--json", "--model", "gpt-5"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	want := CallOptions{Tool: "bash", Args: `{"command":"ls"}`, Session: "s1", Agent: "plan", Model: "gpt-5", Yes: true, JSON: true}
+	if *got != want {
+		t.Errorf("options = %+v, want %+v", *got, want)
+	}
+}
+
+func TestProgressPrinterShowsTitlesAndOnlyNewOutput(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	p := &progressPrinter{w: &buf}
+	p.update("Run tests", map[string]any{"output": "a\n"})
+	p.update("Run tests", map[string]any{"output": "a\nb\n"})
+	p.update("", map[string]any{"n": 1})
+	if got, want := buf.String(), "· Run tests\na\nb\n· {\"n\":1}\n"; got != want {
+		t.Errorf("progress = %q, want %q", got, want)
+	}
+}
