@@ -26,7 +26,7 @@ type ftEnv struct {
 
 // newFTEnv makes a project in a temporary directory. Each test gets its own
 // session id, so the process-wide read stamps of tests never mix.
-func newFTEnv(t *testing.T) *ftEnv {
+func newFTEnv(t testing.TB) *ftEnv {
 	t.Helper()
 	e := &ftEnv{dir: t.TempDir()}
 	e.tc = runtime.NewContext(runtime.Context{Directory: e.dir, Worktree: e.dir, SessionID: "ses-" + t.Name()}, nil,
@@ -43,7 +43,7 @@ func newFTEnv(t *testing.T) *ftEnv {
 }
 
 // call runs tool with args (a struct or map, marshalled to JSON).
-func (e *ftEnv) call(t *testing.T, tool runtime.Tool, args any) (runtime.Result, error) {
+func (e *ftEnv) call(t testing.TB, tool runtime.Tool, args any) (runtime.Result, error) {
 	t.Helper()
 	def, err := tool.Init(context.Background(), runtime.InitContext{Agent: &runtime.Agent{Name: "build"}})
 	if err != nil {
@@ -57,7 +57,7 @@ func (e *ftEnv) call(t *testing.T, tool runtime.Tool, args any) (runtime.Result,
 }
 
 // write creates a file in the project and returns its absolute path.
-func (e *ftEnv) write(t *testing.T, rel, content string) string {
+func (e *ftEnv) write(t testing.TB, rel, content string) string {
 	t.Helper()
 	p := filepath.Join(e.dir, rel)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -71,14 +71,14 @@ func (e *ftEnv) write(t *testing.T, rel, content string) string {
 
 // readAndStamp reads a file with the read tool, as a model must before it
 // edits the file.
-func (e *ftEnv) readAndStamp(t *testing.T, path string) {
+func (e *ftEnv) readAndStamp(t testing.TB, path string) {
 	t.Helper()
 	if _, err := e.call(t, Read(), ReadParams{FilePath: path}); err != nil {
 		t.Fatalf("read %s: %v", path, err)
 	}
 }
 
-func (e *ftEnv) content(t *testing.T, rel string) string {
+func (e *ftEnv) content(t testing.TB, rel string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(e.dir, rel))
 	if err != nil {
