@@ -34,9 +34,9 @@ const (
 	bashKillGrace = 200 * time.Millisecond
 	// bashMetadataInterval throttles live output updates.
 	bashMetadataInterval = 100 * time.Millisecond
-	// bashDrainGrace is how long output is still read after the shell has
-	// exited, for data already in the pipe; a background job that keeps the
-	// pipe open does not hold the call.
+	// bashDrainGrace is how long the call waits, after the shell has
+	// exited, for the output pipe to close; a background job that keeps it
+	// open does not hold the call longer.
 	bashDrainGrace = 100 * time.Millisecond
 )
 
@@ -228,6 +228,30 @@ func runShell(ctx context.Context, shell, command, dir string, timeout time.Dura
 		mu  sync.Mutex
 		out []byte
 	)
+	head := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return string(out[:min(len(out), bashMetadataMaxChars+utf8.UTFMax)])
+	}
+	// The reader only appends and nudges; progress runs on its own
+	// goroutine so a slow consumer of live metadata never stalls the pipe.
+	nudge := make(chan struct{}, 1)
+	progressDone := make(chan struct{})
+	go func() {
+		defer close(progressDone)
+		for range nudge {
+			progress(head())
+		}
+	}()
+	appendOut := func(b []byte) {
+		mu.Lock()
+		out = append(out, b...)
+		mu.Unlock()
+		select {
+		case nudge <- struct{}{}:
+		default:
+		}
+	}
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
@@ -235,11 +259,7 @@ func runShell(ctx context.Context, shell, command, dir string, timeout time.Dura
 		for {
 			n, err := r.Read(buf)
 			if n > 0 {
-				mu.Lock()
-				out = append(out, buf[:n]...)
-				head := string(out[:min(len(out), bashMetadataMaxChars+utf8.UTFMax)])
-				mu.Unlock()
-				progress(head)
+				appendOut(buf[:n])
 			}
 			if err != nil {
 				return
@@ -263,10 +283,20 @@ func runShell(ctx context.Context, shell, command, dir string, timeout time.Dura
 		killGroup(cmd.Process.Pid, bashKillGrace)
 		<-waitDone
 	}
-	// Whatever the command wrote is in the pipe now; read it, but do not
-	// wait for a background job that still holds the pipe open.
-	_ = r.SetReadDeadline(time.Now().Add(bashDrainGrace))
-	<-readDone
+	// The shell has exited, so the pipe closes as soon as its last data is
+	// read — unless a background job still holds it open. Give the reader
+	// a moment, then stop it and take whatever is still buffered without
+	// waiting for that job.
+	select {
+	case <-readDone:
+	case <-time.After(bashDrainGrace):
+		_ = r.SetReadDeadline(time.Now())
+		<-readDone
+		_ = r.SetReadDeadline(time.Time{})
+		drainAvailable(r, appendOut)
+	}
+	close(nudge)
+	<-progressDone
 
 	mu.Lock()
 	res.Output = string(out)

@@ -20,3 +20,6 @@ func killGroup(pid int, _ time.Duration) {
 
 // exitSignal is always "" where exit statuses carry no signal.
 func exitSignal(*os.ProcessState) string { return "" }
+
+// drainAvailable does nothing where pipes cannot be read without blocking.
+func drainAvailable(*os.File, func([]byte)) {}

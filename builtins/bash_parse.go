@@ -47,15 +47,25 @@ var pathCommands = []string{"cd", "rm", "cp", "mv", "mkdir", "touch", "chmod", "
 //
 // A command line that does not parse is an error: a person could not be
 // shown what it runs, and the shell would most likely reject it too.
-func parseShell(src string) ([]shellCommand, error) {
+//
+// It also returns the targets of file redirections (> < >> <> &> &>>) of
+// every statement, which read or write files just as cat and cp do.
+func parseShell(src string) ([]shellCommand, []*syntax.Word, error) {
 	return parseShellDepth(src, 0)
 }
 
-func parseShellDepth(src string, depth int) ([]shellCommand, error) {
+// fileRedirects are the redirection operators whose word is a file path.
+var fileRedirects = []syntax.RedirOperator{
+	syntax.RdrOut, syntax.AppOut, syntax.RdrIn, syntax.RdrInOut,
+	syntax.RdrClob, syntax.RdrAll, syntax.AppAll,
+}
+
+func parseShellDepth(src string, depth int) ([]shellCommand, []*syntax.Word, error) {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 	if err != nil {
-		return nil, fmt.Errorf("parse command: %w; fix the shell syntax and retry", err)
+		return nil, nil, fmt.Errorf("parse command: %w; fix the shell syntax and retry", err)
 	}
+	var redirects []*syntax.Word
 	// Redirections belong to the statement, not the call; remember each
 	// call's statement so its pattern can include them.
 	stmtOf := map[*syntax.CallExpr]*syntax.Stmt{}
@@ -65,6 +75,11 @@ func parseShellDepth(src string, depth int) ([]shellCommand, error) {
 		case *syntax.Stmt:
 			if c, ok := n.Cmd.(*syntax.CallExpr); ok {
 				stmtOf[c] = n
+			}
+			for _, r := range n.Redirs {
+				if r.Word != nil && slices.Contains(fileRedirects, r.Op) {
+					redirects = append(redirects, r.Word)
+				}
 			}
 		case *syntax.CallExpr:
 			if len(n.Args) > 0 {
@@ -96,14 +111,15 @@ func parseShellDepth(src string, depth int) ([]shellCommand, error) {
 			continue
 		}
 		if payload, ok := nestedPayload(cmd.Tokens, c.Args); ok {
-			inner, err := parseShellDepth(payload, depth+1)
+			inner, innerRedirects, err := parseShellDepth(payload, depth+1)
 			if err != nil {
-				return nil, fmt.Errorf("in %q: %w", cmd.Text, err)
+				return nil, nil, fmt.Errorf("in %q: %w", cmd.Text, err)
 			}
 			out = append(out, inner...)
+			redirects = append(redirects, innerRedirects...)
 		}
 	}
-	return out, nil
+	return out, redirects, nil
 }
 
 // nestedPayload returns the command line a command runs as a string: the
@@ -184,14 +200,15 @@ type bashRequests struct {
 	Patterns []string // one per simple command (cd excluded), deduplicated
 	Always   []string // their arity prefixes + " *"
 	// ExternalDirs are directories outside the project that the command
-	// line names (as an argument of a path command, or as workdir).
+	// line names: as an argument of a path command, as the target of a
+	// file redirection, or as workdir.
 	ExternalDirs []string
 }
 
 // bashPermissions computes what a command line running in workdir must be
 // allowed. inProject reports whether an absolute path lies in the project.
 func bashPermissions(command, workdir string, inProject func(string) bool) (bashRequests, error) {
-	cmds, err := parseShell(command)
+	cmds, redirects, err := parseShell(command)
 	if err != nil {
 		return bashRequests{}, err
 	}
@@ -204,23 +221,26 @@ func bashPermissions(command, workdir string, inProject func(string) bool) (bash
 	if !inProject(workdir) {
 		addDir(workdir)
 	}
+	checkPath := func(p string) {
+		abs := p
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(workdir, abs)
+		}
+		abs = filepath.Clean(abs)
+		if inProject(abs) {
+			return
+		}
+		if st, err := os.Stat(abs); err == nil && st.IsDir() {
+			addDir(abs)
+		} else {
+			addDir(filepath.Dir(abs))
+		}
+	}
 	env := expand.ListEnviron(append(os.Environ(), "PWD="+workdir)...)
 	for _, c := range cmds {
 		if slices.Contains(pathCommands, c.Tokens[0]) {
-			for _, p := range pathArgs(c, env) {
-				abs := p
-				if !filepath.IsAbs(abs) {
-					abs = filepath.Join(workdir, abs)
-				}
-				abs = filepath.Clean(abs)
-				if inProject(abs) {
-					continue
-				}
-				if st, err := os.Stat(abs); err == nil && st.IsDir() {
-					addDir(abs)
-				} else {
-					addDir(filepath.Dir(abs))
-				}
+			for _, p := range pathArgs(c.args, c.Tokens[0], env) {
+				checkPath(p)
 			}
 		}
 		// cd changes only the shell's own directory; its target was checked
@@ -235,6 +255,14 @@ func bashPermissions(command, workdir string, inProject func(string) bool) (bash
 			r.Always = append(r.Always, a)
 		}
 	}
+	for _, p := range pathArgs(redirects, "", env) {
+		// Devices (/dev/null, /dev/stderr) are where output is thrown
+		// away or passed on, not files of another project.
+		if p == "/dev" || strings.HasPrefix(p, "/dev/") {
+			continue
+		}
+		checkPath(p)
+	}
 	return r, nil
 }
 
@@ -243,15 +271,15 @@ func bashPermissions(command, workdir string, inProject func(string) bool) (bash
 // skipping flags and chmod's +x style modes. Arguments with command
 // substitutions cannot be known in advance and are skipped: the
 // substituted command has its own pattern.
-func pathArgs(c shellCommand, env expand.Environ) []string {
+func pathArgs(words []*syntax.Word, command string, env expand.Environ) []string {
 	var out []string
-	for _, w := range c.args {
+	for _, w := range words {
 		fields, err := expand.Fields(&expand.Config{Env: env}, w)
 		if err != nil {
 			continue
 		}
 		for _, f := range fields {
-			if f == "" || strings.HasPrefix(f, "-") || (c.Tokens[0] == "chmod" && strings.HasPrefix(f, "+")) {
+			if f == "" || strings.HasPrefix(f, "-") || (command == "chmod" && strings.HasPrefix(f, "+")) {
 				continue
 			}
 			out = append(out, f)

@@ -250,6 +250,11 @@ func TestBashExternalDirectoryRequests(t *testing.T) {
 		{"cat through an unset variable resolves as the shell would", `cat "$UNSET_FOR_BASH_TEST"/x`, "", []string{"/*"}, []string{`cat "$UNSET_FOR_BASH_TEST"/x`}},
 		{"cp into a directory outside asks for that directory", "cp file " + root, "", []string{root + "/*"}, []string{"cp file " + root}},
 		{"a relative workdir inside the project asks nothing external", "mkdir -p x", "sub", nil, []string{"mkdir -p x"}},
+		{"an output redirection outside asks for its directory", "echo hi > ../out", "", []string{root + "/*"}, []string{"echo hi > ../out"}},
+		{"an input redirection outside asks for its directory", "sort < ../in", "", []string{root + "/*"}, []string{"sort < ../in"}},
+		{"a redirection of a block is checked", "{ echo a; } >> ../log", "", []string{root + "/*"}, []string{"echo a"}},
+		{"a redirection inside a bash -c payload is checked", "bash -c 'echo x > ../y'", "", []string{root + "/*"}, []string{"bash -c 'echo x > ../y'", "echo x > ../y"}},
+		{"redirections to devices and inside the project ask nothing external", "ls 2>/dev/null >out.txt 2>&1", "", nil, []string{"ls 2>/dev/null >out.txt 2>&1"}},
 		{"a path in a subshell of a workdir outside is resolved against it", "(touch ../y)", "../", []string{root + "/*", filepath.Dir(root) + "/*"}, []string{"touch ../y"}},
 	}
 	for _, tt := range tests {
@@ -477,14 +482,15 @@ func TestBashTimeoutKillsTheProcessTree(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			_, project := bashProject(t)
-			timeout := 300
+			// Long enough for the shells to start and print under a loaded, race-instrumented run.
+			timeout := 2000
 			res, err := runBashTool(t, context.Background(), bashContext(project, &bashProbe{}, nil), BashParams{Command: tt.command, Timeout: &timeout, Description: "sleep"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			pid := childPID(t, res.Output)
 			waitGone(t, pid)
-			if !strings.HasSuffix(res.Output, "<bash_metadata>\nbash tool terminated command after exceeding timeout 300 ms\n</bash_metadata>") {
+			if !strings.HasSuffix(res.Output, "<bash_metadata>\nbash tool terminated command after exceeding timeout 2000 ms\n</bash_metadata>") {
 				t.Errorf("output %q lacks the timeout note", res.Output)
 			}
 			if strings.Contains(res.Output, "User aborted") {
@@ -643,5 +649,23 @@ func TestThrottleDeliversTheLatestValueAndNothingAfterStop(t *testing.T) {
 	slow.update("after stop")
 	if !slices.Equal(late, []string{"first"}) {
 		t.Errorf("emitted %q after stop, want only the first value", late)
+	}
+}
+
+func TestDrainAvailableTakesBufferedOutputWithoutWaiting(t *testing.T) {
+	t.Parallel()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close() // held open, as by a background job
+	if _, err := w.Write([]byte("left in the pipe")); err != nil {
+		t.Fatal(err)
+	}
+	var got []byte
+	drainAvailable(r, func(b []byte) { got = append(got, b...) })
+	if string(got) != "left in the pipe" {
+		t.Errorf("drained %q", got)
 	}
 }

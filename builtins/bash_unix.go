@@ -45,3 +45,22 @@ func exitSignal(ps *os.ProcessState) string {
 	}
 	return ""
 }
+
+// drainAvailable passes on whatever r holds right now, without waiting for
+// more: the output a command wrote before the reader was stopped.
+func drainAvailable(r *os.File, sink func([]byte)) {
+	rc, err := r.SyscallConn()
+	if err != nil {
+		return
+	}
+	buf := make([]byte, 32*1024)
+	_ = rc.Read(func(fd uintptr) bool {
+		for {
+			n, err := syscall.Read(int(fd), buf)
+			if n <= 0 || err != nil {
+				return true // EAGAIN: empty for now; that is all we take
+			}
+			sink(buf[:n])
+		}
+	})
+}
