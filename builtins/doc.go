@@ -15,6 +15,19 @@
 // re-implemented here. Tools ask permission through runtime.Context.Ask and
 // return its error unchanged.
 //
+// Libraries: mvdan.cc/sh/v3/syntax parses bash (a real POSIX/bash parser in
+// Go, where OpenCode uses tree-sitter); github.com/bmatcuk/doublestar/v4
+// matches ** globs; github.com/pmezard/go-difflib aligns lines for the
+// unified diffs shown to people; github.com/JohannesKaufmann/html-to-markdown
+// converts fetched pages. Hunks are formatted here because go-difflib omits
+// the "\ No newline at end of file" marker.
+//
+// Two process-wide maps are deliberate exceptions to "no mutable globals":
+// the per-file locks in filelock.go (every tool in the process must share
+// one lock per file, or concurrent edits lose updates) and the store-less
+// read-stamp map in filetime.go (used only when a host runs without a
+// session store).
+//
 // This package imports runtime and its subpackages, never plugins or front
 // ends.
 package builtins

@@ -499,8 +499,10 @@ func (r *Registry) execute(ctx context.Context, def *Definition, args json.RawMe
 }
 
 func (r *Registry) truncate(res Result, def *Definition, agent *Agent) (Result, error) {
-	if t, _ := res.Metadata["truncated"].(bool); t {
-		return res, nil // the tool truncated its own output
+	if _, ok := res.Metadata["truncated"]; ok {
+		// The tool manages its own output size (read pages by offset and
+		// says so); cutting it again would break its footer.
+		return res, nil
 	}
 	dir := KeepHead
 	if def.TruncateTail {
