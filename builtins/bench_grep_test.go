@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	goruntime "runtime"
 	"testing"
+	"time"
 
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/permission"
@@ -25,8 +26,11 @@ import (
 //     included, .gitignore honoured outside a git checkout); it prints
 //     every matching line, which is the work our search does before the cap.
 //
-// Report the ratio ours/rg of the ns/op of the same sub-benchmark, from one
-// run (go test -run '^$' -bench Goroot ./builtins/).
+// BenchmarkGrepGoroot and BenchmarkRipgrepGoroot time each side on its own.
+// On a shared machine their ratio drifts with the load, so
+// BenchmarkGrepVsRipgrepGoroot alternates the two within every iteration
+// and reports both times and the ratio ours/rg of their totals: that is the
+// number to quote (go test -run '^$' -bench GrepVsRipgrep ./builtins/).
 var grepBenchPatterns = []struct{ name, pattern string }{
 	{"literal", "ErrUnexpectedEOF"},
 	{"regex", `func \(\w+ \*\w+\) Close\(\)`},
@@ -40,44 +44,84 @@ func gorootSrc(b *testing.B) string {
 	return root
 }
 
-func BenchmarkGrepGoroot(b *testing.B) {
-	root := gorootSrc(b)
+// grepBenchCall returns a function running one grep tool call for pattern
+// on root, returning the number of matches.
+func grepBenchCall(b *testing.B, root, pattern string) func() int {
 	def, err := Grep().Init(context.Background(), runtime.InitContext{Agent: &runtime.Agent{}})
 	if err != nil {
 		b.Fatal(err)
 	}
 	allow := func(context.Context, permission.Request) error { return nil }
+	tc := runtime.NewContext(runtime.Context{Directory: root, Worktree: root}, nil, allow)
+	args, _ := json.Marshal(GrepParams{Pattern: pattern})
+	return func() int {
+		res, err := def.Execute(context.Background(), args, tc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return res.Metadata["matches"].(int)
+	}
+}
+
+// ripgrepBenchCall returns a function running rg for pattern on root, or
+// skips the benchmark when rg is not installed.
+func ripgrepBenchCall(b *testing.B, root, pattern string) func() {
+	rg, err := exec.LookPath("rg")
+	if err != nil {
+		b.Skip("ripgrep (rg) is not installed; install the ripgrep package to compare")
+	}
+	return func() {
+		cmd := exec.Command(rg, "-n", "--no-heading", "--hidden", "--no-require-git", "--regexp", pattern, root)
+		cmd.Stdout = io.Discard // a pipe: rg must write every line
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkGrepGoroot(b *testing.B) {
+	root := gorootSrc(b)
 	for _, bp := range grepBenchPatterns {
 		b.Run(bp.name, func(b *testing.B) {
-			tc := runtime.NewContext(runtime.Context{Directory: root, Worktree: root}, nil, allow)
-			args, _ := json.Marshal(GrepParams{Pattern: bp.pattern})
-			var matches any
+			call := grepBenchCall(b, root, bp.pattern)
+			matches := 0
 			for b.Loop() {
-				res, err := def.Execute(context.Background(), args, tc)
-				if err != nil {
-					b.Fatal(err)
-				}
-				matches = res.Metadata["matches"]
+				matches = call()
 			}
-			b.ReportMetric(float64(matches.(int)), "matches")
+			b.ReportMetric(float64(matches), "matches")
+		})
+	}
+}
+
+func BenchmarkGrepVsRipgrepGoroot(b *testing.B) {
+	root := gorootSrc(b)
+	for _, bp := range grepBenchPatterns {
+		b.Run(bp.name, func(b *testing.B) {
+			ours, rg := grepBenchCall(b, root, bp.pattern), ripgrepBenchCall(b, root, bp.pattern)
+			var oursTime, rgTime time.Duration
+			for b.Loop() {
+				start := time.Now()
+				ours()
+				mid := time.Now()
+				rg()
+				oursTime += mid.Sub(start)
+				rgTime += time.Since(mid)
+			}
+			n := float64(b.N)
+			b.ReportMetric(float64(oursTime.Nanoseconds())/n, "ours-ns/op")
+			b.ReportMetric(float64(rgTime.Nanoseconds())/n, "rg-ns/op")
+			b.ReportMetric(float64(oursTime)/float64(rgTime), "ours/rg")
 		})
 	}
 }
 
 func BenchmarkRipgrepGoroot(b *testing.B) {
-	rg, err := exec.LookPath("rg")
-	if err != nil {
-		b.Skip("ripgrep (rg) is not installed; install the ripgrep package to compare")
-	}
 	root := gorootSrc(b)
 	for _, bp := range grepBenchPatterns {
 		b.Run(bp.name, func(b *testing.B) {
+			call := ripgrepBenchCall(b, root, bp.pattern)
 			for b.Loop() {
-				cmd := exec.Command(rg, "-n", "--no-heading", "--hidden", "--no-require-git", "--regexp", bp.pattern, root)
-				cmd.Stdout = io.Discard // a pipe: rg must write every line
-				if err := cmd.Run(); err != nil {
-					b.Fatal(err)
-				}
+				call()
 			}
 		})
 	}

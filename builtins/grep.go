@@ -13,6 +13,7 @@ import (
 	"regexp/syntax"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -81,14 +82,26 @@ func runGrep(ctx context.Context, p GrepParams, tc *runtime.Context) (runtime.Re
 }
 
 // grepMatcher finds the lines that match a pattern. When every match must
-// contain some literal, it looks for that literal in the whole buffer with
-// bytes.Index (vectorised) and runs the regexp only on the lines around the
-// hits, which is what makes a Go regexp search competitive with ripgrep.
+// contain one of a few literals (needles), it looks for them in the whole
+// buffer with vectorised byte searches and runs the regexp only on the lines
+// around the hits, which is what makes a Go regexp search competitive with
+// ripgrep: most files are rejected without running the regexp at all.
 type grepMatcher struct {
 	re       *regexp.Regexp
-	lit      []byte // a substring every match contains; nil when there is none
-	complete bool   // the pattern is exactly lit: a hit is a match
+	needles  []grepNeedle // every match contains one of them; nil when unknown
+	complete bool         // the pattern is exactly needles[0]: a hit is a match
 }
+
+// grepNeedle is a literal to look for; fold means ASCII case-insensitive
+// (s is then lower case).
+type grepNeedle struct {
+	s    []byte
+	fold bool
+}
+
+// grepMaxNeedles bounds the alternatives searched for: each one is a pass
+// over the buffer.
+const grepMaxNeedles = 8
 
 func compileMatcher(pattern string) (*grepMatcher, error) {
 	re, err := regexp.Compile(pattern)
@@ -102,73 +115,204 @@ func compileMatcher(pattern string) (*grepMatcher, error) {
 	}
 	m := &grepMatcher{re: re}
 	if prefix, complete := re.LiteralPrefix(); complete && prefix != "" {
-		m.lit, m.complete = []byte(prefix), true
+		m.needles, m.complete = []grepNeedle{{s: []byte(prefix)}}, true
 		return m, nil
 	}
 	if parsed, err := syntax.Parse(pattern, syntax.Perl); err == nil {
-		if lit := requiredLiteral(parsed.Simplify()); lit != "" {
-			m.lit = []byte(lit)
-		}
+		m.needles = requiredNeedles(parsed.Simplify())
 	}
 	return m, nil
 }
 
-// requiredLiteral returns a string that every match of re contains, the
-// longest it can cheaply prove, or "".
-func requiredLiteral(re *syntax.Regexp) string {
+// requiredNeedles returns literals one of which every match of re
+// contains, the longest it can cheaply prove, or nil.
+func requiredNeedles(re *syntax.Regexp) []grepNeedle {
 	switch re.Op {
 	case syntax.OpLiteral:
-		if re.Flags&syntax.FoldCase != 0 {
-			return ""
-		}
-		return string(re.Rune)
+		return literalNeedle(re.Rune, re.Flags&syntax.FoldCase != 0)
 	case syntax.OpCapture, syntax.OpPlus:
-		return requiredLiteral(re.Sub[0])
+		return requiredNeedles(re.Sub[0])
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
-			return requiredLiteral(re.Sub[0])
+			return requiredNeedles(re.Sub[0])
 		}
-	case syntax.OpConcat:
-		best, run := "", ""
+	case syntax.OpAlternate:
+		var all []grepNeedle
 		for _, sub := range re.Sub {
-			if sub.Op == syntax.OpLiteral && sub.Flags&syntax.FoldCase == 0 {
-				run += string(sub.Rune)
-				if len(run) > len(best) {
-					best = run
+			ns := requiredNeedles(sub)
+			if ns == nil || len(all)+len(ns) > grepMaxNeedles {
+				return nil
+			}
+			all = append(all, ns...)
+		}
+		return all
+	case syntax.OpConcat:
+		var best []grepNeedle
+		consider := func(ns []grepNeedle) {
+			if needlesScore(ns) > needlesScore(best) {
+				best = ns
+			}
+		}
+		// Adjacent literals with the same case rule form one longer needle.
+		var run []rune
+		runFold := false
+		for _, sub := range re.Sub {
+			if sub.Op == syntax.OpLiteral {
+				fold := sub.Flags&syntax.FoldCase != 0
+				if len(run) > 0 && fold != runFold {
+					consider(literalNeedle(run, runFold))
+					run = nil
 				}
+				run, runFold = append(run, sub.Rune...), fold
 				continue
 			}
-			run = ""
-			if s := requiredLiteral(sub); len(s) > len(best) {
-				best = s
+			if len(run) > 0 {
+				consider(literalNeedle(run, runFold))
+				run = nil
 			}
+			consider(requiredNeedles(sub))
+		}
+		if len(run) > 0 {
+			consider(literalNeedle(run, runFold))
 		}
 		return best
 	}
-	return ""
+	return nil
+}
+
+// needlesScore ranks needle sets: longer shortest needle first, then fewer
+// needles, then case-sensitive ones.
+func needlesScore(ns []grepNeedle) int {
+	if len(ns) == 0 {
+		return 0
+	}
+	shortest := len(ns[0].s)
+	fold := 0
+	for _, n := range ns {
+		shortest = min(shortest, len(n.s))
+		if n.fold {
+			fold = 1
+		}
+	}
+	return shortest*100 - len(ns)*2 - fold
+}
+
+// literalNeedle makes a needle of a literal. A case-insensitive one is
+// reduced to its longest piece of ASCII characters whose only case
+// variants are ASCII: Go folds k to the Kelvin sign and s to the long s,
+// which an ASCII comparison would miss.
+func literalNeedle(runes []rune, fold bool) []grepNeedle {
+	if !fold {
+		if len(runes) == 0 {
+			return nil
+		}
+		return []grepNeedle{{s: []byte(string(runes))}}
+	}
+	var best, cur []byte
+	for _, r := range runes {
+		lr := unicode.ToLower(r)
+		if r >= utf8.RuneSelf || lr == 'k' || lr == 's' {
+			cur = nil
+			continue
+		}
+		cur = append(cur, byte(lr))
+		if len(cur) > len(best) {
+			best = slices.Clone(cur)
+		}
+	}
+	if len(best) == 0 {
+		return nil
+	}
+	return []grepNeedle{{s: best, fold: true}}
+}
+
+// index returns the first position of n in buf, or -1.
+func (n *grepNeedle) index(buf []byte) int {
+	if !n.fold {
+		return bytes.Index(buf, n.s)
+	}
+	// Look for the first byte in either case, then compare the rest.
+	lo, up := n.s[0], n.s[0]
+	if 'a' <= lo && lo <= 'z' {
+		up = lo - 'a' + 'A'
+	}
+	nextLo, nextUp := -2, -2
+	for pos := 0; pos+len(n.s) <= len(buf); {
+		if nextLo != -1 && nextLo < pos {
+			if nextLo = bytes.IndexByte(buf[pos:], lo); nextLo >= 0 {
+				nextLo += pos
+			}
+		}
+		if up != lo && nextUp != -1 && nextUp < pos {
+			if nextUp = bytes.IndexByte(buf[pos:], up); nextUp >= 0 {
+				nextUp += pos
+			}
+		}
+		at := nextLo
+		if up != lo && nextUp >= 0 && (at < 0 || nextUp < at) {
+			at = nextUp
+		}
+		if at < 0 || at+len(n.s) > len(buf) {
+			return -1
+		}
+		if equalFoldASCII(buf[at:at+len(n.s)], n.s) {
+			return at
+		}
+		pos = at + 1
+	}
+	return -1
+}
+
+// equalFoldASCII reports whether b equals lower ignoring ASCII case.
+func equalFoldASCII(b, lower []byte) bool {
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // searchBlock calls emit for each matching line of buf, which holds whole
 // lines; lineNo is the number of buf's first line. Line numbers are counted
-// only up to each match, so a file without matches is scanned once by
-// bytes.Index and nothing else.
+// only up to each match, so a file without matches is scanned by the needle
+// search and nothing else.
 func (m *grepMatcher) searchBlock(buf []byte, lineNo int, emit func(lineNo int, line []byte)) {
+	// next[i] is the next position of needle i at or after the last
+	// search, -1 when there is none left; found lazily.
+	var nextBuf [grepMaxNeedles]int
+	next := nextBuf[:len(m.needles)]
+	for i := range next {
+		next[i] = -2
+	}
 	counted := 0 // lines before buf[counted:] are included in lineNo
 	pos := 0     // always the start of a line
 	for pos < len(buf) {
 		var ls, le int
-		if m.lit != nil {
-			i := bytes.Index(buf[pos:], m.lit)
-			if i < 0 {
+		if len(m.needles) > 0 {
+			hit := -1
+			for i := range m.needles {
+				if next[i] == -2 || (next[i] >= 0 && next[i] < pos) {
+					if next[i] = m.needles[i].index(buf[pos:]); next[i] >= 0 {
+						next[i] += pos
+					}
+				}
+				if next[i] >= 0 && (hit < 0 || next[i] < hit) {
+					hit = next[i]
+				}
+			}
+			if hit < 0 {
 				return
 			}
-			i += pos
-			ls = pos + bytes.LastIndexByte(buf[pos:i], '\n') + 1
-			le = bytes.IndexByte(buf[i:], '\n')
+			ls = pos + bytes.LastIndexByte(buf[pos:hit], '\n') + 1
+			le = bytes.IndexByte(buf[hit:], '\n')
 			if le < 0 {
 				le = len(buf)
 			} else {
-				le += i
+				le += hit
 			}
 		} else {
 			ls = pos

@@ -282,15 +282,23 @@ func TestGrepAsksPermission(t *testing.T) {
 	}
 }
 
-func TestRequiredLiteral(t *testing.T) {
+func TestRequiredNeedles(t *testing.T) {
 	t.Parallel()
-	tests := []struct{ pattern, lit string }{
+	tests := []struct {
+		pattern string
+		needles string // needles joined by "|", folded ones prefixed by "i:"
+	}{
 		{"needle", "needle"},
 		{`func \w+\(`, "func "},
 		{`\w+Error\b`, "Error"},
 		{`(foo)+bar`, "foo"},
+		{`TODO|FIXME`, "TODO|FIXME"},
+		{`(?:foo|bar)\w*baz`, "baz"},
+		{`(?:foo|bar)\w*z`, "foo|bar"},
+		{`(?i)Unexpected EOF`, "i:unexpected eof"},
+		{`(?i)mask`, "i:ma"},
+		{`(?i)café au lait`, "i: au lait"},
 		{`a|b`, ""},
-		{`(?i)needle`, ""},
 		{`x*`, ""},
 		{`[A-Z]\d+ ok`, " ok"},
 	}
@@ -299,8 +307,40 @@ func TestRequiredLiteral(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if string(m.lit) != tt.lit {
-			t.Errorf("literal of %q = %q, want %q", tt.pattern, m.lit, tt.lit)
+		var got []string
+		for _, n := range m.needles {
+			s := string(n.s)
+			if n.fold {
+				s = "i:" + s
+			}
+			got = append(got, s)
+		}
+		if strings.Join(got, "|") != tt.needles {
+			t.Errorf("needles of %q = %q, want %q", tt.pattern, got, tt.needles)
+		}
+	}
+}
+
+func TestGrepNeedleSearchAgreesWithTheRegexp(t *testing.T) {
+	t.Parallel()
+	// Every line the regexp matches must be found through the needles.
+	text := "Unexpected EOF here\nunexpected eof\nUNEXPECTED EOFs\nnothing\nTODO: x\n" +
+		"a FIXME b\nthe mask\nMASK\nmaſk\nKelvin \u212Aey\nkey\nxx TODO\n"
+	for _, pattern := range []string{`(?i)unexpected eof`, `TODO|FIXME`, `(?i)mask`, `(?i)key`, `(?i)\bT(?:odo|ODO)\b`, `(?:foo|MASK)$`} {
+		m, err := compileMatcher(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int
+		m.searchBlock([]byte(text), 1, func(n int, _ []byte) { got = append(got, n) })
+		var want []int
+		for i, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+			if m.re.MatchString(line) {
+				want = append(want, i+1)
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%q matched lines %v, want %v", pattern, got, want)
 		}
 	}
 }
