@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/toolhost/toolhost/builtins"
+	"github.com/toolhost/toolhost/plugins"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
 	"github.com/toolhost/toolhost/runtime/permission"
@@ -49,6 +50,7 @@ type Host struct {
 	// LoadErrors lists tool modules that failed to load and were skipped.
 	LoadErrors []LoadError
 
+	wasm    *plugins.Host
 	closers []func(context.Context) error
 }
 
@@ -116,6 +118,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 			return nil, err
 		}
 	}
+	h.addMCP(ctx, opts)
 	return h, nil
 }
 

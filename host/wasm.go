@@ -1,7 +1,28 @@
 package host
 
-import "context"
+import (
+	"context"
+	"path/filepath"
 
-// addWasm discovers wasm tools in the config directories. It is wired to
-// package plugins once that lands.
-func (h *Host) addWasm(ctx context.Context, opts Options) error { return nil }
+	"github.com/toolhost/toolhost/plugins"
+	"github.com/toolhost/toolhost/runtime"
+)
+
+// addWasm discovers wasm tools (tool/*.wasm, tools/*.wasm) in the config
+// directories and adds them as runtime.SourceWasm. Modules that fail to
+// load are recorded in LoadErrors and skipped.
+func (h *Host) addWasm(ctx context.Context, opts Options) error {
+	wh := plugins.NewHost(plugins.HostOptions{
+		CacheDir: filepath.Join(opts.CacheDir, "wasm"),
+		Config:   h.Config,
+		Logger:   opts.Logger,
+	})
+	h.wasm = wh
+	h.closers = append(h.closers, wh.Close)
+	tools, errs := wh.Discover(ctx, h.Dirs)
+	for _, e := range errs {
+		h.LoadErrors = append(h.LoadErrors, LoadError{Source: string(runtime.SourceWasm), File: e.File, Reason: e.Reason})
+	}
+	h.Registry.Add(runtime.SourceWasm, tools...)
+	return nil
+}

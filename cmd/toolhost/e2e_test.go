@@ -253,3 +253,19 @@ func TestVersionAndHelpWork(t *testing.T) {
 		t.Errorf("unknown command exit %d, want 2", code)
 	}
 }
+
+func TestABrokenWasmModuleIsReportedAndEverythingElseStillLoads(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.write(".toolhost/tool/broken.wasm", "this is not webassembly")
+	out, stderr, code := e.run("", "tools")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "broken.wasm") {
+		t.Errorf("stderr does not report the broken module:\n%s", stderr)
+	}
+	if !strings.Contains(out, "\nread ") {
+		t.Errorf("built-in tools missing after a broken module:\n%s", out)
+	}
+}
