@@ -25,6 +25,8 @@ type Call struct {
 	Logger *slog.Logger
 	// State backs state_get/state_set when Context.Store is nil.
 	State *MemoryState
+	// HTTP is what http_request may reach; the zero policy reaches nothing.
+	HTTP HTTPPolicy
 	// Pause, when set, is called before the host blocks on a person (ask);
 	// the function it returns is called when the answer is in. The plugin
 	// host uses it to stop the guest's timeout clock while it waits.
@@ -125,7 +127,8 @@ func reply(c *Call, fn string, p *extism.CurrentPlugin, stack []uint64, b []byte
 }
 
 // Functions returns every toolhost host function, for
-// extism.NewCompiledPlugin. The set is the same for every module: a module
+// extism.NewCompiledPlugin, including the guarded http_request in
+// HTTPNamespace (see httpRequest). The set is the same for every module: a module
 // that imports a function not listed here fails to instantiate, and is
 // reported as such.
 func Functions() []extism.HostFunction {
@@ -140,5 +143,7 @@ func Functions() []extism.HostFunction {
 	for i := range fns {
 		fns[i].SetNamespace(Namespace)
 	}
-	return fns
+	h := extism.NewHostFunctionWithStack(NameHTTPRequest, httpRequest, []extism.ValueType{extism.ValueTypeI64, extism.ValueTypeI64}, i64)
+	h.SetNamespace(HTTPNamespace)
+	return append(fns, h)
 }

@@ -29,3 +29,11 @@ const (
 	ExportSchema      = "schema"
 	ExportExecute     = "execute"
 )
+
+// HTTPNamespace is where toolhost's guarded http_request lives. The plugin
+// host redirects a guest's import of extism:host/env http_request here, so
+// guests built with any Extism PDK get it without knowing.
+const HTTPNamespace = "toolhost:host/http"
+
+// NameHTTPRequest is Extism's HTTP function, which toolhost replaces.
+const NameHTTPRequest = "http_request"

@@ -55,6 +55,7 @@ func (h *Host) run(ctx context.Context, c *compiled, in *instance, call *hostfns
 	clock := newGuestClock(c.limits.Timeout, func() { cancel(ErrTimeout) })
 	defer clock.stop()
 	call.Pause = clock.pause
+	call.HTTP = hostfns.HTTPPolicy{AllowedHosts: c.limits.AllowedHosts, MaxResponse: int64(c.limits.OutputBytes), ConfigKey: c.limits.configKey(tool)}
 
 	rc, out, err := in.p.CallWithContext(hostfns.WithCall(callCtx, call), export, input)
 	if err == nil && rc != 0 {
@@ -98,14 +99,15 @@ func (h *Host) classify(ctx, callCtx context.Context, c *compiled, in *instance,
 			return &GuestError{Tool: tool, Message: msg}
 		}
 	}
-	stderr := in.stderr.String()
-	if strings.Contains(stderr, "out of memory") || strings.Contains(err.Error(), "memory limit") {
+	if in.stderr.Contains("out of memory") || strings.Contains(err.Error(), "memory limit") {
 		return fmt.Errorf("%w: %s ran out of its %d MB of memory; raise %s.memory_max_mb in the config if it needs more",
 			ErrMemoryLimit, tool, c.limits.MemoryPages/16, c.limits.configKey(tool))
 	}
-	detail := err.Error()
-	if stderr != "" {
-		detail += "\nguest stderr:\n" + lastLines(stderr, 20)
+	// wazero's message is one line and a wasm stack trace; the guest's own
+	// stderr (a Go panic message) usually says more.
+	detail := firstLines(err.Error(), 8)
+	if head := in.stderr.Head(); head != "" {
+		detail += "\nguest stderr:\n" + firstLines(head, 12)
 	}
 	return fmt.Errorf("%w: %s: %s", ErrTrap, tool, detail)
 }
@@ -219,10 +221,10 @@ func firstInvalid(b []byte) int {
 	return -1
 }
 
-func lastLines(s string, n int) string {
+func firstLines(s string, n int) string {
 	lines := strings.Split(s, "\n")
 	if len(lines) > n {
-		lines = lines[len(lines)-n:]
+		lines = append(lines[:n], "…")
 	}
 	return strings.Join(lines, "\n")
 }

@@ -31,7 +31,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	buildDir = filepath.Join(dir, "build")
-	sharedCache = filepath.Join(dir, "cache")
+	// wazero's compilation cache is keyed by module content, so it can
+	// outlive the run: later runs skip compiling unchanged modules.
+	sharedCache = filepath.Join(os.TempDir(), "toolhost-plugins-test-cache")
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -163,3 +165,5 @@ func mustJSON(t testing.TB, s string) map[string]any {
 	}
 	return m
 }
+
+func runtimeInit() runtime.InitContext { return runtime.InitContext{} }

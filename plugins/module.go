@@ -106,7 +106,17 @@ func (h *Host) load(ctx context.Context, path string) (*module, error) {
 		info:   fileInfo{size: st.Size(), mtime: st.ModTime().UnixNano()},
 		groups: map[string]*groupOnce{},
 	}
+	// Ids depend on the file name, which the cache does not know: check
+	// them first, on every load.
+	if err := checkIDs(m.name); err != nil {
+		return nil, err
+	}
 	if meta, ok := h.readMeta(m.sum); ok {
+		for _, tm := range meta.Tools {
+			if id := m.toolID(tm.Export); !validID.MatchString(id) {
+				return nil, fmt.Errorf("tool id %q is not a valid tool name for model APIs (%s); rename the file", id, validID)
+			}
+		}
 		m.meta = meta
 		return m, nil
 	}
@@ -117,6 +127,15 @@ func (h *Host) load(ctx context.Context, path string) (*module, error) {
 	m.meta = meta
 	h.writeMeta(m.sum, meta)
 	return m, nil
+}
+
+// checkIDs refuses a file name that cannot prefix valid tool ids. Named
+// tools' suffixes are checked when the exports are read.
+func checkIDs(name string) error {
+	if !validID.MatchString(name) {
+		return fmt.Errorf("tool id %q is not a valid tool name for model APIs (%s); rename the file", name, validID)
+	}
+	return nil
 }
 
 // inspect compiles the module with default limits, finds its tools from
@@ -308,6 +327,11 @@ func (h *Host) compile(ctx context.Context, name string, data []byte, l limits) 
 	if h.cache != nil {
 		rc = rc.WithCompilationCache(h.cache)
 	}
+	// Give the guest toolhost's guarded http_request instead of Extism's.
+	data, _, err := redirectImport(data, hostfns.EnvNamespace, hostfns.NameHTTPRequest, hostfns.HTTPNamespace)
+	if err != nil {
+		return nil, fmt.Errorf("not a valid WebAssembly module: %w", err)
+	}
 	manifest := extism.Manifest{
 		Wasm: []extism.Wasm{extism.WasmData{Data: data, Name: "main"}},
 		Memory: &extism.ManifestMemory{
@@ -316,8 +340,9 @@ func (h *Host) compile(ctx context.Context, name string, data []byte, l limits) 
 			MaxVarBytes:          1 << 20,
 		},
 		Config:       l.Config,
-		AllowedHosts: l.AllowedHosts,
 		AllowedPaths: l.AllowedPaths,
+		// No AllowedHosts: Extism's own http_request is unreachable (the
+		// import is redirected) and would refuse everything anyway.
 	}
 	p, err := extism.NewCompiledPlugin(ctx, manifest, extism.PluginConfig{
 		EnableWasi:    true,

@@ -37,7 +37,7 @@ type compiled struct {
 // goes to (the last lines explain a trap: a Go guest prints its panic).
 type instance struct {
 	p      *extism.Plugin
-	stderr *tailBuffer
+	stderr *stderrBuffer
 }
 
 func newCompiled(p *extism.CompiledPlugin, l limits, module string, log *slog.Logger) *compiled {
@@ -59,7 +59,7 @@ func (c *compiled) get(ctx context.Context) (*instance, error) {
 		return in, nil
 	}
 	c.mu.Unlock()
-	stderr := &tailBuffer{max: 4096}
+	stderr := &stderrBuffer{max: 2048}
 	mc := wazero.NewModuleConfig().WithStderr(stderr)
 	for _, kv := range c.limits.Env {
 		k, v, _ := strings.Cut(kv, "=")
@@ -72,8 +72,6 @@ func (c *compiled) get(ctx context.Context) (*instance, error) {
 	}
 	p.SetLogger(hostfns.ExtismLogger(c.log, c.module))
 	p.Config = c.limits.Config
-	p.AllowedHosts = c.limits.AllowedHosts
-	p.MaxHttpResponseBytes = int64(c.limits.OutputBytes)
 	return &instance{p: p, stderr: stderr}, nil
 }
 
@@ -120,31 +118,49 @@ func (c *compiled) close(ctx context.Context) {
 	}
 }
 
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	buf bytes.Buffer
+// stderrBuffer keeps the first and the last max bytes a guest writes to
+// stderr: the head says what went wrong ("panic: …", "fatal error: out of
+// memory"), the tail is where a long goroutine dump ends.
+type stderrBuffer struct {
+	mu   sync.Mutex
+	max  int
+	head []byte
+	tail bytes.Buffer
 }
 
-func (t *tailBuffer) Write(p []byte) (int, error) {
+func (t *stderrBuffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.buf.Write(p)
-	if extra := t.buf.Len() - t.max; extra > 0 {
-		t.buf.Next(extra)
+	n := len(p)
+	if room := t.max - len(t.head); room > 0 {
+		k := min(room, len(p))
+		t.head = append(t.head, p[:k]...)
+		p = p[k:]
 	}
-	return len(p), nil
+	t.tail.Write(p)
+	if extra := t.tail.Len() - t.max; extra > 0 {
+		t.tail.Next(extra)
+	}
+	return n, nil
 }
 
-func (t *tailBuffer) String() string {
+// Head returns the first bytes written, trimmed.
+func (t *stderrBuffer) Head() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return strings.TrimSpace(t.buf.String())
+	return strings.TrimSpace(string(t.head))
 }
 
-func (t *tailBuffer) Reset() {
+// Contains reports whether s appears in what was kept.
+func (t *stderrBuffer) Contains(s string) bool {
 	t.mu.Lock()
-	t.buf.Reset()
+	defer t.mu.Unlock()
+	return bytes.Contains(t.head, []byte(s)) || bytes.Contains(t.tail.Bytes(), []byte(s))
+}
+
+func (t *stderrBuffer) Reset() {
+	t.mu.Lock()
+	t.head = t.head[:0]
+	t.tail.Reset()
 	t.mu.Unlock()
 }

@@ -22,3 +22,5 @@ var (
 	fnStateGet = fnAsk
 	fnStateSet = fnAsk
 )
+
+func httpRequest([]byte, []byte) (int, []byte) { panic(notWasm) }

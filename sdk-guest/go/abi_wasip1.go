@@ -148,3 +148,25 @@ var (
 	fnStateGet = hostStateGet
 	fnStateSet = hostStateSet
 )
+
+//go:wasmimport extism:host/env http_request
+func extismHTTPRequest(req, body uint64) uint64
+
+//go:wasmimport extism:host/env http_status_code
+func extismHTTPStatusCode() int32
+
+func httpRequest(req, body []byte) (int, []byte) {
+	r := store(req)
+	var b uint64
+	if body != nil {
+		b = store(body)
+	}
+	out := extismHTTPRequest(r, b)
+	status := int(extismHTTPStatusCode())
+	if out == 0 {
+		return status, nil
+	}
+	resp := load(out)
+	extismFree(out)
+	return status, resp
+}

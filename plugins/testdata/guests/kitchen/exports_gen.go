@@ -71,6 +71,15 @@ func toolhostExport_tool_fail_schema() int32 { return toolhostsdk.ExportSchema("
 //go:wasmexport fail_execute
 func toolhostExport_tool_fail_execute() int32 { return toolhostsdk.ExportExecute("fail") }
 
+//go:wasmexport fetch_description
+func toolhostExport_tool_fetch_description() int32 { return toolhostsdk.ExportDescription("fetch") }
+
+//go:wasmexport fetch_schema
+func toolhostExport_tool_fetch_schema() int32 { return toolhostsdk.ExportSchema("fetch") }
+
+//go:wasmexport fetch_execute
+func toolhostExport_tool_fetch_execute() int32 { return toolhostsdk.ExportExecute("fetch") }
+
 //go:wasmexport progress_description
 func toolhostExport_tool_progress_description() int32 {
 	return toolhostsdk.ExportDescription("progress")

@@ -96,4 +96,13 @@ var _ = tool.Define("structured", "Return a structured result.", func(ctx *tool.
 	return tool.Result{Output: "out", Title: "a title", Metadata: map[string]any{"k": "v"}}, nil
 })
 
+type FetchArgs struct {
+	URL string `json:"url"`
+}
+
+var _ = tool.Define("fetch", "Fetch a URL.", func(ctx *tool.Context, a FetchArgs) (tool.Result, error) {
+	status, body := tool.Fetch(tool.HTTPRequest{URL: a.URL})
+	return tool.Text(fmt.Sprintf("%d %s", status, body)), nil
+})
+
 func main() {}

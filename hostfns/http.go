@@ -1,0 +1,194 @@
+package hostfns
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"path"
+	"strings"
+	"syscall"
+	"time"
+
+	extism "github.com/extism/go-sdk"
+)
+
+// httpRequest replaces Extism's http_request with one that reaches only the
+// tool's allowed hosts and never a loopback, private, link-local or
+// otherwise internal address unless that address is itself allowed. The
+// address check runs on the address actually dialled (net.Dialer.Control),
+// after DNS resolution, so a name that resolves — or later re-resolves —
+// to 127.0.0.1 cannot get around it; redirects are checked the same way.
+//
+//	(import "extism:host/env" "http_request" (func (param i64 i64) (result i64)))
+//
+// Parameters: offset of a block holding {"url", "method", "headers"} JSON
+// (Extism's HttpRequest), and offset of the body block or 0.
+// Result: offset of the response body block, or 0 when it is empty; the
+// status is then read with Extism's http_status_code. A refused or failed
+// request aborts the call with an error naming the host and how to allow
+// it, as Extism's own does.
+func httpRequest(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) {
+	c := callOf(ctx, NameHTTPRequest)
+	raw := readArg(c, NameHTTPRequest, p, stack)
+	var req extism.HttpRequest
+	if err := json.Unmarshal(raw, &req); err != nil {
+		fail(c, NameHTTPRequest, fmt.Errorf("request is not JSON: %w", err))
+	}
+	var body io.Reader
+	if stack[1] != 0 {
+		b, err := p.ReadBytes(stack[1])
+		if err != nil {
+			fail(c, NameHTTPRequest, fmt.Errorf("read body: %w", err))
+		}
+		body = bytes.NewReader(b)
+	}
+	plugin, _ := ctx.Value(extism.PluginCtxKey("plugin")).(*extism.Plugin)
+	status, respBody, err := c.HTTP.Do(ctx, req, body)
+	if plugin != nil {
+		plugin.LastStatusCode = status
+	}
+	if err != nil {
+		fail(c, NameHTTPRequest, err)
+	}
+	reply(c, NameHTTPRequest, p, stack, nonEmpty(respBody))
+}
+
+func nonEmpty(b []byte) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	return b
+}
+
+// HTTPPolicy is what a tool may reach over HTTP.
+type HTTPPolicy struct {
+	// AllowedHosts are host names, globs ("*.example.com") or IP addresses.
+	AllowedHosts []string
+	// MaxResponse caps a response body, in bytes.
+	MaxResponse int64
+	// ConfigKey names the setting that grants hosts, for error messages.
+	ConfigKey string
+}
+
+// ErrHostNotAllowed is wrapped by every refusal of HTTPPolicy.
+var ErrHostNotAllowed = errors.New("host not allowed")
+
+func (p HTTPPolicy) hostAllowed(host string) bool {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	for _, pat := range p.AllowedHosts {
+		pat = strings.ToLower(pat)
+		if pat == host || pat == "*" {
+			return true
+		}
+		if ok, _ := path.Match(pat, host); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// addrAllowed reports whether ip may be dialled: public addresses of an
+// allowed host always; internal ones only when listed themselves.
+func (p HTTPPolicy) addrAllowed(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	internal := ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
+		ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast() ||
+		cgnat.Contains(ip) || ip == metadataV4
+	if !internal {
+		return true
+	}
+	for _, pat := range p.AllowedHosts {
+		if a, err := netip.ParseAddr(strings.Trim(pat, "[]")); err == nil && a.Unmap() == ip {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	cgnat      = netip.MustParsePrefix("100.64.0.0/10")
+	metadataV4 = netip.MustParseAddr("169.254.169.254")
+)
+
+func (p HTTPPolicy) refuse(what string) error {
+	key := p.ConfigKey
+	if key == "" {
+		key = "wasm.<tool>"
+	}
+	return fmt.Errorf("%w: %s; add it to %s.allowed_hosts in the config to allow it", ErrHostNotAllowed, what, key)
+}
+
+func (p HTTPPolicy) checkURL(u *url.URL) error {
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("only http and https URLs are supported, not %q", u.Scheme)
+	}
+	if !p.hostAllowed(u.Hostname()) {
+		return p.refuse(fmt.Sprintf("HTTP request to %s is not allowed", u.Hostname()))
+	}
+	return nil
+}
+
+// Do performs req under the policy and returns the status and body.
+func (p HTTPPolicy) Do(ctx context.Context, req extism.HttpRequest, body io.Reader) (int, []byte, error) {
+	u, err := url.Parse(req.Url)
+	if err != nil {
+		return 0, nil, fmt.Errorf("invalid url %q: %w", req.Url, err)
+	}
+	if err := p.checkURL(u); err != nil {
+		return 0, nil, err
+	}
+	method := strings.ToUpper(req.Method)
+	if method == "" {
+		method = http.MethodGet
+	}
+	hr, err := http.NewRequestWithContext(ctx, method, u.String(), body)
+	if err != nil {
+		return 0, nil, err
+	}
+	for k, v := range req.Headers {
+		hr.Header.Set(k, v)
+	}
+	dialer := &net.Dialer{Timeout: 30 * time.Second, Control: func(network, address string, _ syscall.RawConn) error {
+		ap, err := netip.ParseAddrPort(address)
+		if err != nil {
+			return fmt.Errorf("dial %s: %w", address, err)
+		}
+		if !p.addrAllowed(ap.Addr()) {
+			return p.refuse(fmt.Sprintf("%s resolves to the internal address %s", u.Hostname(), ap.Addr()))
+		}
+		return nil
+	}}
+	client := &http.Client{
+		Transport: &http.Transport{DialContext: dialer.DialContext, DisableKeepAlives: true, TLSHandshakeTimeout: 30 * time.Second},
+		CheckRedirect: func(r *http.Request, via []*http.Request) error {
+			if len(via) >= 10 {
+				return errors.New("stopped after 10 redirects")
+			}
+			return p.checkURL(r.URL)
+		},
+	}
+	resp, err := client.Do(hr)
+	if err != nil {
+		return 0, nil, fmt.Errorf("HTTP %s %s: %w", method, u.Redacted(), err)
+	}
+	defer resp.Body.Close()
+	max := p.MaxResponse
+	if max <= 0 {
+		max = 50 << 20
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
+	if err != nil {
+		return resp.StatusCode, nil, fmt.Errorf("HTTP %s %s: read body: %w", method, u.Redacted(), err)
+	}
+	if int64(len(b)) > max {
+		return resp.StatusCode, nil, fmt.Errorf("HTTP response from %s is over %d bytes; raise max_output_mb if the tool needs more", u.Hostname(), max)
+	}
+	return resp.StatusCode, b, nil
+}
