@@ -19,7 +19,10 @@
 // Go, where OpenCode uses tree-sitter); github.com/bmatcuk/doublestar/v4
 // matches ** globs; github.com/pmezard/go-difflib aligns lines for the
 // unified diffs shown to people; github.com/JohannesKaufmann/html-to-markdown
-// converts fetched pages. Hunks are formatted here because go-difflib omits
+// converts fetched pages. The .gitignore matcher in walk.go is written here
+// on doublestar's wildcards because github.com/sabhiram/go-gitignore gets
+// several of git's rules wrong (directory-only patterns, anchoring by an
+// inner slash, nested files overriding); grep, glob and list share it. Hunks are formatted here because go-difflib omits
 // the "\ No newline at end of file" marker.
 //
 // Two process-wide maps are deliberate exceptions to "no mutable globals":
