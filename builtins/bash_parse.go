@@ -1,6 +1,7 @@
 package builtins
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -274,7 +275,7 @@ func bashPermissions(command, workdir string, inProject func(string) bool) (bash
 func pathArgs(words []*syntax.Word, command string, env expand.Environ) []string {
 	var out []string
 	for _, w := range words {
-		fields, err := expand.Fields(&expand.Config{Env: env}, w)
+		fields, err := expandFields(env, w)
 		if err != nil {
 			continue
 		}
@@ -291,4 +292,22 @@ func pathArgs(words []*syntax.Word, command string, env expand.Environ) []string
 // externalGlob is the rule pattern for everything in dir.
 func externalGlob(dir string) string {
 	return strings.TrimRight(dir, string(filepath.Separator)) + string(filepath.Separator) + "*"
+}
+
+var errRunTimeExpansion = errors.New("expands only at run time")
+
+// expandFields expands a word without running anything: command and
+// process substitutions are errors. The expander is a guard in front of
+// every bash call, so a panic inside it (fuzzing found one for process
+// substitutions with a nil handler) becomes an error, not a crash.
+func expandFields(env expand.Environ, w *syntax.Word) (fields []string, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			fields, err = nil, fmt.Errorf("expand %v: %v", w, v)
+		}
+	}()
+	return expand.Fields(&expand.Config{
+		Env:       env,
+		ProcSubst: func(*syntax.ProcSubst) (string, error) { return "", errRunTimeExpansion },
+	}, w)
 }

@@ -669,3 +669,35 @@ func TestDrainAvailableTakesBufferedOutputWithoutWaiting(t *testing.T) {
 		t.Errorf("drained %q", got)
 	}
 }
+
+// FuzzBashPermissions checks that any command line either fails to parse
+// or yields well-formed requests, without panicking: the parser guards
+// every bash call, so it must hold up to whatever a model sends.
+func FuzzBashPermissions(f *testing.F) {
+	for _, seed := range []string{
+		"ls -la | grep foo", "git checkout main && npm run build", "(cd .. && rm -rf x)",
+		"echo $(git rev-parse HEAD) `date`", "bash -c 'sh -c \"eval ls\"'", "cat <<EOF > ../x\nhi\nEOF",
+		"for f in *; do echo \"$f\"; done 2>/dev/null", "A=1 B=2", "f() { rm -rf /; }; f", "diff <(sort a) >(cat)",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, command string) {
+		r, err := bashPermissions(command, "/project", func(p string) bool { return strings.HasPrefix(p, "/project") })
+		if err != nil {
+			return
+		}
+		if len(r.Always) > len(r.Patterns) {
+			t.Errorf("%d always patterns for %d patterns", len(r.Always), len(r.Patterns))
+		}
+		for _, a := range r.Always {
+			if !strings.HasSuffix(a, " *") {
+				t.Errorf("always pattern %q does not end in \" *\"", a)
+			}
+		}
+		for _, d := range r.ExternalDirs {
+			if !filepath.IsAbs(d) || strings.HasPrefix(d, "/project/") || d == "/project" {
+				t.Errorf("external dir %q is not an absolute path outside the project", d)
+			}
+		}
+	})
+}
