@@ -16,7 +16,9 @@
 // return its error unchanged.
 //
 // Libraries: mvdan.cc/sh/v3/syntax parses bash (a real POSIX/bash parser in
-// Go, where OpenCode uses tree-sitter); github.com/bmatcuk/doublestar/v4
+// Go, where OpenCode uses tree-sitter) and mvdan.cc/sh/v3/expand expands
+// path arguments as the shell would; go.yaml.in/yaml/v4 reads skill front
+// matter; github.com/bmatcuk/doublestar/v4
 // matches ** globs; github.com/pmezard/go-difflib aligns lines for the
 // unified diffs shown to people; github.com/JohannesKaufmann/html-to-markdown
 // converts fetched pages. The .gitignore matcher in walk.go is written here
@@ -25,11 +27,12 @@
 // inner slash, nested files overriding); grep, glob and list share it. Hunks are formatted here because go-difflib omits
 // the "\ No newline at end of file" marker.
 //
-// Two process-wide maps are deliberate exceptions to "no mutable globals":
+// Three process-wide maps are deliberate exceptions to "no mutable globals":
 // the per-file locks in filelock.go (every tool in the process must share
-// one lock per file, or concurrent edits lose updates) and the store-less
-// read-stamp map in filetime.go (used only when a host runs without a
-// session store).
+// one lock per file, or concurrent edits lose updates), and the store-less
+// read-stamp map in filetime.go and todo list map in todo.go (used only when
+// a host runs without a session store; todowrite and todoread must share
+// one list per session).
 //
 // This package imports runtime and its subpackages, never plugins or front
 // ends.
