@@ -435,7 +435,7 @@ func (r *Registry) run(ctx context.Context, c Call, agent *Agent) (res Result, e
 	if err != nil {
 		var ve *ValidationError
 		if errors.As(err, &ve) && p.def.FormatValidationError != nil {
-			return Result{}, errors.New(p.def.FormatValidationError(ve))
+			return Result{}, &formattedValidationError{msg: p.def.FormatValidationError(ve), ve: ve}
 		}
 		return Result{}, err
 	}

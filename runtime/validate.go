@@ -25,6 +25,16 @@ func (e *ValidationError) Error() string {
 		e.Tool, strings.Join(e.Problems, "; "))
 }
 
+// formattedValidationError is a ValidationError worded by the tool's own
+// formatter; errors.As still finds the ValidationError.
+type formattedValidationError struct {
+	msg string
+	ve  *ValidationError
+}
+
+func (e *formattedValidationError) Error() string { return e.msg }
+func (e *formattedValidationError) Unwrap() error { return e.ve }
+
 // compiledSchema validates arguments for one tool.
 type compiledSchema struct {
 	schema  *jsonschema.Schema
