@@ -202,7 +202,8 @@ func twentyModules(b *testing.B) string {
 	os.MkdirAll(filepath.Join(dir, "tool"), 0o755)
 	for i := range 20 {
 		name := fmt.Sprintf("bench%02d", i)
-		payload := append(leb(uint64(len(name))), name...)
+		section := "toolhost-bench"
+		payload := append(append(leb(uint64(len(section))), section...), name...)
 		mod := append(append(append([]byte{}, data...), 0), leb(uint64(len(payload)))...)
 		mod = append(mod, payload...)
 		if err := os.WriteFile(filepath.Join(dir, "tool", name+".wasm"), mod, 0o644); err != nil {

@@ -41,6 +41,7 @@ type Host struct {
 	cache    wazero.CompilationCache
 	state    hostfns.MemoryState
 	fns      []extism.HostFunction
+	index    fileIndex
 
 	mu      sync.Mutex
 	cfg     *config.Config
@@ -64,6 +65,7 @@ func NewHost(opts HostOptions) *Host {
 		h.cacheDir = ""
 	}
 	if h.cacheDir != "" {
+		h.index.path = filepath.Join(h.cacheDir, "index.json")
 		c, err := wazero.NewCompilationCacheWithDir(filepath.Join(h.cacheDir, "compiled"))
 		if err != nil {
 			h.log.Warn("wasm compilation cache disabled", "dir", h.cacheDir, "err", err)
@@ -135,6 +137,7 @@ func (h *Host) Discover(ctx context.Context, dirs []string) ([]runtime.Tool, []L
 		}()
 	}
 	wg.Wait()
+	h.index.flush()
 
 	var tools []runtime.Tool
 	var loadErrs []LoadError

@@ -90,6 +90,29 @@ func (h *Host) load(ctx context.Context, path string) (*module, error) {
 	if err != nil {
 		return nil, err
 	}
+	name := strings.TrimSuffix(filepath.Base(path), ".wasm")
+	// Ids depend on the file name, which the caches do not know: check
+	// them first, on every load.
+	if err := checkIDs(name); err != nil {
+		return nil, err
+	}
+	info := fileInfo{size: st.Size(), mtime: st.ModTime().UnixNano()}
+	newModule := func(sum string) *module {
+		return &module{host: h, path: path, name: name, sum: sum, info: info, groups: map[string]*groupOnce{}}
+	}
+	// Warm path: the file is unchanged since its sha256 was last computed
+	// (same size and modification time), and its tools are cached — no
+	// read, no hash, no compile. The sha256 is checked again before the
+	// module is compiled for a call.
+	if sum, ok := h.index.lookup(path, info); ok {
+		if meta, ok := h.readMeta(sum); ok {
+			m := newModule(sum)
+			if err := m.setMeta(meta); err != nil {
+				return nil, err
+			}
+			return m, nil
+		}
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -98,26 +121,12 @@ func (h *Host) load(ctx context.Context, path string) (*module, error) {
 		return nil, errors.New("not a WebAssembly module (no \\0asm header); remove it from the tool folder or rebuild it")
 	}
 	sum := sha256.Sum256(data)
-	m := &module{
-		host:   h,
-		path:   path,
-		name:   strings.TrimSuffix(filepath.Base(path), ".wasm"),
-		sum:    hex.EncodeToString(sum[:]),
-		info:   fileInfo{size: st.Size(), mtime: st.ModTime().UnixNano()},
-		groups: map[string]*groupOnce{},
-	}
-	// Ids depend on the file name, which the cache does not know: check
-	// them first, on every load.
-	if err := checkIDs(m.name); err != nil {
-		return nil, err
-	}
+	m := newModule(hex.EncodeToString(sum[:]))
+	h.index.store(path, info, m.sum)
 	if meta, ok := h.readMeta(m.sum); ok {
-		for _, tm := range meta.Tools {
-			if id := m.toolID(tm.Export); !validID.MatchString(id) {
-				return nil, fmt.Errorf("tool id %q is not a valid tool name for model APIs (%s); rename the file", id, validID)
-			}
+		if err := m.setMeta(meta); err != nil {
+			return nil, err
 		}
-		m.meta = meta
 		return m, nil
 	}
 	meta, err := m.inspect(ctx, data)
@@ -127,6 +136,18 @@ func (h *Host) load(ctx context.Context, path string) (*module, error) {
 	m.meta = meta
 	h.writeMeta(m.sum, meta)
 	return m, nil
+}
+
+// setMeta adopts cached tool descriptions, checking the ids they make
+// with this file's name.
+func (m *module) setMeta(meta moduleMeta) error {
+	for _, tm := range meta.Tools {
+		if id := m.toolID(tm.Export); !validID.MatchString(id) {
+			return fmt.Errorf("tool id %q is not a valid tool name for model APIs (%s); rename the file", id, validID)
+		}
+	}
+	m.meta = meta
+	return nil
 }
 
 // checkIDs refuses a file name that cannot prefix valid tool ids. Named
