@@ -1,0 +1,25 @@
+package matrix
+
+import (
+	"context"
+)
+
+// goLang builds the Go member of the matrix (testdata/go-words, written
+// with sdk-guest/go) as a WASI reactor; it is the baseline the other
+// languages are compared with.
+var goLang = language{
+	name:    "go",
+	sources: []string{"sdk-guest/go", "examples/matrix/testdata/go-words"},
+	install: "the Go toolchain (go.dev/dl)",
+	toolchain: func(ctx context.Context) (string, error) {
+		gobin, err := lookPath("go")
+		if err != nil {
+			return "", err
+		}
+		return output(ctx, gobin, "version")
+	},
+	build: func(ctx context.Context, out string) error {
+		return run(ctx, abs("examples/matrix/testdata/go-words"), []string{"GOOS=wasip1", "GOARCH=wasm", "GOWORK=off"},
+			"go", "build", "-buildmode=c-shared", "-trimpath", "-o", out, ".")
+	},
+}
