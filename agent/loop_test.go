@@ -447,7 +447,7 @@ func TestRunSendsTransformedSchemas(t *testing.T) {
 		check  func(t *testing.T, params map[string]any, strict *bool)
 	}{
 		{
-			name: "strict mode sends every property required and no extra properties",
+			name:  "strict mode sends every property required and no extra properties",
 			model: testModel, strict: true,
 			check: func(t *testing.T, p map[string]any, strict *bool) {
 				if strict == nil || !*strict {
@@ -459,7 +459,7 @@ func TestRunSendsTransformedSchemas(t *testing.T) {
 			},
 		},
 		{
-			name: "a Gemini model gets string enums",
+			name:  "a Gemini model gets string enums",
 			model: "test/gemini-2.5-flash",
 			check: func(t *testing.T, p map[string]any, strict *bool) {
 				level := p["properties"].(map[string]any)["level"].(map[string]any)
