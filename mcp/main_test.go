@@ -34,12 +34,12 @@ func TestMain(m *testing.M) {
 // project is a fresh user and project for the built binary: empty home and
 // XDG directories, a project with a .git marker and the given toolhost.json.
 type project struct {
-	t    *testing.T
+	t    testing.TB
 	home string
 	dir  string
 }
 
-func newProject(t *testing.T, toolhostJSON string) *project {
+func newProject(t testing.TB, toolhostJSON string) *project {
 	t.Helper()
 	root := t.TempDir()
 	p := &project{t: t, home: filepath.Join(root, "home"), dir: filepath.Join(root, "project")}

@@ -71,7 +71,7 @@ type fixture struct {
 	srv *mcp.Server
 }
 
-func newFixture(t *testing.T, permissionJSON string) *fixture {
+func newFixture(t testing.TB, permissionJSON string) *fixture {
 	t.Helper()
 	dir := t.TempDir()
 	var cfg config.Config
@@ -98,7 +98,7 @@ func newFixture(t *testing.T, permissionJSON string) *fixture {
 	return &fixture{dir: dir, reg: reg, srv: srv}
 }
 
-func (f *fixture) write(t *testing.T, rel, content string) string {
+func (f *fixture) write(t testing.TB, rel, content string) string {
 	t.Helper()
 	p := filepath.Join(f.dir, rel)
 	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
@@ -108,7 +108,7 @@ func (f *fixture) write(t *testing.T, rel, content string) string {
 }
 
 // connect joins a go-sdk client to the server in memory.
-func (f *fixture) connect(t *testing.T, proto string, opts *sdk.ClientOptions) *sdk.ClientSession {
+func (f *fixture) connect(t testing.TB, proto string, opts *sdk.ClientOptions) *sdk.ClientSession {
 	t.Helper()
 	ct, st := sdk.NewInMemoryTransports()
 	ctx := context.Background()
@@ -123,7 +123,7 @@ func (f *fixture) connect(t *testing.T, proto string, opts *sdk.ClientOptions) *
 	return cs
 }
 
-func call(t *testing.T, cs *sdk.ClientSession, tool string, args any) (*sdk.CallToolResult, string) {
+func call(t testing.TB, cs *sdk.ClientSession, tool string, args any) (*sdk.CallToolResult, string) {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
