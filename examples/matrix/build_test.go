@@ -38,7 +38,7 @@ type language struct {
 }
 
 // languages is the matrix, in the order results are reported.
-var languages = []language{goLang, rustLang}
+var languages = []language{goLang, rustLang, asLang}
 
 // built is the outcome of building one language's module, once per run.
 type built struct {

@@ -91,8 +91,12 @@ func copyFile(t *testing.T, src, dst string) {
 
 // allow answers every question "once"; reject answers "reject".
 var (
-	allow  = permission.AskerFunc(func(context.Context, permission.Request) (permission.Reply, error) { return permission.Reply{Kind: permission.Once}, nil })
-	reject = permission.AskerFunc(func(context.Context, permission.Request) (permission.Reply, error) { return permission.Reply{Kind: permission.Reject}, nil })
+	allow = permission.AskerFunc(func(context.Context, permission.Request) (permission.Reply, error) {
+		return permission.Reply{Kind: permission.Once}, nil
+	})
+	reject = permission.AskerFunc(func(context.Context, permission.Request) (permission.Reply, error) {
+		return permission.Reply{Kind: permission.Reject}, nil
+	})
 )
 
 // TestLanguagesPassTheSameConformanceSuite builds the words example of
