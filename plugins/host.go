@@ -9,6 +9,7 @@ import (
 	goruntime "runtime"
 	"sort"
 	"sync"
+	"time"
 
 	extism "github.com/extism/go-sdk"
 	"github.com/tetratelabs/wazero"
@@ -31,17 +32,21 @@ type HostOptions struct {
 	Config *config.Config
 	// Logger receives load problems and guest log entries.
 	Logger *slog.Logger
+	// PollInterval is how often Watch checks the tool folders. Default
+	// DefaultPollInterval (1 s).
+	PollInterval time.Duration
 }
 
 // Host loads wasm tool modules and runs their calls. It is safe for
 // concurrent use; Close it to free compiled modules.
 type Host struct {
-	log      *slog.Logger
-	cacheDir string
-	cache    wazero.CompilationCache
-	state    hostfns.MemoryState
-	fns      []extism.HostFunction
-	index    fileIndex
+	log          *slog.Logger
+	cacheDir     string
+	pollInterval time.Duration
+	cache        wazero.CompilationCache
+	state        hostfns.MemoryState
+	fns          []extism.HostFunction
+	index        fileIndex
 
 	mu      sync.Mutex
 	cfg     *config.Config
@@ -51,7 +56,7 @@ type Host struct {
 // NewHost returns a Host. Creating it is cheap: nothing is compiled until
 // a module is loaded without a cached description, or first called.
 func NewHost(opts HostOptions) *Host {
-	h := &Host{log: opts.Logger, cfg: opts.Config, modules: map[string]*module{}}
+	h := &Host{log: opts.Logger, cfg: opts.Config, modules: map[string]*module{}, pollInterval: opts.PollInterval}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
