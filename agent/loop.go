@@ -94,8 +94,9 @@ type Request struct {
 	// Events receives what happens, as it happens. May be nil.
 	Events Sink
 
-	// parentID and deny are set for subagent sessions.
+	// parentID, title and deny are set for subagent sessions.
 	parentID string
+	title    string
 	deny     []string
 }
 
@@ -179,7 +180,11 @@ func (ru *run) turn(ctx context.Context) (Result, error) {
 	}
 	ru.tr = tr
 	if !tr.exists {
-		tr.Info = Info{ID: ru.sid, ParentID: ru.req.parentID, Agent: ru.agent.Name, Title: title(ru.req.Prompt), Created: nowMS()}
+		t := ru.req.title
+		if t == "" {
+			t = title(ru.req.Prompt)
+		}
+		tr.Info = Info{ID: ru.sid, ParentID: ru.req.parentID, Agent: ru.agent.Name, Title: t, Created: nowMS()}
 		if err := ru.transcripts.put(ctx, ru.sid, keyInfo, tr.Info); err != nil {
 			return Result{}, err
 		}
