@@ -92,16 +92,20 @@ func TestTaskCall(t *testing.T) {
 			want: "\n\n<task_result>\nx is in y.go\n</task_result>",
 		},
 		{
-			name:    "asks permission task for the subagent and stops on denial",
-			args:    TaskParams{Description: "look", Prompt: "find x", SubagentType: "reviewer"},
-			ask:     func(context.Context, permission.Request) error { return &permission.DeniedError{Permission: "task", Pattern: "reviewer"} },
+			name: "asks permission task for the subagent and stops on denial",
+			args: TaskParams{Description: "look", Prompt: "find x", SubagentType: "reviewer"},
+			ask: func(context.Context, permission.Request) error {
+				return &permission.DeniedError{Permission: "task", Pattern: "reviewer"}
+			},
 			wantErr: "permission task denied",
 			kind:    "denied",
 		},
 		{
-			name:    "a rejection inside the subagent rejects the task",
-			args:    TaskParams{Description: "look", Prompt: "find x", SubagentType: "explore"},
-			answer:  func(r SubagentRequest) (SubagentResult, error) { return SubagentResult{SessionID: r.SessionID, Rejected: true}, nil },
+			name: "a rejection inside the subagent rejects the task",
+			args: TaskParams{Description: "look", Prompt: "find x", SubagentType: "explore"},
+			answer: func(r SubagentRequest) (SubagentResult, error) {
+				return SubagentResult{SessionID: r.SessionID, Rejected: true}, nil
+			},
 			wantErr: "the user rejected permission to use task",
 			kind:    "rejected",
 		},
