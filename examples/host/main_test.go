@@ -1,0 +1,36 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestHostRunsAProjectsWasmTool(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a wasm module and this program")
+	}
+	project := t.TempDir()
+	os.MkdirAll(filepath.Join(project, ".git"), 0o755)
+	toolDir := filepath.Join(project, ".toolhost", "tool")
+	os.MkdirAll(toolDir, 0o755)
+	build := exec.Command("go", "build", "-buildmode=c-shared", "-o", filepath.Join(toolDir, "json.wasm"), ".")
+	build.Dir = filepath.Join("..", "json")
+	build.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "GOWORK=off")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build json.wasm: %v\n%s", err, out)
+	}
+	bin := filepath.Join(t.TempDir(), "host")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build host: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "json_query", `{"json": "{\"a\": [1, 2]}", "path": "a.1"}`)
+	cmd.Dir = project
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir(), "HOME="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "2" {
+		t.Fatalf("host: %v\n%s", err, out)
+	}
+}
