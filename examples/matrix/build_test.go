@@ -26,7 +26,8 @@ const repoRoot = "../.."
 type language struct {
 	name string
 	// sources are the files and folders (relative to the repository root)
-	// whose content decides the module: the SDK and the example.
+	// whose content decides the module: the SDK, the example, and the
+	// file holding the build command.
 	sources []string
 	// install says what to install when the toolchain is missing.
 	install string
@@ -38,7 +39,7 @@ type language struct {
 }
 
 // languages is the matrix, in the order results are reported.
-var languages = []language{goLang, rustLang, asLang}
+var languages = []language{goLang, rustLang, asLang, dLang}
 
 // built is the outcome of building one language's module, once per run.
 type built struct {
@@ -107,6 +108,13 @@ func buildCached(l language) (path string, missing, cached bool, took time.Durat
 	if err := os.Rename(tmp, path); err != nil {
 		return "", false, false, 0, err
 	}
+	// Modules built from older sources are never used again.
+	old, _ := filepath.Glob(filepath.Join(dir, l.name+"-words-*.wasm"))
+	for _, o := range old {
+		if o != path {
+			os.Remove(o)
+		}
+	}
 	return path, false, false, took, nil
 }
 
@@ -126,7 +134,7 @@ func hashSources(version string, paths []string) (string, error) {
 			if d.IsDir() && (d.Name() == "node_modules" || d.Name() == "target") {
 				return filepath.SkipDir
 			}
-			if d.Type().IsRegular() && !strings.HasSuffix(path, ".wasm") && !strings.HasSuffix(path, "_test.go") {
+			if d.Type().IsRegular() && !strings.HasSuffix(path, ".wasm") {
 				files = append(files, path)
 			}
 			return nil

@@ -13,7 +13,7 @@ import (
 // the npm packages pinned in sdk-guest/assemblyscript/package.json.
 var asLang = language{
 	name:    "assemblyscript",
-	sources: []string{"sdk-guest/assemblyscript", "examples/as-words"},
+	sources: []string{"sdk-guest/assemblyscript", "examples/as-words", "examples/matrix/lang_as_test.go"},
 	install: "Node.js and npm (apt-get install -y nodejs npm); the packages are installed by the test",
 	toolchain: func(ctx context.Context) (string, error) {
 		node, err := lookPath("node")

@@ -9,7 +9,7 @@ import (
 // languages are compared with.
 var goLang = language{
 	name:    "go",
-	sources: []string{"sdk-guest/go", "examples/matrix/testdata/go-words"},
+	sources: []string{"sdk-guest/go", "examples/matrix/testdata/go-words", "examples/matrix/lang_go_test.go"},
 	install: "the Go toolchain (go.dev/dl)",
 	toolchain: func(ctx context.Context) (string, error) {
 		gobin, err := lookPath("go")

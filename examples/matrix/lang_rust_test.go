@@ -11,7 +11,7 @@ import (
 // the SDK as an rlib, then the example as a cdylib linked against it.
 var rustLang = language{
 	name:    "rust",
-	sources: []string{"sdk-guest/rust/src", "examples/rust-words/src"},
+	sources: []string{"sdk-guest/rust/src", "examples/rust-words/src", "examples/matrix/lang_rust_test.go"},
 	install: "apt-get install -y rustc libstd-rust-dev-wasm32 lld-14 (or: rustup target add wasm32-unknown-unknown)",
 	toolchain: func(ctx context.Context) (string, error) {
 		rustc, err := findRustc(ctx)
