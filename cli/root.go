@@ -101,6 +101,7 @@ permission system, and serves them to a CLI, an agent loop or MCP clients.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(NewCmdTools(g, nil), NewCmdCall(g, nil), NewCmdPermissions(g), NewCmdVersion(g))
 	root.AddCommand(NewCmdMCP(g, nil))
+	root.AddCommand(NewCmdRun(g))
 	return root
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/toolhost/toolhost/agent"
 	"github.com/toolhost/toolhost/builtins"
 	"github.com/toolhost/toolhost/plugins"
 	"github.com/toolhost/toolhost/runtime"
@@ -113,6 +114,10 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	}
 	h := &Host{Registry: reg, Config: loaded.Config, Dirs: loaded.Dirs, Files: loaded.Files, Store: store, Worktree: worktree}
 	reg.Add(runtime.SourceBuiltin, builtins.All(builtins.Options{ConfigDirs: loaded.Dirs})...)
+	// The task tool runs subagents through the agent loop, which builtins
+	// may not import; it gets a runner sharing this registry and store.
+	subagents := agent.New(agent.Options{Registry: reg, Store: store, Env: opts.Env, Logger: opts.Logger, Directory: opts.Directory, Worktree: worktree})
+	reg.Add(runtime.SourceBuiltin, builtins.Task(subagents))
 	if !opts.NoWasm {
 		if err := h.addWasm(ctx, opts); err != nil {
 			return nil, err
