@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"bufio"
 	"context"
 	"net/http"
 	"net/http/httptest"
@@ -181,5 +182,37 @@ func TestCheckBindRefusesTheNetworkWithoutAToken(t *testing.T) {
 		if err := mcp.CheckBind(tt.addr, tt.token); (err == nil) != tt.ok {
 			t.Errorf("CheckBind(%q, %q) = %v, want ok %v", tt.addr, tt.token, err, tt.ok)
 		}
+	}
+}
+
+func TestTheBuiltBinaryServesHTTPBehindAToken(t *testing.T) {
+	t.Parallel()
+	p := newProject(t, "")
+	p.write("b.txt", "served by the binary over http\n")
+	cmd := p.command("mcp", "--http", "127.0.0.1:0")
+	cmd.Env = append(cmd.Env, mcp.TokenEnv+"=from-env")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	// The first stderr line names the address (port 0 picks a free one).
+	line, err := bufio.NewReader(stderr).ReadString('\n')
+	url := strings.TrimSpace(strings.TrimPrefix(line, "toolhost: serving MCP on "))
+	if err != nil || !strings.HasPrefix(url, "http://127.0.0.1:") {
+		t.Fatalf("first stderr line %q (%v)", line, err)
+	}
+	if got := post(t, url, nil); got != http.StatusUnauthorized {
+		t.Errorf("without the token: status %d, want 401", got)
+	}
+	cs, err := httpClient(t, url, protoLegacy, map[string]string{"Authorization": "Bearer from-env"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, out := call(t, cs, "read", map[string]any{"filePath": "b.txt"}); res.IsError || !strings.Contains(out, "served by the binary") {
+		t.Errorf("read: %v %q", res.IsError, out)
 	}
 }

@@ -97,7 +97,7 @@ func TestToolhostUsesThirdPartyServersFromNPM(t *testing.T) {
 	}{
 		{"echo echoes", "everything_echo", `{"message":"hello from toolhost"}`, "Echo: hello from toolhost", ""},
 		{"add adds", "everything_get-sum", `{"a":19,"b":23}`, "42", ""},
-		{"a long-running tool reports progress", "everything_trigger-long-running-operation", `{"duration":1,"steps":3}`, "Long running operation completed", `"progress":3`},
+		{"a long-running tool reports progress", "everything_trigger-long-running-operation", `{"duration":1,"steps":3}`, "Long running operation completed", `"total":3`},
 		{"an image becomes an attachment", "everything_get-tiny-image", `{}`, `"mime": "image/png"`, ""},
 		{"the filesystem server reads a file", "fs_read_text_file", `{"path":"` + filepath.Join(p.dir, "docs", "guide.txt") + `"}`, "a guide for the filesystem server", ""},
 		{"the filesystem server lists a directory", "fs_list_directory", `{"path":"` + filepath.Join(p.dir, "docs") + `"}`, "[FILE] guide.txt", ""},

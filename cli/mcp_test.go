@@ -1,0 +1,52 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
+
+func TestMCPCommandFlags(t *testing.T) {
+	// Not parallel: cases set TOOLHOST_MCP_TOKEN in the environment.
+	tests := []struct {
+		name    string
+		args    []string
+		env     string
+		want    MCPOptions
+		wantErr string
+	}{
+		{"no flags serve stdio", nil, "", MCPOptions{}, ""},
+		{"--http with a loopback address", []string{"--http", "127.0.0.1:8765"}, "", MCPOptions{HTTP: "127.0.0.1:8765"}, ""},
+		{"--stateless and --agent", []string{"--http", "localhost:1", "--stateless", "--agent", "plan"}, "", MCPOptions{HTTP: "localhost:1", Stateless: true, Agent: "plan"}, ""},
+		{"the token comes from the environment", []string{"--http", "127.0.0.1:1"}, "envtok", MCPOptions{HTTP: "127.0.0.1:1", Token: "envtok"}, ""},
+		{"--token beats the environment", []string{"--http", "127.0.0.1:1", "--token", "flag"}, "envtok", MCPOptions{HTTP: "127.0.0.1:1", Token: "flag"}, ""},
+		{"--stateless needs --http", []string{"--stateless"}, "", MCPOptions{}, "--stateless applies to --http"},
+		{"a network address needs a token", []string{"--http", "0.0.0.0:8765"}, "", MCPOptions{}, "not loopback"},
+		{"a network address with a token is allowed", []string{"--http", "0.0.0.0:8765", "--token", "t"}, "", MCPOptions{HTTP: "0.0.0.0:8765", Token: "t"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("TOOLHOST_MCP_TOKEN", tt.env)
+			var got *MCPOptions
+			g := &Globals{Streams: IOStreams{Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}}
+			cmd := NewCmdMCP(g, func(_ context.Context, _ *Globals, o *MCPOptions) error { got = o; return nil })
+			cmd.SetArgs(tt.args)
+			cmd.SetOut(&bytes.Buffer{})
+			cmd.SetErr(&bytes.Buffer{})
+			err := cmd.Execute()
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || ExitCode(err) != ExitUsage {
+					t.Fatalf("err = %v (exit %d), want usage error with %q", err, ExitCode(err), tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if *got != tt.want {
+				t.Errorf("options %+v, want %+v", *got, tt.want)
+			}
+		})
+	}
+}
