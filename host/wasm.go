@@ -26,3 +26,18 @@ func (h *Host) addWasm(ctx context.Context, opts Options) error {
 	h.Registry.Add(runtime.SourceWasm, tools...)
 	return nil
 }
+
+// Watch keeps the registry's wasm tools in step with the tool folders until
+// ctx ends: added, replaced and removed modules take effect without a
+// restart, and calls in flight on a replaced module finish on the old one.
+// Long-running hosts (the MCP server, the agent loop, embedding programs)
+// start it in a goroutine; one-shot CLI commands need not.
+func (h *Host) Watch(ctx context.Context) {
+	if h.wasm == nil {
+		return
+	}
+	h.wasm.Watch(ctx, h.Dirs, func(added []runtime.Tool, removed []string) {
+		h.Registry.Remove(removed...)
+		h.Registry.Add(runtime.SourceWasm, added...)
+	})
+}

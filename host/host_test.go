@@ -1,0 +1,58 @@
+package host
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+)
+
+func newProject(t *testing.T) (string, func(string) string) {
+	t.Helper()
+	root := t.TempDir()
+	project := filepath.Join(root, "project")
+	if err := os.MkdirAll(filepath.Join(project, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{
+		"HOME":            filepath.Join(root, "home"),
+		"XDG_CONFIG_HOME": filepath.Join(root, "config"),
+		"XDG_CACHE_HOME":  filepath.Join(root, "cache"),
+	}
+	return project, func(k string) string { return env[k] }
+}
+
+func TestNewAssemblesBuiltinsAndAppliesProjectConfig(t *testing.T) {
+	t.Parallel()
+	project, env := newProject(t)
+	if err := os.WriteFile(filepath.Join(project, "toolhost.json"), []byte(`{"tools": {"webfetch": false}, "experimental": {"batch_tool": true}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	h, err := New(ctx, Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	if h.Worktree != project {
+		t.Errorf("worktree = %s, want %s", h.Worktree, project)
+	}
+	tools, err := h.Registry.Tools(ctx, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, ti := range tools {
+		ids = append(ids, ti.ID)
+	}
+	for _, want := range []string{"read", "edit", "bash", "grep", "batch", "task"} {
+		if !slices.Contains(ids, want) {
+			t.Errorf("tools lack %s: %v", want, ids)
+		}
+	}
+	if slices.Contains(ids, "webfetch") {
+		t.Errorf("webfetch disabled by project config but offered: %v", ids)
+	}
+}
