@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
-
 )
 
 func newProject(t *testing.T) (string, func(string) string) {
