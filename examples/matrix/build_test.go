@@ -93,7 +93,7 @@ func buildCached(l language) (path string, missing, cached bool, took time.Durat
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", false, false, 0, err
 	}
-	path = filepath.Join(dir, l.name+"-words-"+key[:16]+".wasm")
+	path = filepath.Join(dir, l.name+"-"+key[:16]+".wasm")
 	if _, err := os.Stat(path); err == nil {
 		return path, false, true, 0, nil
 	}
@@ -109,7 +109,7 @@ func buildCached(l language) (path string, missing, cached bool, took time.Durat
 		return "", false, false, 0, err
 	}
 	// Modules built from older sources are never used again.
-	old, _ := filepath.Glob(filepath.Join(dir, l.name+"-words-*.wasm"))
+	old, _ := filepath.Glob(filepath.Join(dir, l.name+"-????????????????.wasm"))
 	for _, o := range old {
 		if o != path {
 			os.Remove(o)

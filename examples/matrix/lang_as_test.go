@@ -28,16 +28,21 @@ var asLang = language{
 		return v + " " + dir, err
 	},
 	build: func(ctx context.Context, out string) error {
-		dir, err := npmPackages(ctx)
-		if err != nil {
-			return err
-		}
-		// asc runs in the example's folder so that --use can name the
-		// SDK's abort by its path relative to the entry file.
-		return run(ctx, abs("examples/as-words"), nil, "node", filepath.Join(dir, "node_modules", "assemblyscript", "bin", "asc.js"),
-			"index.ts", "--path", filepath.Join(dir, "node_modules"), "-O3", "--shrinkLevel", "1",
-			"--use", "abort=../../sdk-guest/assemblyscript/index/abort", "-o", out)
+		return asBuild(ctx, abs("examples/as-words"), "index.ts", "../../sdk-guest/assemblyscript/index/abort", out)
 	},
+}
+
+// asBuild compiles entry in dir into out. abort names the SDK's abort
+// function by its path relative to the entry file (asc's --use), which is
+// why asc runs in dir.
+func asBuild(ctx context.Context, dir, entry, abort, out string) error {
+	pkgs, err := npmPackages(ctx)
+	if err != nil {
+		return err
+	}
+	return run(ctx, dir, nil, "node", filepath.Join(pkgs, "node_modules", "assemblyscript", "bin", "asc.js"),
+		entry, "--path", filepath.Join(pkgs, "node_modules"), "-O3", "--shrinkLevel", "1",
+		"--use", "abort="+abort, "-o", out)
 }
 
 // npmPackages installs the SDK's npm dependencies once per machine, in a

@@ -3,6 +3,7 @@ package matrix
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -25,21 +26,28 @@ var dLang = language{
 		return first, err
 	},
 	build: func(ctx context.Context, out string) error {
-		ld, err := wasmLD()
-		if err != nil {
-			return err
-		}
-		objs, err := os.MkdirTemp("", "toolhost-d-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(objs)
-		return run(ctx, abs("examples/d-words"), nil, "ldc2", "-od="+objs,
-			"-mtriple=wasm32-unknown-unknown-wasm", "-betterC", "-O", "-mattr=+bulk-memory",
-			"--linker="+ld, "-L--no-entry", "-L--strip-all",
-			"-L--allow-undefined-file="+abs("sdk-guest/d/imports.txt"),
-			"-I"+abs("sdk-guest/d"), "-of="+out, "words.d", abs("sdk-guest/d/toolhost.d"))
+		return dBuild(ctx, abs("examples/d-words"), abs("sdk-guest/d"), []string{"words.d"}, out)
 	},
+}
+
+// dBuild compiles the D files in dir, with the SDK in sdk, into out.
+func dBuild(ctx context.Context, dir, sdk string, files []string, out string) error {
+	ld, err := wasmLD()
+	if err != nil {
+		return err
+	}
+	objs, err := os.MkdirTemp("", "toolhost-d-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(objs)
+	args := []string{"-od=" + objs,
+		"-mtriple=wasm32-unknown-unknown-wasm", "-betterC", "-O", "-mattr=+bulk-memory",
+		"--linker=" + ld, "-L--no-entry", "-L--strip-all",
+		"-L--allow-undefined-file=" + filepath.Join(sdk, "imports.txt"),
+		"-I" + sdk, "-of=" + out}
+	args = append(args, files...)
+	return run(ctx, dir, nil, "ldc2", append(args, filepath.Join(sdk, "toolhost.d"))...)
 }
 
 // wasmLD finds LLVM's wasm linker under the names Debian and others give it.

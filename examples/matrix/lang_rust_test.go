@@ -22,24 +22,29 @@ var rustLang = language{
 		return rustc + " " + v, err
 	},
 	build: func(ctx context.Context, out string) error {
-		rustc, err := findRustc(ctx)
-		if err != nil {
-			return err
-		}
-		dir, err := os.MkdirTemp("", "toolhost-rust-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-		lib := filepath.Join(dir, "libtoolhost.rlib")
-		common := []string{"--edition", "2021", "--target", "wasm32-unknown-unknown", "-C", "opt-level=s"}
-		if err := run(ctx, dir, nil, rustc, append(common, "--crate-type", "rlib", "--crate-name", "toolhost",
-			"-o", lib, abs("sdk-guest/rust/src/lib.rs"))...); err != nil {
-			return err
-		}
-		return run(ctx, dir, nil, rustc, append(common, "--crate-type", "cdylib", "--crate-name", "words",
-			"-C", "strip=symbols", "-C", "lto", "--extern", "toolhost="+lib, "-o", out, abs("examples/rust-words/src/lib.rs"))...)
+		return rustBuild(ctx, abs("sdk-guest/rust/src/lib.rs"), "words", abs("examples/rust-words/src/lib.rs"), out)
 	},
+}
+
+// rustBuild builds the crate whose root is src, against the SDK whose
+// root is sdk, into the module out.
+func rustBuild(ctx context.Context, sdk, crate, src, out string) error {
+	rustc, err := findRustc(ctx)
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "toolhost-rust-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	lib := filepath.Join(dir, "libtoolhost.rlib")
+	common := []string{"--edition", "2021", "--target", "wasm32-unknown-unknown", "-C", "opt-level=s"}
+	if err := run(ctx, dir, nil, rustc, append(common, "--crate-type", "rlib", "--crate-name", "toolhost", "-o", lib, sdk)...); err != nil {
+		return err
+	}
+	return run(ctx, dir, nil, rustc, append(common, "--crate-type", "cdylib", "--crate-name", crate,
+		"-C", "strip=symbols", "-C", "lto", "--extern", "toolhost="+lib, "-o", out, src)...)
 }
 
 // findRustc returns a rustc that has the wasm32-unknown-unknown standard

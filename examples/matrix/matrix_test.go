@@ -34,6 +34,12 @@ type setup struct {
 // asker.
 func load(t *testing.T, wasm, cfgJSON string, asker permission.Asker) setup {
 	t.Helper()
+	return loadAs(t, wasm, "words.wasm", cfgJSON, asker)
+}
+
+// loadAs is load with another file name for the module.
+func loadAs(t *testing.T, wasm, file, cfgJSON string, asker permission.Asker) setup {
+	t.Helper()
 	cfg := &config.Config{}
 	if cfgJSON != "" {
 		if err := json.Unmarshal([]byte(cfgJSON), cfg); err != nil {
@@ -44,7 +50,7 @@ func load(t *testing.T, wasm, cfgJSON string, asker permission.Asker) setup {
 	if err := os.MkdirAll(filepath.Join(dir, "tool"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	copyFile(t, wasm, filepath.Join(dir, "tool", "words.wasm"))
+	copyFile(t, wasm, filepath.Join(dir, "tool", file))
 	host := plugins.NewHost(plugins.HostOptions{CacheDir: cacheDir, Config: cfg})
 	t.Cleanup(func() { host.Close(context.Background()) })
 	tools, errs := host.Discover(context.Background(), []string{dir})
