@@ -63,7 +63,7 @@ func BenchmarkCall(b *testing.B) {
 
 	data, _ := os.ReadFile(wasm)
 	input, _ := json.Marshal(execInput{Args: json.RawMessage(benchArgs), Context: execContext{CallID: "c1"}})
-	compiled := stockCompiled(b, data)
+	compiled := stockCompiled(b, data, false)
 
 	b.Run("extism-warm-instance", func(b *testing.B) {
 		// The Extism layer alone: Plugin.CallWithContext on one reused
@@ -74,6 +74,27 @@ func BenchmarkCall(b *testing.B) {
 		}
 		defer p.Close(context.Background())
 		ctx := hostfns.WithCall(context.Background(), &hostfns.Call{Tool: "echo", Context: tc})
+		b.ResetTimer()
+		for b.Loop() {
+			if _, _, err := p.CallWithContext(ctx, "execute", input); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+
+	b.Run("extism-warm-instance-terminating", func(b *testing.B) {
+		// The same with what toolhost needs for timeouts and cancellation:
+		// wazero's termination checks (WithCloseOnContextDone) and a
+		// cancellable context, which wazero watches on every call into wasm
+		// — including each Extism kernel call the guest makes.
+		terminating := stockCompiled(b, data, true)
+		p, err := terminating.Instance(context.Background(), extism.PluginInstanceConfig{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer p.Close(context.Background())
+		ctx, cancel := context.WithCancel(hostfns.WithCall(context.Background(), &hostfns.Call{Tool: "echo", Context: tc}))
+		defer cancel()
 		b.ResetTimer()
 		for b.Loop() {
 			if _, _, err := p.CallWithContext(ctx, "execute", input); err != nil {
@@ -99,15 +120,16 @@ func BenchmarkCall(b *testing.B) {
 	})
 }
 
-func stockCompiled(b *testing.B, data []byte) *extism.CompiledPlugin {
+func stockCompiled(b *testing.B, data []byte, terminating bool) *extism.CompiledPlugin {
 	b.Helper()
 	cache, err := wazero.NewCompilationCacheWithDir(sharedCache)
 	if err != nil {
 		b.Fatal(err)
 	}
 	data, _, _ = redirectImport(data, hostfns.EnvNamespace, hostfns.NameHTTPRequest, hostfns.HTTPNamespace)
+	rc := wazero.NewRuntimeConfig().WithCompilationCache(cache).WithCloseOnContextDone(terminating)
 	c, err := extism.NewCompiledPlugin(context.Background(), extism.Manifest{Wasm: []extism.Wasm{extism.WasmData{Data: data}}},
-		extism.PluginConfig{EnableWasi: true, RuntimeConfig: wazero.NewRuntimeConfig().WithCompilationCache(cache)}, hostfns.Functions())
+		extism.PluginConfig{EnableWasi: true, RuntimeConfig: rc}, hostfns.Functions())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -79,6 +79,9 @@ func NewHost(opts HostOptions) *Host {
 		}
 	}
 	h.fns = hostfns.Functions()
+	// Extism drops the PDKs' log_* calls unless its process-wide level
+	// admits them; admit debug and up, and let the slog handler filter.
+	extism.SetLogLevel(extism.LogLevelDebug)
 	return h
 }
 
