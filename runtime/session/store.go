@@ -14,9 +14,23 @@ import (
 
 // Store is the session database. It is safe for concurrent use by many
 // goroutines and many processes.
+//
+// The database is opened on first use and kept open while transactions
+// keep coming; it is closed after IdleClose without one, which releases
+// bbolt's exclusive file lock so other toolhost processes sharing the data
+// directory get their turn (they wait up to lockTimeout). A busy
+// long-running host thus pays the open once, and a one-shot CLI call pays
+// it once per process.
 type Store struct {
 	path string
-	mu   sync.Mutex // serialises this process's transactions; bbolt's flock does so across processes
+	// IdleClose is how long the database stays open after the last
+	// transaction. Default 100 ms.
+	IdleClose time.Duration
+
+	mu     sync.Mutex
+	db     *bolt.DB
+	active int
+	idle   *time.Timer
 }
 
 // Open returns a store backed by the file at path, creating its directory.
@@ -34,22 +48,90 @@ func (s *Store) Path() string { return s.path }
 // lockTimeout bounds how long a transaction waits for another process.
 const lockTimeout = 10 * time.Second
 
+const defaultIdleClose = 100 * time.Millisecond
+
+// acquire returns the open database, opening it if needed, and counts the
+// caller as active until release.
+func (s *Store) acquire(create bool) (*bolt.DB, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.idle != nil {
+		s.idle.Stop()
+		s.idle = nil
+	}
+	if s.db == nil {
+		if !create {
+			if _, err := os.Stat(s.path); errors.Is(err, os.ErrNotExist) {
+				return nil, nil
+			}
+		}
+		db, err := bolt.Open(s.path, 0o600, &bolt.Options{Timeout: lockTimeout})
+		if err != nil {
+			return nil, fmt.Errorf("open session store %s: %w", s.path, err)
+		}
+		// Session state is not worth an fsync per write (it dominated a
+		// read call's cost): writes reach the OS at commit, so a crashed
+		// process loses nothing; only a crash of the machine itself can
+		// lose the last writes. The file is synced when it is closed.
+		db.NoSync = true
+		s.db = db
+	}
+	s.active++
+	return s.db, nil
+}
+
+func (s *Store) release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.active--
+	if s.active > 0 || s.db == nil {
+		return
+	}
+	d := s.IdleClose
+	if d <= 0 {
+		d = defaultIdleClose
+	}
+	s.idle = time.AfterFunc(d, s.closeIfIdle)
+}
+
+func (s *Store) closeIfIdle() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.active == 0 && s.db != nil {
+		_ = s.db.Sync()
+		_ = s.db.Close()
+		s.db = nil
+	}
+}
+
+// Close closes the database now; later transactions open it again.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.idle != nil {
+		s.idle.Stop()
+		s.idle = nil
+	}
+	if s.db == nil || s.active > 0 {
+		return nil
+	}
+	err := errors.Join(s.db.Sync(), s.db.Close())
+	s.db = nil
+	return err
+}
+
 func (s *Store) do(ctx context.Context, write bool, fn func(tx *bolt.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !write {
-		if _, err := os.Stat(s.path); errors.Is(err, os.ErrNotExist) {
-			return fn(nil)
-		}
-	}
-	db, err := bolt.Open(s.path, 0o600, &bolt.Options{Timeout: lockTimeout, ReadOnly: !write})
+	db, err := s.acquire(write)
 	if err != nil {
-		return fmt.Errorf("open session store %s: %w", s.path, err)
+		return err
 	}
-	defer db.Close()
+	if db == nil { // nothing written yet: every read finds nothing
+		return fn(nil)
+	}
+	defer s.release()
 	if write {
 		return db.Update(fn)
 	}

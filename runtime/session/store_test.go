@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestStoreRoundTripsValuesPerSessionAndNamespace(t *testing.T) {
@@ -70,5 +71,53 @@ func TestStoreUpdateIsAtomicAcrossGoroutinesAndHandles(t *testing.T) {
 	kvs, err := b.List(ctx, "s", "n")
 	if err != nil || len(kvs) != 1 || kvs[0].Key != "count" {
 		t.Fatalf("List = %v, %v", kvs, err)
+	}
+}
+
+func TestStoreReopensAfterIdleCloseAndExplicitClose(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, _ := Open(filepath.Join(t.TempDir(), "sessions.db"))
+	s.IdleClose = time.Millisecond
+	if err := s.Put(ctx, "s", "n", "k", []byte("1")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond) // let the idle close happen
+	if v, ok, err := s.Get(ctx, "s", "n", "k"); err != nil || !ok || string(v) != "1" {
+		t.Fatalf("after idle close: %q %v %v", v, ok, err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Put(ctx, "s", "n", "k", []byte("2")); err != nil {
+		t.Fatalf("put after Close: %v", err)
+	}
+	if v, _, _ := s.Get(ctx, "s", "n", "k"); string(v) != "2" {
+		t.Fatalf("value after reopen = %q", v)
+	}
+}
+
+// BenchmarkStorePut measures a write while the store stays open, against
+// the old open-per-transaction behaviour (IdleClose below the gap between
+// writes) as the baseline.
+func BenchmarkStorePut(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		idle time.Duration
+	}{{"kept-open", time.Second}, {"open-per-write-baseline", time.Nanosecond}} {
+		b.Run(tc.name, func(b *testing.B) {
+			s, _ := Open(filepath.Join(b.TempDir(), "sessions.db"))
+			s.IdleClose = tc.idle
+			ctx := context.Background()
+			for i := 0; b.Loop(); i++ {
+				if tc.idle == time.Nanosecond {
+					s.Close()
+				}
+				if err := s.Put(ctx, "s", "filetime", fmt.Sprint(i%100), []byte("{}")); err != nil {
+					b.Fatal(err)
+				}
+			}
+			s.Close()
+		})
 	}
 }
