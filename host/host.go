@@ -117,7 +117,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	// The task tool runs subagents through the agent loop, which builtins
 	// may not import; it gets a runner sharing this registry and store.
 	subagents := agent.New(agent.Options{Registry: reg, Store: store, Env: opts.Env, Logger: opts.Logger, Directory: opts.Directory, Worktree: worktree})
-	reg.Add(runtime.SourceBuiltin, builtins.Task(subagents), builtins.WebSearch(), builtins.CodeSearch())
+	reg.Add(runtime.SourceBuiltin, builtins.Task(subagents), builtins.WebSearch(), builtins.CodeSearch(), builtins.LSP())
 	if !opts.NoWasm {
 		if err := h.addWasm(ctx, opts); err != nil {
 			return nil, err
