@@ -39,7 +39,7 @@ type language struct {
 }
 
 // languages is the matrix, in the order results are reported.
-var languages = []language{goLang, rustLang, asLang, dLang}
+var languages = []language{goLang, cLang, rustLang, asLang, dLang}
 
 // built is the outcome of building one language's module, once per run.
 type built struct {

@@ -10,7 +10,10 @@
 //
 // The languages and their toolchains (docs/languages.md has the details):
 //
-//   - Go: sdk-guest/go with the standard Go toolchain (always present).
+//   - Go: sdk-guest/go with the standard Go toolchain (always present);
+//     the example lives in testdata/go-words.
+//   - C: sdk-guest/c/toolhost.h with clang, lld and wasi-libc; the
+//     example lives in testdata/c-words.
 //   - Rust: sdk-guest/rust with a bare rustc that has the
 //     wasm32-unknown-unknown standard library (Debian's rustc and
 //     libstd-rust-dev-wasm32, or rustup's with the target added); no cargo,
