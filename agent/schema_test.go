@@ -138,3 +138,30 @@ func jsonEqual(t *testing.T, a, b []byte) bool {
 	}
 	return reflect.DeepEqual(x, y)
 }
+
+func FuzzTransformSchema(f *testing.F) {
+	f.Add("gemini-pro", true, `{"type":"object","properties":{"n":{"type":"integer","enum":[1,2]},"a":{"type":"array"}},"required":["n","x"]}`)
+	f.Add("claude-x", false, `{"anyOf":[{"type":"object"}],"$schema":"x"}`)
+	f.Add("gpt-4.1", true, `{"type":"object","properties":{"o":{"anyOf":[{"type":"string"}]},"e":{"type":["string","null"],"enum":["a",null]}}}`)
+	f.Fuzz(func(t *testing.T, model string, strict bool, schema string) {
+		out := TransformSchema(model, strict, json.RawMessage(schema))
+		var in map[string]any
+		if json.Unmarshal([]byte(schema), &in) != nil || in == nil {
+			if string(out) != schema {
+				t.Fatalf("non-object schema changed: %q → %q", schema, out)
+			}
+			return
+		}
+		var got map[string]any
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("output is not a JSON object: %s", out)
+		}
+		if strict {
+			if props, ok := got["properties"].(map[string]any); ok {
+				if req, _ := got["required"].([]any); len(req) != len(props) {
+					t.Fatalf("strict root requires %v of %d properties", req, len(props))
+				}
+			}
+		}
+	})
+}

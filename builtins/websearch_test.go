@@ -208,3 +208,15 @@ func TestSearchRefusals(t *testing.T) {
 		t.Errorf("the endpoint was called %d times", len(srv.calls))
 	}
 }
+
+func FuzzSearchText(f *testing.F) {
+	f.Add([]byte("event: message\ndata: {\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}}\n\n"))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"x"}}`))
+	f.Add([]byte("data: not json\r\ndata: {\"result\":{\"isError\":true,\"content\":[{\"text\":\"e\"}]}}\r\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		text, err := searchText(data)
+		if err != nil && text != "" {
+			t.Fatalf("both text %q and error %v", text, err)
+		}
+	})
+}
