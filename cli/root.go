@@ -102,6 +102,7 @@ permission system, and serves them to a CLI, an agent loop or MCP clients.`,
 	root.AddCommand(NewCmdTools(g, nil), NewCmdCall(g, nil), NewCmdPermissions(g), NewCmdVersion(g))
 	root.AddCommand(NewCmdMCP(g, nil))
 	root.AddCommand(NewCmdRun(g))
+	root.AddCommand(NewCmdTool(g))
 	return root
 }
 

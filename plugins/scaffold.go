@@ -185,8 +185,10 @@ func buildGo(ctx context.Context, dir, out string) error {
 	if _, err := exec.LookPath("go"); err != nil {
 		return errors.New("the go command is not installed; Go tools need the Go toolchain (1.24 or later)")
 	}
-	// GOFLAGS=-mod=mod lets the first build write go.sum for the vendored SDK.
-	native := []string{"GOWORK=off", "GOFLAGS=-mod=mod"}
+	// GOFLAGS=-mod=mod lets the first build write go.sum for the vendored
+	// SDK; -buildvcs=false because a tool source inside a project that is
+	// not a clean git checkout would otherwise fail to build.
+	native := []string{"GOWORK=off", "GOFLAGS=-mod=mod -buildvcs=false"}
 	if err := runCmd(ctx, dir, native, "go", "generate", "./..."); err != nil {
 		return err
 	}

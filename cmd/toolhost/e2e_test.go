@@ -269,3 +269,30 @@ func TestABrokenWasmModuleIsReportedAndEverythingElseStillLoads(t *testing.T) {
 		t.Errorf("built-in tools missing after a broken module:\n%s", out)
 	}
 }
+
+func TestToolNewScaffoldsASourceAndRefusesBadInput(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	if _, stderr, code := e.run("", "tool", "build"); code != 1 || !strings.Contains(stderr, "toolhost tool new") {
+		t.Errorf("build without sources: exit %d, stderr %s", code, stderr)
+	}
+	if _, stderr, code := e.run("", "tool", "new", "x", "--lang", "cobol"); code != 2 || !strings.Contains(stderr, "choose go or c") {
+		t.Errorf("unknown language: exit %d, stderr %s", code, stderr)
+	}
+	out, stderr, code := e.run("", "tool", "new", "greeter")
+	if code != 0 {
+		t.Fatalf("tool new: exit %d: %s", code, stderr)
+	}
+	src := filepath.Join(e.project, ".toolhost", "tools-src", "greeter")
+	if !strings.Contains(out, src) {
+		t.Errorf("output does not name %s: %s", src, out)
+	}
+	for _, f := range []string{"main.go", "go.mod"} {
+		if _, err := os.Stat(filepath.Join(src, f)); err != nil {
+			t.Errorf("scaffold lacks %s: %v", f, err)
+		}
+	}
+	if _, _, code := e.run("", "tool", "new", "greeter"); code != 2 {
+		t.Errorf("scaffolding over an existing tool: exit %d, want 2", code)
+	}
+}
