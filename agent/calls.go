@@ -141,6 +141,7 @@ func (ru *run) run(ctx context.Context, step int, messageID string, p plannedCal
 		CallID:    p.ID,
 		Agent:     ru.agent.Name,
 		Model:     ru.model,
+		Rules:     ru.denyRules(),
 		OnMetadata: func(title string, meta map[string]any) {
 			ru.emit(Event{Type: EventToolUpdate, SessionID: ru.sid, Step: step, CallID: p.ID, Tool: p.tool, State: StateRunning, Title: title, Metadata: meta})
 		},
@@ -217,4 +218,18 @@ func mustJSON(v any) json.RawMessage {
 func sorted(s []string) []string {
 	slices.Sort(s)
 	return s
+}
+
+// denyRules turns the session's denied tools into permission rules that
+// travel with every call, so a tool that calls other tools (batch) cannot
+// reach them either.
+func (ru *run) denyRules() permission.Ruleset {
+	if len(ru.req.deny) == 0 {
+		return nil
+	}
+	rules := make(permission.Ruleset, 0, len(ru.req.deny))
+	for _, id := range ru.req.deny {
+		rules = append(rules, permission.Rule{Permission: permission.ToolPermission(id), Pattern: "*", Action: permission.Deny, Source: "subagent session"})
+	}
+	return rules
 }

@@ -182,6 +182,7 @@ func batchOne(ctx context.Context, tc *runtime.Context, i int, c BatchCall) batc
 		CallID:    fmt.Sprintf("%s-%d", tc.CallID, i),
 		Agent:     tc.Agent,
 		Extra:     tc.Extra,
+		Rules:     tc.Rules,
 	})
 	if err != nil {
 		return fail("%s", err.Error())

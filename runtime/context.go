@@ -44,6 +44,10 @@ type Context struct {
 	// other tools (batch) or list them (invalid).
 	Registry *Registry
 
+	// Rules are the call's extra permission rules (Call.Rules); a tool that
+	// calls other tools passes them on.
+	Rules permission.Ruleset
+
 	// Questioner asks a person questions (question tool); nil when nobody can.
 	Questioner Questioner
 

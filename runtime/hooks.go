@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/toolhost/toolhost/runtime/permission"
 )
 
 // Call is one tool call as a front end receives it.
@@ -15,6 +17,10 @@ type Call struct {
 	Agent     string // default: config default_agent, else "build"
 	Model     string
 	Extra     map[string]any
+	// Rules are extra permission rules for this call, applied after the
+	// agent's (a subagent's session denying todowrite and task). Tools that
+	// call other tools (batch) pass them on, so they cannot be escaped.
+	Rules permission.Ruleset
 	// OnMetadata receives live progress from the tool.
 	OnMetadata func(title string, meta map[string]any)
 }

@@ -194,6 +194,7 @@ func (r *Registry) AddHook(h Hook) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.hooks = append(r.hooks, h)
+	clear(r.defs) // definition hooks may change what is cached
 }
 
 // IDs lists every tool id, sorted.
@@ -334,6 +335,7 @@ func (r *Registry) prepare(ctx context.Context, id string, agent *Agent, model s
 	if def.Parameters == nil {
 		def.Parameters = json.RawMessage(`{"type":"object","properties":{}}`)
 	}
+	def = r.applyDefinitionHooks(ctx, id, agent, model, def)
 	cs, err := CompileSchema(id, def.Parameters)
 	if err != nil {
 		return nil, err
@@ -454,13 +456,18 @@ func (r *Registry) run(ctx context.Context, c Call, agent *Agent) (res Result, e
 		Config:     r.opts.Config,
 		Registry:   r,
 		Questioner: r.opts.Questioner,
+		Rules:      c.Rules,
 		onMetadata: c.OnMetadata,
 	}
 	if tc.Extra == nil {
 		tc.Extra = map[string]any{}
 	}
+	rules := agent.Rules
+	if len(c.Rules) > 0 {
+		rules = append(slices.Clone(agent.Rules), c.Rules...)
+	}
 	tc.ask = func(ctx context.Context, req permission.Request) error {
-		return r.perms.Ask(ctx, agent.Rules, req)
+		return r.perms.Ask(ctx, rules, req)
 	}
 
 	res, err = r.execute(ctx, p.def, args, tc)

@@ -336,3 +336,28 @@ func TestLaterSourcesOverrideEarlierOnesWithAWarning(t *testing.T) {
 		t.Error("Remove did not remove")
 	}
 }
+
+func TestCallRulesApplyAfterTheAgentsAndReachNestedCalls(t *testing.T) {
+	t.Parallel()
+	r := newTestRegistry(t, nil)
+	r.Add(SourceBuiltin, Define("note", "x", func(ctx context.Context, _ struct{}, tc *Context) (Result, error) {
+		if err := tc.Ask(ctx, permission.Request{Permission: "note", Patterns: []string{"*"}}); err != nil {
+			return Result{}, err
+		}
+		return Result{Output: "noted"}, nil
+	}))
+	// A tool that calls another, passing its rules on as batch does.
+	r.Add(SourceBuiltin, Define("outer", "x", func(ctx context.Context, _ struct{}, tc *Context) (Result, error) {
+		return tc.Registry.Call(ctx, Call{Tool: "note", SessionID: tc.SessionID, Agent: tc.Agent, Rules: tc.Rules})
+	}))
+	deny := permission.Ruleset{{Permission: "note", Pattern: "*", Action: permission.Deny, Source: "subagent session"}}
+	for _, tool := range []string{"note", "outer"} {
+		if _, err := r.Call(context.Background(), Call{Tool: tool}); err != nil {
+			t.Fatalf("%s without extra rules: %v", tool, err)
+		}
+		_, err := r.Call(context.Background(), Call{Tool: tool, Rules: deny})
+		if permission.Kind(err) != "denied" || !strings.Contains(err.Error(), "subagent session") {
+			t.Errorf("%s with a deny rule: err = %v, want a denial quoting the rule", tool, err)
+		}
+	}
+}
