@@ -160,7 +160,7 @@ func (g *guestClock) stop() {
 // execute runs one call of a tool.
 func (t *wasmTool) execute(ctx context.Context, args json.RawMessage, tc *runtime.Context) (runtime.Result, error) {
 	h := t.module.host
-	l := resolveLimits(h.config(), t.id, t.module.name, tc.Worktree)
+	l := t.module.limitsFor(h.config(), t.id, tc.Worktree)
 	c, err := t.module.group(ctx, l)
 	if err != nil {
 		return runtime.Result{}, fmt.Errorf("load wasm tool %s: %w", t.id, err)

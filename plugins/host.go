@@ -35,6 +35,9 @@ type HostOptions struct {
 	// PollInterval is how often Watch checks the tool folders. Default
 	// DefaultPollInterval (1 s).
 	PollInterval time.Duration
+	// HookTimeout bounds each call of a plugin hook (the guest's running
+	// time and the wait for an instance). Default DefaultHookTimeout (5 s).
+	HookTimeout time.Duration
 }
 
 // Host loads wasm tool modules and runs their calls. It is safe for
@@ -48,15 +51,22 @@ type Host struct {
 	fns          []extism.HostFunction
 	index        fileIndex
 
-	mu      sync.Mutex
-	cfg     *config.Config
-	modules map[string]*module // by path, as last loaded
+	hookTimeout time.Duration
+
+	mu          sync.Mutex
+	cfg         *config.Config
+	modules     map[string]*module // by path, as last loaded
+	pluginMods  []*module          // modules of loaded plugins
+	pluginHooks []*Hooks
 }
 
 // NewHost returns a Host. Creating it is cheap: nothing is compiled until
 // a module is loaded without a cached description, or first called.
 func NewHost(opts HostOptions) *Host {
-	h := &Host{log: opts.Logger, cfg: opts.Config, modules: map[string]*module{}, pollInterval: opts.PollInterval}
+	h := &Host{log: opts.Logger, cfg: opts.Config, modules: map[string]*module{}, pollInterval: opts.PollInterval, hookTimeout: opts.HookTimeout}
+	if h.hookTimeout <= 0 {
+		h.hookTimeout = DefaultHookTimeout
+	}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
@@ -209,8 +219,16 @@ func (h *Host) Close(ctx context.Context) error {
 	h.mu.Lock()
 	mods := h.modules
 	h.modules = map[string]*module{}
+	pmods, hooks := h.pluginMods, h.pluginHooks
+	h.pluginMods, h.pluginHooks = nil, nil
 	h.mu.Unlock()
+	for _, hk := range hooks {
+		hk.close()
+	}
 	for _, m := range mods {
+		m.close(ctx)
+	}
+	for _, m := range pmods {
 		m.close(ctx)
 	}
 	if h.cache != nil {

@@ -36,6 +36,11 @@ type module struct {
 	info fileInfo
 	meta moduleMeta
 
+	// Set for a module loaded as part of a plugin (LoadPlugin).
+	plugin *pluginInfo
+	compat []compatMeta // describe/call tools
+	hooks  []string     // hook exports
+
 	mu     sync.Mutex
 	groups map[string]*groupOnce // limits.key() → compiled module
 	closed bool

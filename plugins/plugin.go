@@ -1,0 +1,404 @@
+package plugins
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/toolhost/toolhost/hostfns"
+	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/config"
+)
+
+// PluginDirs returns the plugin folders of a config directory, in the
+// order they are searched: plugin/ then plugins/.
+func PluginDirs(configDir string) []string {
+	return []string{filepath.Join(configDir, "plugin"), filepath.Join(configDir, "plugins")}
+}
+
+// Source is a plugin ready to load: its manifest and where its module
+// files are. Package plugins/pkg makes one from a locked package in the
+// cache; DiscoverSources makes them from the config directories.
+type Source struct {
+	Manifest Manifest
+	// Dir is where the plugin came from, for messages.
+	Dir string
+	// Modules are the files of Manifest.Modules, in that order.
+	Modules []ModuleFile
+	// Granted are the capabilities the person agreed to; the user's
+	// "wasm" config for a tool, module or plugin name overrides them.
+	Granted Capabilities
+}
+
+// ModuleFile is one wasm file of a plugin.
+type ModuleFile struct {
+	// Name is the file's name in the manifest ("jira.wasm").
+	Name string
+	// Path is where the bytes are on disk.
+	Path string
+	// SHA256 is the expected hex digest of the bytes; "" accepts any.
+	// A mismatch refuses the module, now and whenever it is compiled.
+	SHA256 string
+}
+
+// Plugin is a loaded plugin: its tools and its hooks.
+type Plugin struct {
+	Manifest Manifest
+	Dir      string
+	// Tools are the plugin's tools, to add as runtime.SourcePlugin.
+	Tools []runtime.Tool
+	// Hooks runs the plugin's hook exports; nil when it has none. Add it
+	// with Registry.AddHook.
+	Hooks *Hooks
+	// Granted are the capabilities the plugin's modules run with (unless
+	// the user's config says otherwise).
+	Granted Capabilities
+}
+
+// pluginInfo is what a module loaded as part of a plugin knows of it.
+type pluginInfo struct {
+	name    string
+	granted Capabilities
+}
+
+// pluginMeta is what loading a plugin module learns by calling it, cached
+// by the module's sha256 like a tool module's moduleMeta.
+type pluginMeta struct {
+	ABI    string       `json:"abi"`
+	Tools  []toolMeta   `json:"tools,omitempty"`
+	Compat []compatMeta `json:"compat,omitempty"`
+	Hooks  []string     `json:"hooks,omitempty"`
+}
+
+// DirSource reads the plugin in dir (its toolhost-plugin.json and
+// modules). Granted is what the manifest requests: a directory the user
+// placed in a config folder or named by path is trusted like the config
+// itself.
+func DirSource(dir string) (Source, error) {
+	m, err := ReadManifest(dir)
+	if err != nil {
+		return Source{}, err
+	}
+	src := Source{Manifest: m, Dir: dir, Granted: m.Capabilities}
+	for _, mod := range m.Modules {
+		src.Modules = append(src.Modules, ModuleFile{Name: mod, Path: filepath.Join(dir, filepath.FromSlash(mod))})
+	}
+	return src, nil
+}
+
+// wasmSource makes a one-module plugin of a bare plugin/*.wasm file: its
+// name is the file's, and it is granted nothing beyond what the user's
+// "wasm" config grants that name.
+func wasmSource(path string) Source {
+	name := strings.TrimSuffix(filepath.Base(path), ".wasm")
+	return Source{
+		Manifest: Manifest{Name: name, Version: "local", ABI: hostfns.ABIVersion, Modules: []string{filepath.Base(path)}},
+		Dir:      path,
+		Modules:  []ModuleFile{{Name: filepath.Base(path), Path: path}},
+	}
+}
+
+// DiscoverSources finds the plugins in the config directories dirs, in
+// order: for each directory, plugin/ then plugins/, and in each, sorted
+// by name, *.wasm files (one-module plugins named after the file) and
+// <name>/toolhost-plugin.json directories. A broken manifest is reported
+// and skipped.
+func DiscoverSources(dirs []string) ([]Source, []LoadError) {
+	var out []Source
+	var errs []LoadError
+	for _, d := range dirs {
+		for _, pd := range PluginDirs(d) {
+			entries, err := os.ReadDir(pd)
+			if err != nil {
+				continue
+			}
+			sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+			for _, e := range entries {
+				p := filepath.Join(pd, e.Name())
+				switch {
+				case e.IsDir():
+					if _, err := os.Stat(filepath.Join(p, ManifestFile)); err != nil {
+						continue
+					}
+					src, err := DirSource(p)
+					if err != nil {
+						errs = append(errs, LoadError{File: p, Reason: err.Error()})
+						continue
+					}
+					out = append(out, src)
+				case strings.HasSuffix(e.Name(), ".wasm"):
+					out = append(out, wasmSource(p))
+				}
+			}
+		}
+	}
+	return out, errs
+}
+
+// LoadPlugin loads a plugin's modules and returns its tools and hooks. A
+// module may export tools (docs/abi.md), hooks (tool_execute_before,
+// tool_execute_after, tool_definition, event), and the describe/call pair
+// of mcp.run servlets and hyper-mcp plugins; a module exporting none of
+// them is refused, as is one whose bytes differ from ModuleFile.SHA256.
+// Any module failing fails the plugin: half a plugin's hooks could let
+// through what the whole would refuse.
+//
+// Tool ids: a one-module plugin's tools are named after the plugin
+// (<plugin>, <plugin>_N), a module of a larger plugin's after its file;
+// describe/call tools are <plugin>_<tool>.
+func (h *Host) LoadPlugin(ctx context.Context, src Source) (*Plugin, error) {
+	if err := src.Manifest.Validate(); err != nil {
+		return nil, fmt.Errorf("plugin %s: %w", src.Dir, err)
+	}
+	info := &pluginInfo{name: src.Manifest.Name, granted: src.Granted}
+	p := &Plugin{Manifest: src.Manifest, Dir: src.Dir, Granted: src.Granted}
+	var mods []*module
+	var hookMods []*module
+	fail := func(err error) (*Plugin, error) {
+		for _, m := range mods {
+			m.close(context.Background())
+		}
+		return nil, fmt.Errorf("plugin %s (%s): %w", src.Manifest.Name, src.Dir, err)
+	}
+	seen := map[string]string{}
+	for _, mf := range src.Modules {
+		name := src.Manifest.Name
+		if len(src.Modules) > 1 {
+			name = strings.TrimSuffix(filepath.Base(mf.Name), ".wasm")
+		}
+		m, err := h.loadPluginModule(ctx, mf, name, info)
+		if err != nil {
+			return fail(fmt.Errorf("module %s: %w", mf.Name, err))
+		}
+		mods = append(mods, m)
+		for _, t := range m.pluginTools() {
+			if other, dup := seen[t.ID()]; dup {
+				return fail(fmt.Errorf("tool id %s is provided by both %s and %s; rename one module or tool", t.ID(), other, mf.Name))
+			}
+			seen[t.ID()] = mf.Name
+			p.Tools = append(p.Tools, t)
+		}
+		if len(m.hooks) > 0 {
+			hookMods = append(hookMods, m)
+		}
+	}
+	if len(hookMods) > 0 {
+		p.Hooks = newHooks(h, src.Manifest.Name, hookMods)
+	}
+	h.mu.Lock()
+	h.pluginMods = append(h.pluginMods, mods...)
+	if p.Hooks != nil {
+		h.pluginHooks = append(h.pluginHooks, p.Hooks)
+	}
+	h.mu.Unlock()
+	return p, nil
+}
+
+// loadPluginModule reads, checks and inspects one module of a plugin.
+func (h *Host) loadPluginModule(ctx context.Context, mf ModuleFile, name string, info *pluginInfo) (*module, error) {
+	if err := checkIDs(name); err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(mf.Path)
+	if err != nil {
+		return nil, fmt.Errorf("read: %w", err)
+	}
+	sum := sha256.Sum256(data)
+	hexSum := hex.EncodeToString(sum[:])
+	if mf.SHA256 != "" && mf.SHA256 != hexSum {
+		return nil, fmt.Errorf("%s has sha256 %s, but the package says %s: the file was changed after it was verified; run `toolhost plugin verify`, then `toolhost plugin update`", mf.Path, hexSum, mf.SHA256)
+	}
+	if len(data) < 8 || string(data[:4]) != string(wasmMagic) {
+		return nil, errors.New("not a WebAssembly module (no \\0asm header)")
+	}
+	m := &module{host: h, path: mf.Path, name: name, sum: hexSum, groups: map[string]*groupOnce{}, plugin: info}
+	meta, ok := h.readPluginMeta(hexSum)
+	if !ok {
+		if meta, err = m.inspectPlugin(ctx, data); err != nil {
+			return nil, err
+		}
+		h.writePluginMeta(hexSum, meta)
+	}
+	for _, tm := range meta.Tools {
+		if id := m.toolID(tm.Export); !validID.MatchString(id) {
+			return nil, fmt.Errorf("tool id %q is not a valid tool name for model APIs (%s)", id, validID)
+		}
+	}
+	m.meta = moduleMeta{ABI: meta.ABI, Tools: meta.Tools}
+	m.compat = meta.Compat
+	m.hooks = meta.Hooks
+	return m, nil
+}
+
+// inspectPlugin compiles a plugin module with default limits and reads
+// what it provides: tools, describe/call tools and hooks.
+func (m *module) inspectPlugin(ctx context.Context, data []byte) (pluginMeta, error) {
+	l := resolveLimits(nil, m.name, m.name, "")
+	c, err := m.host.compile(ctx, m.name, data, l)
+	if err != nil {
+		return pluginMeta{}, err
+	}
+	keep := false
+	defer func() {
+		if !keep {
+			c.close(context.Background())
+		}
+	}()
+	in, err := c.get(ctx)
+	if err != nil {
+		return pluginMeta{}, explainInstantiate(err)
+	}
+	healthy := true
+	defer func() { c.release(in, healthy) }()
+
+	fns := in.p.Module().ExportedFunctions()
+	meta := pluginMeta{ABI: hostfns.ABIVersion}
+	for _, hk := range hookExports {
+		if _, ok := fns[hk]; ok {
+			meta.Hooks = append(meta.Hooks, hk)
+		}
+	}
+	_, hasDescribe := fns[exportDescribe]
+	_, hasCall := fns[exportCall]
+	if hasDescribe != hasCall {
+		return pluginMeta{}, fmt.Errorf("exports %s without %s: an mcp.run/hyper-mcp tool module needs both", map[bool]string{true: exportDescribe, false: exportCall}[hasDescribe], map[bool]string{true: exportCall, false: exportDescribe}[hasDescribe])
+	}
+	if hasDescribe {
+		out, err := m.host.callMeta(ctx, c, in, m.name, exportDescribe)
+		if err != nil {
+			healthy = false
+			return pluginMeta{}, err
+		}
+		if meta.Compat, err = parseDescribe(m.name, out); err != nil {
+			return pluginMeta{}, err
+		}
+	}
+	exports, err := toolExports(fns)
+	if err != nil && !strings.HasPrefix(err.Error(), "exports no tools") {
+		return pluginMeta{}, err
+	}
+	for _, export := range exports {
+		id := m.toolID(export)
+		if !validID.MatchString(id) {
+			return pluginMeta{}, fmt.Errorf("tool id %q is not a valid tool name for model APIs (%s); rename the export", id, validID)
+		}
+		tm := toolMeta{Export: export}
+		desc, err := m.host.callMeta(ctx, c, in, id, exportName(export, hostfns.ExportDescription))
+		if err != nil {
+			healthy = false
+			return pluginMeta{}, err
+		}
+		tm.Description = strings.TrimSpace(string(desc))
+		schema, err := m.host.callMeta(ctx, c, in, id, exportName(export, hostfns.ExportSchema))
+		if err != nil {
+			healthy = false
+			return pluginMeta{}, err
+		}
+		if err := checkSchema(id, schema); err != nil {
+			return pluginMeta{}, err
+		}
+		tm.Schema = json.RawMessage(schema)
+		meta.Tools = append(meta.Tools, tm)
+	}
+	if len(meta.Tools) == 0 && len(meta.Compat) == 0 && len(meta.Hooks) == 0 {
+		return pluginMeta{}, fmt.Errorf("exports no tools and no hooks: a plugin module exports tools (description, schema, execute), hooks (%s) or describe and call (see docs/plugins.md)", strings.Join(hookExports, ", "))
+	}
+	m.mu.Lock()
+	g := &groupOnce{c: c}
+	g.once.Do(func() {})
+	m.groups[l.key()] = g
+	m.mu.Unlock()
+	keep = true
+	return meta, nil
+}
+
+// pluginTools returns the tools of a plugin module: ABI tools and
+// describe/call tools.
+func (m *module) pluginTools() []runtime.Tool {
+	out := m.tools()
+	for _, cm := range m.compat {
+		out = append(out, &compatTool{id: m.plugin.name + "_" + cm.Name, module: m, meta: cm})
+	}
+	return out
+}
+
+// limitsFor resolves the limits of a call to tool id: the user's "wasm"
+// config by tool id, module or plugin name wins; for a plugin module, the
+// capabilities granted fill in what the user did not set.
+func (m *module) limitsFor(cfg *config.Config, id, worktree string) limits {
+	if m.plugin == nil {
+		return resolveLimits(cfg, id, m.name, worktree)
+	}
+	var wc config.WasmConfig
+	key := ""
+	if cfg != nil {
+		for _, k := range []string{id, m.name, m.plugin.name} {
+			if c, ok := cfg.Wasm[k]; ok {
+				wc, key = c, k
+				break
+			}
+		}
+	}
+	g := m.plugin.granted
+	if len(wc.AllowedHosts) == 0 {
+		wc.AllowedHosts = g.AllowedHosts
+	}
+	if len(wc.AllowedPaths) == 0 {
+		wc.AllowedPaths = g.AllowedPaths
+	}
+	if wc.MemoryMaxMB == 0 {
+		wc.MemoryMaxMB = g.MemoryMaxMB
+	}
+	if wc.TimeoutMS == 0 {
+		wc.TimeoutMS = g.TimeoutMS
+	}
+	if key == "" {
+		key = m.plugin.name
+	}
+	l := resolveLimits(&config.Config{Wasm: map[string]config.WasmConfig{key: wc}}, key, key, worktree)
+	return l
+}
+
+// readPluginMeta returns the cached inspection of a plugin module.
+func (h *Host) readPluginMeta(sum string) (pluginMeta, bool) {
+	if h.cacheDir == "" {
+		return pluginMeta{}, false
+	}
+	b, err := os.ReadFile(filepath.Join(h.cacheDir, "meta", sum+".plugin.json"))
+	if err != nil {
+		return pluginMeta{}, false
+	}
+	var meta pluginMeta
+	if json.Unmarshal(b, &meta) != nil || meta.ABI != hostfns.ABIVersion {
+		return pluginMeta{}, false
+	}
+	return meta, true
+}
+
+// writePluginMeta caches a plugin module's inspection; failing to is only
+// slower next time.
+func (h *Host) writePluginMeta(sum string, meta pluginMeta) {
+	if h.cacheDir == "" {
+		return
+	}
+	dir := filepath.Join(h.cacheDir, "meta")
+	b, _ := json.Marshal(meta)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(dir, sum+".*.tmp")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(b)
+	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), filepath.Join(dir, sum+".plugin.json")) != nil {
+		os.Remove(tmp.Name())
+	}
+}
