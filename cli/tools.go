@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
+	"github.com/toolhost/toolhost/agent"
 )
 
 // ToolsOptions are the flags of `toolhost tools`.
@@ -29,7 +32,8 @@ from .toolhost/tool/, plugin and MCP tools, after the model, config and
 permission filters. Modules that failed to load are reported on stderr.`,
 		Example: `  toolhost tools
   toolhost tools --json --agent explore
-  toolhost tools --model gpt-5   # apply_patch replaces edit and write`,
+  toolhost tools --model gpt-5   # apply_patch replaces edit and write
+  toolhost tools --json --model gemini-2.5-pro   # schemas as Gemini receives them`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
@@ -59,6 +63,16 @@ func runTools(ctx context.Context, g *Globals, opts *ToolsOptions) error {
 	tools, err := h.Registry.Tools(ctx, opts.Model, opts.Agent)
 	if err != nil {
 		return usageError{err}
+	}
+	if opts.Model != "" {
+		// Show the schemas as that model's provider will receive them.
+		strict := false
+		if ep, err := agent.ResolveEndpoint(h.Config, opts.Model, os.Getenv); err == nil {
+			strict = ep.Strict
+		}
+		for i := range tools {
+			tools[i].Parameters = agent.TransformSchema(opts.Model, strict, tools[i].Parameters)
+		}
 	}
 	if opts.JSON {
 		enc := json.NewEncoder(g.Streams.Out)

@@ -296,3 +296,35 @@ func TestToolNewScaffoldsASourceAndRefusesBadInput(t *testing.T) {
 		t.Errorf("scaffolding over an existing tool: exit %d, want 2", code)
 	}
 }
+
+func TestToolsJSONShowsSchemasAsTheModelsProviderReceivesThem(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.write("toolhost.json", `{"provider": {"openai": {"strict": true}}}`)
+	out, stderr, code := e.run("", "tools", "--json", "--model", "openai/gpt-4.1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var tools []struct {
+		ID         string `json:"id"`
+		Parameters struct {
+			Required             []string       `json:"required"`
+			Properties           map[string]any `json:"properties"`
+			AdditionalProperties *bool          `json:"additionalProperties"`
+		} `json:"parameters"`
+	}
+	if err := json.Unmarshal([]byte(out), &tools); err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range tools {
+		if tl.ID != "read" {
+			continue
+		}
+		p := tl.Parameters
+		if p.AdditionalProperties == nil || *p.AdditionalProperties || len(p.Required) != len(p.Properties) {
+			t.Errorf("read's schema is not in OpenAI strict form: %+v", p)
+		}
+		return
+	}
+	t.Fatal("read missing")
+}
