@@ -1,0 +1,433 @@
+package pkg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+
+	"github.com/toolhost/toolhost/plugins"
+	"github.com/toolhost/toolhost/runtime/config"
+)
+
+// maxDownload caps an https download.
+const maxDownload = maxArchiveBytes
+
+// ConsentRequest is what a person is shown before a plugin gets
+// capabilities.
+type ConsentRequest struct {
+	Name, Version, Ref, Digest string
+	// Capabilities are everything the plugin asks for.
+	Capabilities plugins.Capabilities
+	// Lines are what needs agreeing to, one per line: every capability on
+	// add, only the increases on update.
+	Lines []string
+	// Update is set when an installed plugin asks for more; Previous is
+	// the version installed.
+	Update   bool
+	Previous string
+	// KeyID is the trusted key that signed the plugin, "" if unsigned.
+	KeyID string
+}
+
+// ErrConsentRefused is returned when the person said no (or could not be
+// asked).
+var ErrConsentRefused = errors.New("consent refused")
+
+// Manager adds, updates, removes and verifies the plugins of one project.
+type Manager struct {
+	// Cache holds downloaded packages.
+	Cache Cache
+	// LockPath is the project's toolhost.lock.
+	LockPath string
+	// Base resolves relative local references: the project root.
+	Base string
+	// Trust is the signature policy.
+	Trust config.Trust
+	// HTTPClient downloads https:// packages. Default http.DefaultClient.
+	HTTPClient *http.Client
+	// Registry configures OCI access.
+	Registry RegistryOptions
+	// Consent asks a person to agree to capabilities. Nil refuses every
+	// request that needs consent (pass yes to agree without asking).
+	Consent func(ctx context.Context, req ConsentRequest) (bool, error)
+	// Inspect loads a fetched plugin and returns its tool ids and hook
+	// exports, refusing a plugin that does not load. Nil skips the check.
+	Inspect func(ctx context.Context, src plugins.Source) (tools, hooks []string, err error)
+}
+
+// fetched is a package downloaded into the cache and opened.
+type fetched struct {
+	kind   Kind
+	digest string
+	size   int64
+	blob   []byte
+	sig    []byte
+	src    plugins.Source
+}
+
+// fetch downloads ref into the cache. With want set (the locked digest),
+// only those bytes are accepted: a tag that moved is not followed, and a
+// download that hashes differently is refused with both digests.
+func (m *Manager) fetch(ctx context.Context, ref Ref, want string) (*fetched, error) {
+	f := &fetched{kind: ref.Kind}
+	var err error
+	switch ref.Kind {
+	case KindOCI:
+		if f.blob, f.sig, err = m.Cache.pullOCI(ctx, ref, want, m.Registry); err != nil {
+			return nil, err
+		}
+	case KindDir:
+		if f.blob, _, err = Pack(ref.Path); err != nil {
+			return nil, err
+		}
+	case KindArchive:
+		if f.blob, err = os.ReadFile(ref.Path); err != nil {
+			return nil, fmt.Errorf("read %s: %w", ref.Path, err)
+		}
+		if sig, err := os.ReadFile(ref.Path + ".minisig"); err == nil {
+			f.sig = sig
+		}
+	case KindHTTPS:
+		if f.blob, err = m.download(ctx, ref.URL, true); err != nil {
+			return nil, err
+		}
+		if f.sig, err = m.download(ctx, ref.URL+".minisig", false); err != nil {
+			return nil, err
+		}
+	}
+	f.digest, f.size = Digest(f.blob), int64(len(f.blob))
+	if want != "" && f.digest != want {
+		return nil, fmt.Errorf("%s: %w", ref.Raw, mismatch(want, f.digest))
+	}
+	if _, err := m.Cache.Put(f.blob, f.digest); err != nil {
+		return nil, err
+	}
+	if f.src, err = m.Cache.source(f.kind, f.digest, f.blob); err != nil {
+		return nil, fmt.Errorf("%s: %w", ref.Raw, err)
+	}
+	return f, nil
+}
+
+// download GETs url; a 404 is nil, nil unless required.
+func (m *Manager) download(ctx context.Context, url string, required bool) ([]byte, error) {
+	hc := m.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("download %s: %w", url, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound && !required {
+		return nil, nil
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("download %s: %s", url, resp.Status)
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxDownload+1))
+	if err != nil {
+		return nil, fmt.Errorf("download %s: %w", url, err)
+	}
+	if len(b) > maxDownload {
+		return nil, fmt.Errorf("download %s: larger than %d MB", url, maxDownload>>20)
+	}
+	return b, nil
+}
+
+// source opens a cached package of a kind.
+func (c Cache) source(kind Kind, digest string, blob []byte) (plugins.Source, error) {
+	if kind == KindOCI {
+		return c.ociSource(blob)
+	}
+	return c.unpack(digest, blob)
+}
+
+// Open returns the plugin a lock entry names, from the cache only: it
+// never touches the network. The package is re-hashed against the lock,
+// its signature checked against the trust policy, and it runs with the
+// capabilities the lock granted.
+func (m *Manager) Open(e Locked) (plugins.Source, error) {
+	blob, err := m.Cache.Read(e.Digest)
+	if err != nil {
+		return plugins.Source{}, fmt.Errorf("plugin %s: %w", e.Name, err)
+	}
+	if err := m.checkLockedSignature(e, blob); err != nil {
+		return plugins.Source{}, err
+	}
+	src, err := m.Cache.source(e.Kind, e.Digest, blob)
+	if err != nil {
+		return plugins.Source{}, fmt.Errorf("plugin %s: %w", e.Name, err)
+	}
+	if src.Manifest.Name != e.Name {
+		return plugins.Source{}, fmt.Errorf("plugin %s: the cached package is named %s; run `toolhost plugin update %s`", e.Name, src.Manifest.Name, e.Name)
+	}
+	src.Granted = e.Granted
+	return src, nil
+}
+
+// checkLockedSignature applies the trust policy at load time to the
+// signature recorded in the lock. Local directories are the user's own
+// files and need none.
+func (m *Manager) checkLockedSignature(e Locked, blob []byte) error {
+	if e.Kind == KindDir {
+		return nil
+	}
+	_, err := checkSignature(m.Trust, blob, []byte(e.Signature), "plugin "+e.Name)
+	return err
+}
+
+// Add resolves a reference, downloads and verifies it, asks consent to
+// its capabilities (unless yes), and records it in the lock. A reference
+// already locked is fetched at its locked digest, without asking again;
+// Add with no reference does that for every locked plugin (InstallLocked).
+func (m *Manager) Add(ctx context.Context, raw string, yes bool) (Locked, error) {
+	lock, err := ReadLock(m.LockPath)
+	if err != nil {
+		return Locked{}, err
+	}
+	ref, err := ParseRef(raw, m.Base)
+	if err != nil {
+		return Locked{}, err
+	}
+	if e, ok := lock.ByRef(raw); ok {
+		f, err := m.fetch(ctx, ref, e.Digest)
+		if err != nil {
+			return Locked{}, err
+		}
+		return *e, m.checkLockedSignature(*e, f.blob)
+	}
+	f, err := m.fetch(ctx, ref, "")
+	if err != nil {
+		return Locked{}, err
+	}
+	keyID, err := m.signature(f, raw)
+	if err != nil {
+		return Locked{}, err
+	}
+	man := f.src.Manifest
+	if other, ok := lock.ByName(man.Name); ok {
+		return Locked{}, fmt.Errorf("a plugin named %s is already added from %s; remove it first (toolhost plugin remove %s)", man.Name, other.Ref, man.Name)
+	}
+	e := Locked{Name: man.Name, Version: man.Version, Ref: raw, Kind: f.kind, Digest: f.digest, Size: f.size, Granted: man.Capabilities, KeyID: keyID}
+	if keyID != "" {
+		e.Signature = string(f.sig)
+	}
+	if err := m.inspect(ctx, f.src, &e); err != nil {
+		return Locked{}, err
+	}
+	req := ConsentRequest{Name: man.Name, Version: man.Version, Ref: raw, Digest: f.digest, Capabilities: man.Capabilities, Lines: man.Capabilities.Describe(), KeyID: keyID}
+	if err := m.consent(ctx, req, yes); err != nil {
+		return Locked{}, err
+	}
+	lock.put(e)
+	if err := lock.Write(m.LockPath); err != nil {
+		return Locked{}, err
+	}
+	return e, nil
+}
+
+// InstallLocked fetches every locked plugin missing from the cache, at
+// its locked digest (a fresh checkout, a cleaned cache).
+func (m *Manager) InstallLocked(ctx context.Context) ([]Locked, error) {
+	lock, err := ReadLock(m.LockPath)
+	if err != nil {
+		return nil, err
+	}
+	var errs []error
+	for _, e := range lock.Plugins {
+		if _, err := m.Open(e); err == nil {
+			continue
+		}
+		ref, err := ParseRef(e.Ref, m.Base)
+		if err == nil {
+			_, err = m.fetch(ctx, ref, e.Digest)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("plugin %s: %w", e.Name, err))
+		}
+	}
+	return lock.Plugins, errors.Join(errs...)
+}
+
+func (m *Manager) signature(f *fetched, what string) (string, error) {
+	if f.kind == KindDir {
+		return "", nil
+	}
+	return checkSignature(m.Trust, f.blob, f.sig, what)
+}
+
+func (m *Manager) inspect(ctx context.Context, src plugins.Source, e *Locked) error {
+	if m.Inspect == nil {
+		return nil
+	}
+	src.Granted = e.Granted
+	tools, hooks, err := m.Inspect(ctx, src)
+	if err != nil {
+		return err
+	}
+	e.Tools, e.Hooks = tools, hooks
+	return nil
+}
+
+func (m *Manager) consent(ctx context.Context, req ConsentRequest, yes bool) error {
+	if yes {
+		return nil
+	}
+	if m.Consent == nil {
+		return fmt.Errorf("plugin %s asks for %v: %w; no one can be asked here, pass --yes to agree", req.Name, req.Lines, ErrConsentRefused)
+	}
+	ok, err := m.Consent(ctx, req)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("plugin %s %s: %w", req.Name, req.Version, ErrConsentRefused)
+	}
+	return nil
+}
+
+// Change is what Update did to one plugin.
+type Change struct {
+	Name                   string
+	FromVersion, ToVersion string
+	FromDigest, ToDigest   string
+	// Increases are the capabilities the new version asks for beyond
+	// those granted.
+	Increases []string
+	// Updated says the lock now names the new version; false when it was
+	// already current or consent was refused (Err).
+	Updated bool
+	Err     error
+}
+
+// Update re-resolves the references of the named plugins (all when none
+// are named) and moves the lock to what they point at now. A version
+// asking for more than was granted needs consent again; without it the
+// plugin stays at its locked version.
+func (m *Manager) Update(ctx context.Context, names []string, yes bool) ([]Change, error) {
+	lock, err := ReadLock(m.LockPath)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range names {
+		if _, ok := lock.ByName(n); !ok {
+			return nil, fmt.Errorf("no plugin named %s in %s", n, m.LockPath)
+		}
+	}
+	var changes []Change
+	for i := range lock.Plugins {
+		old := lock.Plugins[i]
+		if len(names) > 0 && !slices.Contains(names, old.Name) {
+			continue
+		}
+		c := Change{Name: old.Name, FromVersion: old.Version, FromDigest: old.Digest, ToVersion: old.Version, ToDigest: old.Digest}
+		c.Err = func() error {
+			ref, err := ParseRef(old.Ref, m.Base)
+			if err != nil {
+				return err
+			}
+			f, err := m.fetch(ctx, ref, "")
+			if err != nil {
+				return err
+			}
+			if f.digest == old.Digest {
+				return nil
+			}
+			keyID, err := m.signature(f, old.Ref)
+			if err != nil {
+				return err
+			}
+			man := f.src.Manifest
+			if man.Name != old.Name {
+				return fmt.Errorf("%s now holds a plugin named %s; remove %s and add it again", old.Ref, man.Name, old.Name)
+			}
+			c.ToVersion, c.ToDigest = man.Version, f.digest
+			e := Locked{Name: man.Name, Version: man.Version, Ref: old.Ref, Kind: f.kind, Digest: f.digest, Size: f.size, Granted: man.Capabilities, KeyID: keyID}
+			if keyID != "" {
+				e.Signature = string(f.sig)
+			}
+			if err := m.inspect(ctx, f.src, &e); err != nil {
+				return err
+			}
+			c.Increases = man.Capabilities.Exceeds(old.Granted)
+			if len(c.Increases) > 0 {
+				req := ConsentRequest{Name: man.Name, Version: man.Version, Ref: old.Ref, Digest: f.digest, Capabilities: man.Capabilities, Lines: c.Increases, Update: true, Previous: old.Version, KeyID: keyID}
+				if err := m.consent(ctx, req, yes); err != nil {
+					return err
+				}
+			}
+			lock.Plugins[i] = e
+			c.Updated = true
+			return nil
+		}()
+		changes = append(changes, c)
+	}
+	if err := lock.Write(m.LockPath); err != nil {
+		return changes, err
+	}
+	return changes, nil
+}
+
+// Remove deletes a plugin from the lock and returns its entry (whose Ref
+// the caller removes from the config). Cached blobs stay; they are shared
+// by content and cheap to keep.
+func (m *Manager) Remove(name string) (Locked, error) {
+	lock, err := ReadLock(m.LockPath)
+	if err != nil {
+		return Locked{}, err
+	}
+	e, ok := lock.remove(name)
+	if !ok {
+		return Locked{}, fmt.Errorf("no plugin named %s in %s", name, m.LockPath)
+	}
+	return e, lock.Write(m.LockPath)
+}
+
+// Verify re-hashes the cache against the lock: every package, every OCI
+// blob, every unpacked module. It returns one error per plugin that does
+// not match, naming both digests.
+func (m *Manager) Verify() ([]Locked, []error) {
+	lock, err := ReadLock(m.LockPath)
+	if err != nil {
+		return nil, []error{err}
+	}
+	var errs []error
+	for _, e := range lock.Plugins {
+		if err := m.verify(e); err != nil {
+			errs = append(errs, fmt.Errorf("plugin %s: %w", e.Name, err))
+		}
+	}
+	return lock.Plugins, errs
+}
+
+func (m *Manager) verify(e Locked) error {
+	src, err := m.Open(e)
+	if err != nil {
+		return err
+	}
+	if e.Kind == KindOCI {
+		blob, _ := m.Cache.Read(e.Digest)
+		if err := m.Cache.verifyOCIBlobs(blob); err != nil {
+			return err
+		}
+	}
+	for _, mf := range src.Modules {
+		b, err := os.ReadFile(mf.Path)
+		if err != nil {
+			return err
+		}
+		if h, _ := hexOf(Digest(b)); h != mf.SHA256 {
+			return fmt.Errorf("module %s: %w", mf.Name, mismatch("sha256:"+mf.SHA256, Digest(b)))
+		}
+	}
+	return nil
+}
