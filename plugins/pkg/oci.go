@@ -316,3 +316,38 @@ func (c Cache) verifyOCIBlobs(manifest []byte) error {
 	return errors.Join(errs...)
 }
 
+// SignOCI signs the artifact a tag points at (its manifest bytes) with a
+// minisign key and attaches the signature to it.
+func SignOCI(ctx context.Context, raw, keyFile, password string, opts RegistryOptions) error {
+	r, err := ParseRef(raw, "")
+	if err != nil {
+		return err
+	}
+	if r.Kind != KindOCI {
+		return fmt.Errorf("sign %q: not an oci:// reference", raw)
+	}
+	repo, err := opts.repository(r)
+	if err != nil {
+		return err
+	}
+	ref := r.Tag
+	if r.Digest != "" {
+		ref = r.Digest
+	}
+	desc, err := repo.Resolve(ctx, ref)
+	if err != nil {
+		return fmt.Errorf("resolve %s: %w", raw, err)
+	}
+	manifest, err := content.FetchAll(ctx, repo, desc)
+	if err != nil {
+		return fmt.Errorf("fetch %s: %w", raw, err)
+	}
+	if _, err := parseOCIManifest(manifest); err != nil {
+		return fmt.Errorf("%s: %w", raw, err)
+	}
+	sig, err := Sign(keyFile, password, manifest)
+	if err != nil {
+		return err
+	}
+	return PushSignature(ctx, raw, desc.Digest.String(), sig, opts)
+}
