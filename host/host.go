@@ -50,6 +50,8 @@ type Host struct {
 	Worktree string
 	// LoadErrors lists tool modules that failed to load and were skipped.
 	LoadErrors []LoadError
+	// Plugins are the plugins loaded, in hook order.
+	Plugins []*plugins.Plugin
 
 	wasm    *plugins.Host
 	closers []func(context.Context) error
@@ -122,6 +124,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		if err := h.addWasm(ctx, opts); err != nil {
 			return nil, err
 		}
+		h.addPlugins(ctx, opts)
 	}
 	h.addMCP(ctx, opts)
 	return h, nil

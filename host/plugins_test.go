@@ -1,0 +1,209 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolhost/toolhost/plugins"
+	"github.com/toolhost/toolhost/plugins/pkg"
+	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/config"
+)
+
+var guestBuilds sync.Map
+
+// guestModule builds a test guest of plugins/testdata/guests once per run.
+func guestModule(t *testing.T, name string) string {
+	t.Helper()
+	type build struct {
+		once sync.Once
+		path string
+		err  error
+	}
+	v, _ := guestBuilds.LoadOrStore(name, &build{})
+	b := v.(*build)
+	b.once.Do(func() {
+		dir, err := os.MkdirTemp("", "toolhost-host-test-")
+		if err != nil {
+			b.err = err
+			return
+		}
+		b.path = filepath.Join(dir, name+".wasm")
+		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", b.path, "./"+name)
+		cmd.Dir = filepath.Join("..", "plugins", "testdata", "guests")
+		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "GOWORK=off")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("%v\n%s", err, out)
+		}
+	})
+	if b.err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(b.err)
+		}
+		t.Skipf("skipped: cannot build test guest %s with the Go toolchain: %v", name, b.err)
+	}
+	return b.path
+}
+
+func copyInto(t *testing.T, src, dst string) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Dir(dst), 0o755)
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mcpServer serves one MCP tool, shout, over Streamable HTTP.
+func mcpServer(t *testing.T) string {
+	s := sdk.NewServer(&sdk.Implementation{Name: "test", Version: "1"}, nil)
+	sdk.AddTool(s, &sdk.Tool{Name: "shout", Description: "Shout."}, func(ctx context.Context, req *sdk.CallToolRequest, in struct {
+		Text string `json:"text"`
+	}) (*sdk.CallToolResult, any, error) {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.ToUpper(in.Text)}}}, nil, nil
+	})
+	srv := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func TestPluginsFromTheLockAndConfigDirectoriesJoinTheHost(t *testing.T) {
+	t.Parallel()
+	project, env := newProject(t)
+	ctx := context.Background()
+	cacheDir := filepath.Join(env("XDG_CACHE_HOME"), "toolhost")
+	guard, compat := guestModule(t, "guard"), guestModule(t, "compat")
+
+	// A hook plugin discovered in the project's config directory.
+	copyInto(t, guard, filepath.Join(project, ".toolhost", "plugin", "guard", "guard.wasm"))
+	os.WriteFile(filepath.Join(project, ".toolhost", "plugin", "guard", plugins.ManifestFile),
+		[]byte(`{"name":"guard","version":"1.0.0","abi":"toolhost-abi 1","modules":["guard.wasm"]}`), 0o644)
+	// A describe/call package vendored in the project, added and locked.
+	vendor := filepath.Join(project, "vendor", "acme")
+	copyInto(t, compat, filepath.Join(vendor, "acme.wasm"))
+	os.WriteFile(filepath.Join(vendor, plugins.ManifestFile),
+		[]byte(`{"name":"acme","version":"0.1.0","abi":"toolhost-abi 1","modules":["acme.wasm"],"capabilities":{"config":{"user":{"description":"who"}}}}`), 0o644)
+	cfg := fmt.Sprintf(`{"plugin": ["./vendor/acme", "./vendor/missing"], "wasm": {"acme": {"config": {"user": "ada"}}}, "mcp": {"remote": {"type": "remote", "url": %q}}}`, mcpServer(t))
+	os.WriteFile(filepath.Join(project, "toolhost.json"), []byte(cfg), 0o644)
+	os.WriteFile(filepath.Join(project, "real.txt"), []byte("the real file\n"), 0o644)
+
+	opts := Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: cacheDir}
+	probe := &Host{Worktree: project, Config: nil}
+	probe.Config = mustLoadConfig(t, project, env)
+	if _, err := probe.PluginManager(opts).Add(ctx, "./vendor/acme", true); err != nil {
+		t.Fatal(err)
+	}
+	// The vendored source may now go: the host runs what the lock pins,
+	// from the cache.
+	os.RemoveAll(vendor)
+
+	h, err := New(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	var names []string
+	for _, p := range h.Plugins {
+		names = append(names, p.Manifest.Name)
+	}
+	if strings.Join(names, ",") != "acme,guard" {
+		t.Fatalf("plugins = %v, want the locked package then the discovered one", names)
+	}
+	if len(h.LoadErrors) != 1 || !strings.Contains(h.LoadErrors[0].Reason, "toolhost plugin add ./vendor/missing") {
+		t.Errorf("load errors = %v, want the unlocked reference reported", h.LoadErrors)
+	}
+	if src, _ := h.Registry.Source("acme_greet"); src != runtime.SourcePlugin {
+		t.Errorf("acme_greet source = %q", src)
+	}
+
+	tests := []struct {
+		name, tool, args string
+		want             []string
+		refused          bool
+	}{
+		{"a built-in tool's arguments are rewritten by the hook", "read", `{"filePath":"alias.txt"}`, []string{"the real file", "[checked by guard]"}, false},
+		{"a built-in tool's call is refused by the hook", "read", `{"filePath":"forbidden.txt"}`, nil, true},
+		{"a plugin's describe/call tool runs with its config, and hooks see it", "acme_whoami", `{}`, []string{"ada", "[checked by guard]"}, false},
+		{"an MCP tool's arguments and output pass through the hooks", "remote_shout", `{"text":"ping"}`, []string{"PONG", "[checked by guard]"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := h.Registry.Call(ctx, runtime.Call{Tool: tt.tool, Args: json.RawMessage(tt.args)})
+			if tt.refused {
+				var re *plugins.RefusedError
+				if !errors.As(err, &re) {
+					t.Fatalf("err = %v, want refused by the guard plugin", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(res.Output, w) {
+					t.Errorf("output %q lacks %q", res.Output, w)
+				}
+			}
+		})
+	}
+
+	t.Run("a locked package altered in the cache is refused at start", func(t *testing.T) {
+		lock := h.PluginManager(opts)
+		l, err := readLockEntry(lock.LockPath, "acme")
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(lock.Cache.Path(l.Digest), []byte("altered"), 0o644)
+		h2, err := New(ctx, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h2.Close(ctx)
+		if h2.Registry.Has("acme_greet") {
+			t.Error("the altered plugin was loaded")
+		}
+		found := false
+		for _, e := range h2.LoadErrors {
+			found = found || (strings.Contains(e.Reason, l.Digest) && strings.Contains(e.Reason, "digest mismatch"))
+		}
+		if !found {
+			t.Errorf("load errors = %v, want the mismatch with both digests", h2.LoadErrors)
+		}
+	})
+}
+
+func mustLoadConfig(t *testing.T, project string, env func(string) string) *config.Config {
+	t.Helper()
+	loaded, err := config.Load(config.LoadOptions{Directory: project, Worktree: project, Env: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loaded.Config
+}
+
+func readLockEntry(path, name string) (pkg.Locked, error) {
+	l, err := pkg.ReadLock(path)
+	if err != nil {
+		return pkg.Locked{}, err
+	}
+	e, ok := l.ByName(name)
+	if !ok {
+		return pkg.Locked{}, fmt.Errorf("%s not locked", name)
+	}
+	return *e, nil
+}
