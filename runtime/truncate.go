@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -61,38 +62,29 @@ func (t *Truncation) Truncate(text, direction string, hasTask bool) (TruncateRes
 	if len(lines) <= maxLines && len(text) <= maxBytes {
 		return TruncateResult{Content: text}, nil
 	}
+	// Walk lines from the kept end, stopping at either limit.
+	idx := func(i int) int { return i }
+	if direction == KeepTail {
+		idx = func(i int) int { return len(lines) - 1 - i }
+	}
 	var kept []string
 	size := 0
 	hitBytes := false
+	for i := 0; i < len(lines) && len(kept) < maxLines; i++ {
+		line := lines[idx(i)]
+		add := len(line)
+		if len(kept) > 0 {
+			add++ // the newline joining it to the kept part
+		}
+		if size+add > maxBytes {
+			hitBytes = true
+			break
+		}
+		kept = append(kept, line)
+		size += add
+	}
 	if direction == KeepTail {
-		for i := len(lines) - 1; i >= 0 && len(kept) < maxLines; i-- {
-			add := len(lines[i])
-			if len(kept) > 0 {
-				add++
-			}
-			if size+add > maxBytes {
-				hitBytes = true
-				break
-			}
-			kept = append(kept, lines[i])
-			size += add
-		}
-		for i, j := 0, len(kept)-1; i < j; i, j = i+1, j-1 {
-			kept[i], kept[j] = kept[j], kept[i]
-		}
-	} else {
-		for i := 0; i < len(lines) && len(kept) < maxLines; i++ {
-			add := len(lines[i])
-			if len(kept) > 0 {
-				add++
-			}
-			if size+add > maxBytes {
-				hitBytes = true
-				break
-			}
-			kept = append(kept, lines[i])
-			size += add
-		}
+		slices.Reverse(kept)
 	}
 	removed, unit := len(lines)-len(kept), "lines"
 	if hitBytes {
