@@ -2,77 +2,44 @@ package cli_test
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/toolhost/toolhost/agent"
 	"github.com/toolhost/toolhost/agent/agenttest"
+	"github.com/toolhost/toolhost/internal/e2e"
 )
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	e2e.Cleanup()
+	os.Exit(code)
+}
 
 // runWorld is a fresh user and project for the built binary, pointed at a
 // scripted model server through OPENAI_BASE_URL.
 type runWorld struct {
-	t       *testing.T
-	bin     string
-	home    string
-	project string
-	srv     *agenttest.Server
+	*e2e.Project
+	srv *agenttest.Server
 }
 
-func newRunWorld(t *testing.T, bin string, script agenttest.Script) *runWorld {
+func newRunWorld(t *testing.T, script agenttest.Script) *runWorld {
 	t.Helper()
-	root := t.TempDir()
-	w := &runWorld{t: t, bin: bin, home: filepath.Join(root, "home"), project: filepath.Join(root, "project"), srv: agenttest.New(t, script)}
-	for _, d := range []string{w.home, filepath.Join(w.project, ".git")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	w.write("notes.txt", "alpha line\n")
-	w.write("todo.txt", "beta line\n")
-	w.write(".env", "SECRET=1\n")
+	w := &runWorld{Project: e2e.NewProject(t), srv: agenttest.New(t, script)}
+	w.Env = []string{"OPENAI_BASE_URL=" + w.srv.URL, "OPENAI_API_KEY=sk-test"}
+	w.Write("notes.txt", "alpha line\n")
+	w.Write("todo.txt", "beta line\n")
+	w.Write(".env", "SECRET=1\n")
 	return w
-}
-
-func (w *runWorld) write(rel, content string) {
-	w.t.Helper()
-	if err := os.WriteFile(filepath.Join(w.project, rel), []byte(content), 0o644); err != nil {
-		w.t.Fatal(err)
-	}
 }
 
 // run executes `toolhost run` and returns stdout, stderr and the exit code.
 func (w *runWorld) run(args ...string) (string, string, int) {
-	w.t.Helper()
-	cmd := exec.Command(w.bin, append([]string{"run", "--model", "fake-model"}, args...)...)
-	cmd.Dir = w.project
-	cmd.Env = []string{
-		"HOME=" + w.home,
-		"PATH=" + os.Getenv("PATH"),
-		"XDG_CONFIG_HOME=" + filepath.Join(w.home, ".config"),
-		"XDG_DATA_HOME=" + filepath.Join(w.home, ".local/share"),
-		"XDG_CACHE_HOME=" + filepath.Join(w.home, ".cache"),
-		"OPENAI_BASE_URL=" + w.srv.URL,
-		"OPENAI_API_KEY=sk-test",
-	}
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		w.t.Fatal(err)
-	}
-	return out.String(), errb.String(), code
+	w.T.Helper()
+	return w.Run("", append([]string{"run", "--model", "fake-model"}, args...)...)
 }
 
 // events decodes --json output, failing on any line that is not an event.
@@ -112,26 +79,15 @@ func calls(cs ...agenttest.ToolCall) agenttest.Script {
 	}
 }
 
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "toolhost")
-	out, err := exec.Command("go", "build", "-o", bin, "../cmd/toolhost").CombinedOutput()
-	if err != nil {
-		t.Fatalf("build toolhost: %v\n%s", err, out)
-	}
-	return bin
-}
-
 func TestRunCommandEndToEnd(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := buildBinary(t)
 
 	t.Run("parallel calls stream their events and results reach the model with their ids", func(t *testing.T) {
 		t.Parallel()
-		w := newRunWorld(t, bin, calls(
+		w := newRunWorld(t, calls(
 			agenttest.ToolCall{ID: "call_1", Name: "read", Arguments: `{"filePath":"notes.txt"}`},
 			agenttest.ToolCall{ID: "call_2", Name: "read", Arguments: `{"filePath":"todo.txt"}`},
 		))
@@ -172,7 +128,7 @@ func TestRunCommandEndToEnd(t *testing.T) {
 
 	t.Run("an unknown tool, a wrong-case name and broken arguments are repaired or explained", func(t *testing.T) {
 		t.Parallel()
-		w := newRunWorld(t, bin, calls(
+		w := newRunWorld(t, calls(
 			agenttest.ToolCall{ID: "c_case", Name: "Read", Arguments: `{"filePath":"notes.txt"}`},
 			agenttest.ToolCall{ID: "c_unknown", Name: "frobnicate", Arguments: `{}`},
 			agenttest.ToolCall{ID: "c_broken", Name: "read", Arguments: `{"filePath": "notes.txt"`},
@@ -200,7 +156,7 @@ func TestRunCommandEndToEnd(t *testing.T) {
 
 	t.Run("a tool that asks permission reports the question and runs when allowed", func(t *testing.T) {
 		t.Parallel()
-		w := newRunWorld(t, bin, calls(agenttest.ToolCall{ID: "c_env", Name: "read", Arguments: `{"filePath":".env"}`}))
+		w := newRunWorld(t, calls(agenttest.ToolCall{ID: "c_env", Name: "read", Arguments: `{"filePath":".env"}`}))
 		stdout, stderr, code := w.run("--json", "--yes", "read the env file")
 		if code != 0 {
 			t.Fatalf("exit %d\n%s", code, stderr)
@@ -217,7 +173,7 @@ func TestRunCommandEndToEnd(t *testing.T) {
 
 	t.Run("without anyone to ask, the request is refused and the model told", func(t *testing.T) {
 		t.Parallel()
-		w := newRunWorld(t, bin, calls(agenttest.ToolCall{ID: "c_env", Name: "read", Arguments: `{"filePath":".env"}`}))
+		w := newRunWorld(t, calls(agenttest.ToolCall{ID: "c_env", Name: "read", Arguments: `{"filePath":".env"}`}))
 		stdout, stderr, code := w.run("--json", "read the env file")
 		if code != 0 {
 			t.Fatalf("exit %d\n%s", code, stderr)
@@ -233,7 +189,7 @@ func TestRunCommandEndToEnd(t *testing.T) {
 
 	t.Run("a model looping on one call is asked about doom_loop and stops at --max-steps", func(t *testing.T) {
 		t.Parallel()
-		w := newRunWorld(t, bin, func(n int, req agenttest.Request) agenttest.Turn {
+		w := newRunWorld(t, func(n int, req agenttest.Request) agenttest.Turn {
 			if len(req.Tools) == 0 {
 				return agenttest.Turn{Text: "I was looping."}
 			}
@@ -260,7 +216,7 @@ func TestRunCommandEndToEnd(t *testing.T) {
 
 	t.Run("--session continues the conversation and text mode streams the answer", func(t *testing.T) {
 		t.Parallel()
-		w := newRunWorld(t, bin, func(n int, req agenttest.Request) agenttest.Turn {
+		w := newRunWorld(t, func(n int, req agenttest.Request) agenttest.Turn {
 			if n == 0 {
 				return agenttest.Turn{ToolCalls: []agenttest.ToolCall{{ID: "c1", Name: "read", Arguments: `{"filePath":"notes.txt"}`}}}
 			}
@@ -289,7 +245,7 @@ func TestRunCommandEndToEnd(t *testing.T) {
 
 	t.Run("an endpoint that refuses the key fails with exit 1 and a remedy", func(t *testing.T) {
 		t.Parallel()
-		w := newRunWorld(t, bin, func(int, agenttest.Request) agenttest.Turn {
+		w := newRunWorld(t, func(int, agenttest.Request) agenttest.Turn {
 			return agenttest.Turn{Status: 401, ErrorMessage: "Incorrect API key provided"}
 		})
 		_, stderr, code := w.run("hello")

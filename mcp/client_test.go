@@ -22,7 +22,7 @@ func selfServer(p *project, timeoutMS int) config.MCPServer {
 		k, v, _ := strings.Cut(kv, "=")
 		env[k] = v
 	}
-	return config.MCPServer{Type: "local", Command: []string{binary, "-C", p.dir, "mcp"}, Environment: env, Timeout: timeoutMS}
+	return config.MCPServer{Type: "local", Command: []string{p.Bin, "-C", p.dir, "mcp"}, Environment: env, Timeout: timeoutMS}
 }
 
 // registryWith returns a registry holding the manager's tools.

@@ -1,97 +1,25 @@
 package main_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolhost/toolhost/internal/e2e"
 )
 
-var binary string
-
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "toolhost-e2e")
-	if err != nil {
-		panic(err)
-	}
-	binary = filepath.Join(dir, "toolhost")
-	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
-	if err != nil {
-		os.Stderr.Write(out)
-		panic("build toolhost: " + err.Error())
-	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	e2e.Cleanup()
 	os.Exit(code)
-}
-
-// env is a fresh user: empty home, config, data and cache directories, and
-// a project directory with a .git marker.
-type env struct {
-	t       *testing.T
-	home    string
-	project string
-}
-
-func newEnv(t *testing.T) *env {
-	t.Helper()
-	root := t.TempDir()
-	e := &env{t: t, home: filepath.Join(root, "home"), project: filepath.Join(root, "project")}
-	for _, d := range []string{e.home, filepath.Join(e.project, ".git")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return e
-}
-
-func (e *env) write(rel, content string) string {
-	e.t.Helper()
-	p := filepath.Join(e.project, rel)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		e.t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		e.t.Fatal(err)
-	}
-	return p
-}
-
-// run executes the binary in the project with stdin, returning stdout,
-// stderr and the exit code.
-func (e *env) run(stdin string, args ...string) (string, string, int) {
-	e.t.Helper()
-	cmd := exec.Command(binary, args...)
-	cmd.Dir = e.project
-	cmd.Env = []string{
-		"HOME=" + e.home,
-		"PATH=" + os.Getenv("PATH"),
-		"XDG_CONFIG_HOME=" + filepath.Join(e.home, ".config"),
-		"XDG_DATA_HOME=" + filepath.Join(e.home, ".local/share"),
-		"XDG_CACHE_HOME=" + filepath.Join(e.home, ".cache"),
-	}
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		e.t.Fatal(err)
-	}
-	return out.String(), errb.String(), code
 }
 
 func TestToolsListsTheBuiltInToolsAsTextAndJSON(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	out, stderr, code := e.run("", "tools")
+	e := e2e.NewProject(t)
+	out, stderr, code := e.Run("", "tools")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -100,7 +28,7 @@ func TestToolsListsTheBuiltInToolsAsTextAndJSON(t *testing.T) {
 			t.Errorf("tools output lacks %s:\n%s", id, out)
 		}
 	}
-	out, _, code = e.run("", "tools", "--json", "--model", "gpt-5")
+	out, _, code = e.Run("", "tools", "--json", "--model", "gpt-5")
 	var tools []struct {
 		ID          string          `json:"id"`
 		Source      string          `json:"source"`
@@ -124,9 +52,9 @@ func TestToolsListsTheBuiltInToolsAsTextAndJSON(t *testing.T) {
 
 func TestCallRunsToolsAndMapsFailuresToExitCodes(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	e.write("hello.txt", "hello\nworld\n")
-	e.write(".toolhost/toolhost.jsonc", `{
+	e := e2e.NewProject(t)
+	e.Write("hello.txt", "hello\nworld\n")
+	e.Write(".toolhost/toolhost.jsonc", `{
   // comments are fine
   "permission": {"bash": {"*": "ask", "echo *": "allow", "rm *": "deny"}},
 }`)
@@ -151,7 +79,7 @@ func TestCallRunsToolsAndMapsFailuresToExitCodes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			out, stderr, code := e.run(tc.stdin, tc.args...)
+			out, stderr, code := e.Run(tc.stdin, tc.args...)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tc.code, out, stderr)
 			}
@@ -167,8 +95,8 @@ func TestCallRunsToolsAndMapsFailuresToExitCodes(t *testing.T) {
 
 func TestCallJSONPrintsTheWholeResultAndSessionsPersist(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	out, stderr, code := e.run("", "call", "todowrite", `{"todos":[{"content":"ship it","status":"pending","priority":"high"}]}`, "--session", "s1", "--json")
+	e := e2e.NewProject(t)
+	out, stderr, code := e.Run("", "call", "todowrite", `{"todos":[{"content":"ship it","status":"pending","priority":"high"}]}`, "--session", "s1", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -181,11 +109,11 @@ func TestCallJSONPrintsTheWholeResultAndSessionsPersist(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Metadata == nil || res.Attachments == nil {
 		t.Fatalf("--json result incomplete: %v\n%s", err, out)
 	}
-	out, _, _ = e.run("", "call", "todoread", `{}`, "--session", "s1")
+	out, _, _ = e.Run("", "call", "todoread", `{}`, "--session", "s1")
 	if !strings.Contains(out, "ship it") {
 		t.Errorf("todo did not persist across invocations of one session:\n%s", out)
 	}
-	out, _, _ = e.run("", "call", "todoread", `{}`, "--session", "s2")
+	out, _, _ = e.Run("", "call", "todoread", `{}`, "--session", "s2")
 	if strings.Contains(out, "ship it") {
 		t.Errorf("todo leaked into another session:\n%s", out)
 	}
@@ -193,20 +121,20 @@ func TestCallJSONPrintsTheWholeResultAndSessionsPersist(t *testing.T) {
 
 func TestWriteRequiresAReadInTheSameSession(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	e.write("notes.txt", "v1\n")
-	e.write(".toolhost/toolhost.json", `{"permission": {"edit": "allow"}}`)
+	e := e2e.NewProject(t)
+	e.Write("notes.txt", "v1\n")
+	e.Write(".toolhost/toolhost.json", `{"permission": {"edit": "allow"}}`)
 	args := `{"filePath":"notes.txt","content":"v2\n"}`
-	if _, stderr, code := e.run("", "call", "write", args, "--session", "w"); code != 1 || !strings.Contains(stderr, "read") {
+	if _, stderr, code := e.Run("", "call", "write", args, "--session", "w"); code != 1 || !strings.Contains(stderr, "read") {
 		t.Fatalf("write before read: exit %d, stderr %s", code, stderr)
 	}
-	if _, stderr, code := e.run("", "call", "read", `{"filePath":"notes.txt"}`, "--session", "w"); code != 0 {
+	if _, stderr, code := e.Run("", "call", "read", `{"filePath":"notes.txt"}`, "--session", "w"); code != 0 {
 		t.Fatalf("read: %s", stderr)
 	}
-	if _, stderr, code := e.run("", "call", "write", args, "--session", "w"); code != 0 {
+	if _, stderr, code := e.Run("", "call", "write", args, "--session", "w"); code != 0 {
 		t.Fatalf("write after read in the same session: exit %d: %s", code, stderr)
 	}
-	b, _ := os.ReadFile(filepath.Join(e.project, "notes.txt"))
+	b, _ := os.ReadFile(filepath.Join(e.Dir, "notes.txt"))
 	if string(b) != "v2\n" {
 		t.Errorf("file = %q", b)
 	}
@@ -214,13 +142,13 @@ func TestWriteRequiresAReadInTheSameSession(t *testing.T) {
 
 func TestPermissionsExplainPrintsTheDecisionFirstAndTheDecidingRule(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	e.write("toolhost.json", `{
+	e := e2e.NewProject(t)
+	e.Write("toolhost.json", `{
   "permission": {
     "bash": {"*": "ask", "git *": "allow"}
   }
 }`)
-	out, stderr, code := e.run("", "permissions", "explain", "bash", "git status")
+	out, stderr, code := e.Run("", "permissions", "explain", "bash", "git status")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -231,7 +159,7 @@ func TestPermissionsExplainPrintsTheDecisionFirstAndTheDecidingRule(t *testing.T
 	if !strings.Contains(out, "toolhost.json:3") || !strings.Contains(out, `"git *"`) {
 		t.Errorf("deciding rule with file and line missing:\n%s", out)
 	}
-	out, _, _ = e.run("", "permissions", "explain", "read", ".env")
+	out, _, _ = e.Run("", "permissions", "explain", "read", ".env")
 	if !strings.HasPrefix(out, "ask\n") {
 		t.Errorf("reading .env should ask by default:\n%s", out)
 	}
@@ -239,26 +167,26 @@ func TestPermissionsExplainPrintsTheDecisionFirstAndTheDecidingRule(t *testing.T
 
 func TestVersionAndHelpWork(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	if out, _, code := e.run("", "version"); code != 0 || !strings.HasPrefix(out, "toolhost ") {
+	e := e2e.NewProject(t)
+	if out, _, code := e.Run("", "version"); code != 0 || !strings.HasPrefix(out, "toolhost ") {
 		t.Errorf("version: %d %q", code, out)
 	}
 	for _, cmd := range [][]string{{"call", "--help"}, {"tools", "--help"}, {"permissions", "explain", "--help"}} {
-		out, _, code := e.run("", cmd...)
+		out, _, code := e.Run("", cmd...)
 		if code != 0 || !strings.Contains(out, "Example") && !strings.Contains(out, "Examples") {
 			t.Errorf("%v: exit %d, no example:\n%s", cmd, code, out)
 		}
 	}
-	if _, _, code := e.run("", "nosuch"); code != 2 {
+	if _, _, code := e.Run("", "nosuch"); code != 2 {
 		t.Errorf("unknown command exit %d, want 2", code)
 	}
 }
 
 func TestABrokenWasmModuleIsReportedAndEverythingElseStillLoads(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	e.write(".toolhost/tool/broken.wasm", "this is not webassembly")
-	out, stderr, code := e.run("", "tools")
+	e := e2e.NewProject(t)
+	e.Write(".toolhost/tool/broken.wasm", "this is not webassembly")
+	out, stderr, code := e.Run("", "tools")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -272,18 +200,18 @@ func TestABrokenWasmModuleIsReportedAndEverythingElseStillLoads(t *testing.T) {
 
 func TestToolNewScaffoldsASourceAndRefusesBadInput(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	if _, stderr, code := e.run("", "tool", "build"); code != 1 || !strings.Contains(stderr, "toolhost tool new") {
+	e := e2e.NewProject(t)
+	if _, stderr, code := e.Run("", "tool", "build"); code != 1 || !strings.Contains(stderr, "toolhost tool new") {
 		t.Errorf("build without sources: exit %d, stderr %s", code, stderr)
 	}
-	if _, stderr, code := e.run("", "tool", "new", "x", "--lang", "cobol"); code != 2 || !strings.Contains(stderr, "choose go or c") {
+	if _, stderr, code := e.Run("", "tool", "new", "x", "--lang", "cobol"); code != 2 || !strings.Contains(stderr, "choose go or c") {
 		t.Errorf("unknown language: exit %d, stderr %s", code, stderr)
 	}
-	out, stderr, code := e.run("", "tool", "new", "greeter")
+	out, stderr, code := e.Run("", "tool", "new", "greeter")
 	if code != 0 {
 		t.Fatalf("tool new: exit %d: %s", code, stderr)
 	}
-	src := filepath.Join(e.project, ".toolhost", "tools-src", "greeter")
+	src := filepath.Join(e.Dir, ".toolhost", "tools-src", "greeter")
 	if !strings.Contains(out, src) {
 		t.Errorf("output does not name %s: %s", src, out)
 	}
@@ -292,16 +220,16 @@ func TestToolNewScaffoldsASourceAndRefusesBadInput(t *testing.T) {
 			t.Errorf("scaffold lacks %s: %v", f, err)
 		}
 	}
-	if _, _, code := e.run("", "tool", "new", "greeter"); code != 2 {
+	if _, _, code := e.Run("", "tool", "new", "greeter"); code != 2 {
 		t.Errorf("scaffolding over an existing tool: exit %d, want 2", code)
 	}
 }
 
 func TestToolsJSONShowsSchemasAsTheModelsProviderReceivesThem(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	e.write("toolhost.json", `{"provider": {"openai": {"strict": true}}}`)
-	out, stderr, code := e.run("", "tools", "--json", "--model", "openai/gpt-4.1")
+	e := e2e.NewProject(t)
+	e.Write("toolhost.json", `{"provider": {"openai": {"strict": true}}}`)
+	out, stderr, code := e.Run("", "tools", "--json", "--model", "openai/gpt-4.1")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
