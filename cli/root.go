@@ -103,6 +103,7 @@ permission system, and serves them to a CLI, an agent loop or MCP clients.`,
 	root.AddCommand(NewCmdMCP(g, nil))
 	root.AddCommand(NewCmdRun(g))
 	root.AddCommand(NewCmdTool(g))
+	root.AddCommand(NewCmdPlugin(g, nil))
 	return root
 }
 

@@ -14,6 +14,14 @@
 // per compiled module and give it back; an instance that saw a trap, a
 // timeout or a host-function failure is discarded.
 //
+// Plugins (LoadPlugin, manifest.go, hooks.go, compat.go) are modules with
+// a toolhost-plugin.json manifest, from the config directories' plugin/
+// folders or from packages (package plugins/pkg resolves, caches, locks
+// and verifies them). Their modules may export tools, hooks that run on
+// every tool call as a runtime.Hook (tool_execute_before/after,
+// tool_definition, event), and mcp.run/hyper-mcp describe/call tools;
+// they run in the same sandbox, with the capabilities the lock granted.
+//
 // Why these libraries:
 //   - github.com/extism/go-sdk, on github.com/tetratelabs/wazero: Extism's
 //     ABI lets authors use any Extism PDK (Rust, JS, Python, Zig, C …), and
