@@ -107,7 +107,7 @@ func (t *compatTool) execute(ctx context.Context, args json.RawMessage, tc *runt
 		req.Params.Arguments = json.RawMessage("{}")
 	}
 	input, _ := json.Marshal(req)
-	out, err := t.module.invoke(ctx, t.id, exportCall, input, tc, 0)
+	out, err := t.module.invoke(ctx, t.id, exportCall, input, tc, 0, "")
 	if err != nil {
 		return runtime.Result{}, err
 	}

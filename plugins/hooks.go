@@ -344,14 +344,13 @@ func isJSONObject(b json.RawMessage) bool {
 
 // invoke calls one export of a module with the limits of tool id: a
 // describe/call tool's call, or a hook. A timeout > 0 bounds the whole
-// call, instance start included. tc is nil for hooks.
-func (m *module) invoke(ctx context.Context, id, export string, input []byte, tc *runtime.Context, timeout time.Duration, worktree ...string) ([]byte, error) {
+// call, instance start included. tc is nil for hooks, which pass the
+// worktree that relative allowed_paths resolve against instead.
+func (m *module) invoke(ctx context.Context, id, export string, input []byte, tc *runtime.Context, timeout time.Duration, worktree string) ([]byte, error) {
 	h := m.host
-	wt := ""
+	wt := worktree
 	if tc != nil {
 		wt = tc.Worktree
-	} else if len(worktree) > 0 {
-		wt = worktree[0]
 	}
 	if timeout > 0 {
 		var cancel context.CancelFunc
