@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -38,8 +39,15 @@ func NewCmdToolNew(g *Globals, runF func(context.Context, *Globals, *ToolNewOpti
 	cmd := &cobra.Command{
 		Use:   "new <name>",
 		Short: "Scaffold a wasm tool in .toolhost/tools-src/<name>",
-		Example: `  toolhost tool new jira            # Go, built with the standard Go toolchain
-  toolhost tool new wc --lang c     # C, built with clang-14 for wasm32-wasi
+		Long: `Scaffold a wasm tool in .toolhost/tools-src/<name> from a template in the
+chosen language, with the guest SDK vendored beside it in
+.toolhost/tools-src/.sdk. ` + "`toolhost tool build`" + ` builds it with the language's
+own toolchain and names what to install when that is missing.`,
+		Example: `  toolhost tool new jira                      # Go, built with the standard Go toolchain
+  toolhost tool new wc --lang c               # C: clang-14 and wasi-libc
+  toolhost tool new slug --lang rust          # Rust: rustc with a wasm target, no crates
+  toolhost tool new fmt --lang assemblyscript # AssemblyScript: Node.js and npm
+  toolhost tool new tiny --lang d             # D: LDC and wasm-ld
   toolhost tool build && toolhost call jira '{}'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -50,7 +58,11 @@ func NewCmdToolNew(g *Globals, runF func(context.Context, *Globals, *ToolNewOpti
 			return runToolNew(cmd.Context(), g, opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Lang, "lang", "go", "source `language`: go or c")
+	langs := make([]string, 0, len(plugins.Langs()))
+	for _, l := range plugins.Langs() {
+		langs = append(langs, string(l))
+	}
+	cmd.Flags().StringVar(&opts.Lang, "lang", string(plugins.LangGo), "source `language`: "+strings.Join(langs, ", "))
 	return cmd
 }
 
@@ -73,9 +85,9 @@ func projectConfigDir(g *Globals) (string, error) {
 }
 
 func runToolNew(_ context.Context, g *Globals, opts *ToolNewOptions) error {
-	lang := plugins.Lang(opts.Lang)
-	if lang != plugins.LangGo && lang != plugins.LangC {
-		return usageError{fmt.Errorf("--lang %q: choose go or c", opts.Lang)}
+	lang, err := plugins.ParseLang(opts.Lang)
+	if err != nil {
+		return usageError{fmt.Errorf("--lang: %w", err)}
 	}
 	cfgDir, err := projectConfigDir(g)
 	if err != nil {

@@ -204,7 +204,7 @@ func TestToolNewScaffoldsASourceAndRefusesBadInput(t *testing.T) {
 	if _, stderr, code := e.Run("", "tool", "build"); code != 1 || !strings.Contains(stderr, "toolhost tool new") {
 		t.Errorf("build without sources: exit %d, stderr %s", code, stderr)
 	}
-	if _, stderr, code := e.Run("", "tool", "new", "x", "--lang", "cobol"); code != 2 || !strings.Contains(stderr, "choose go or c") {
+	if _, stderr, code := e.Run("", "tool", "new", "x", "--lang", "cobol"); code != 2 || !strings.Contains(stderr, "choose go, c, rust, assemblyscript or d") {
 		t.Errorf("unknown language: exit %d, stderr %s", code, stderr)
 	}
 	out, stderr, code := e.Run("", "tool", "new", "greeter")
