@@ -19,9 +19,14 @@
 //     libstd-rust-dev-wasm32, or rustup's with the target added); no cargo,
 //     no crates.
 //   - AssemblyScript: sdk-guest/assemblyscript with the assemblyscript and
-//     @extism/as-pdk npm packages, installed once per machine into a cache
-//     directory keyed by the SDK's package.json.
+//     @extism/as-pdk npm packages, installed once per machine into the user
+//     cache directory, keyed by the SDK's package.json.
 //   - D: sdk-guest/d with LDC (-betterC, no runtime) and LLVM's wasm-ld.
+//
+// Every language but Go is built by plugins.BuildSource — the code behind
+// `toolhost tool build` — so the matrix proves the build authors run.
+// TestTemplatesBuildIntoWorkingTools scaffolds every language's template
+// with plugins.New, builds it with plugins.Build and calls it.
 //
 // A language whose toolchain is missing is skipped with a message saying
 // what to install, except under CI=true, where it fails: CI must prove

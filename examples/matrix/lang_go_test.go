@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"context"
+	"fmt"
 )
 
 // goLang builds the Go member of the matrix (testdata/go-words, written
@@ -10,11 +11,10 @@ import (
 var goLang = language{
 	name:    "go",
 	sources: []string{"sdk-guest/go", "examples/matrix/testdata/go-words", "examples/matrix/lang_go_test.go"},
-	install: "the Go toolchain (go.dev/dl)",
 	toolchain: func(ctx context.Context) (string, error) {
 		gobin, err := lookPath("go")
 		if err != nil {
-			return "", err
+			return "", fmt.Errorf("%w; install the Go toolchain (go.dev/dl)", err)
 		}
 		return output(ctx, gobin, "version")
 	},

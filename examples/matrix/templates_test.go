@@ -3,119 +3,60 @@ package matrix
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"text/template"
 
 	"github.com/toolhost/toolhost/plugins"
 )
 
-// The templates `toolhost tool new --lang <lang>` starts from live in
-// sdk-guest/<lang>/template, as text/template files ({{.Name}} is the
-// tool's name) laid out as the tool's folder in .toolhost/tools-src, next
-// to the SDK vendored at .toolhost/tools-src/.sdk/<lang>. This test lays
-// them out exactly so, builds each with its toolchain, and calls it.
+// Each language's template is tested as an author meets it: plugins.New
+// (`toolhost tool new <name> --lang <lang>`) scaffolds it into a fresh
+// config directory, plugins.Build (`toolhost tool build`) builds it with
+// the language's toolchain, and the module is called through the host.
 
 // templateName has a dash on purpose: a crate or module name cannot.
 const templateName = "my-tool"
 
-// scaffold renders sdk-guest/<lang>/template into a tools-src folder,
-// vendors the SDK beside it, and returns the tool's folder.
-func scaffold(lang string) (string, error) {
-	src, err := os.MkdirTemp("", "toolhost-template-")
-	if err != nil {
-		return "", err
-	}
-	sdk := abs("sdk-guest/" + lang)
-	if err := copyTree(sdk, filepath.Join(src, ".sdk", lang), "template", "node_modules"); err != nil {
-		return "", err
-	}
-	dir := filepath.Join(src, templateName)
-	root := filepath.Join(sdk, "template")
-	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		t, err := template.ParseFiles(p)
-		if err != nil {
-			return err
-		}
-		out := filepath.Join(dir, strings.TrimSuffix(rel, ".tmpl"))
-		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-			return err
-		}
-		f, err := os.Create(out)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		return t.Execute(f, struct{ Name string }{templateName})
-	})
-	return dir, err
-}
-
-// copyTree copies the regular files under from to to, skipping folders
-// named in skip.
-func copyTree(from, to string, skip ...string) error {
-	return filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		if d.IsDir() {
-			for _, s := range skip {
-				if d.Name() == s {
-					return filepath.SkipDir
-				}
-			}
-			return os.MkdirAll(filepath.Join(to, rel), 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(to, rel), data, 0o644)
-	})
-}
-
-// templateLang builds lang's template as `toolhost tool build` would,
-// with build run in the scaffolded tool folder.
-func templateLang(base language, lang string, build func(ctx context.Context, dir, out string) error) language {
+// templateLang is lang's template, built as `toolhost tool build` builds
+// it. Its cache key covers the embedded template and SDK and plugins'
+// scaffolding and build code.
+func templateLang(lang plugins.Lang) language {
 	return language{
-		name:      "template-" + base.name,
-		sources:   []string{"sdk-guest/" + lang, "examples/matrix/templates_test.go", base.sources[len(base.sources)-1]},
-		install:   base.install,
-		toolchain: base.toolchain,
+		name: "template-" + string(lang),
+		sources: append([]string{"plugins/templates/" + string(lang), "plugins/templates/sdk/" + string(lang), "plugins/scaffold.go"},
+			buildCode...),
+		toolchain: func(ctx context.Context) (string, error) { return toolchain(ctx, lang) },
 		build: func(ctx context.Context, out string) error {
-			dir, err := scaffold(lang)
+			cfg, err := os.MkdirTemp("", "toolhost-template-")
 			if err != nil {
 				return err
 			}
-			defer os.RemoveAll(filepath.Dir(dir))
-			return build(ctx, dir, out)
+			defer os.RemoveAll(cfg)
+			if _, err := plugins.New(cfg, templateName, lang); err != nil {
+				return err
+			}
+			results, err := plugins.Build(ctx, cfg)
+			if err != nil {
+				for _, r := range results {
+					err = fmt.Errorf("%w\n%s: %v", err, r.Name, r.Err)
+				}
+				return err
+			}
+			if len(results) != 1 || results[0].Lang != lang || results[0].Name != templateName {
+				return fmt.Errorf("build results = %+v; want %s built as %s", results, templateName, lang)
+			}
+			return os.Rename(results[0].Output, out)
 		},
 	}
 }
 
-var templateLangs = []language{
-	templateLang(rustLang, "rust", func(ctx context.Context, dir, out string) error {
-		return rustBuild(ctx, filepath.Join(dir, "..", ".sdk", "rust", "src", "lib.rs"), strings.ReplaceAll(templateName, "-", "_"),
-			filepath.Join(dir, "src", "lib.rs"), out)
-	}),
-	templateLang(asLang, "assemblyscript", func(ctx context.Context, dir, out string) error {
-		return asBuild(ctx, dir, "index.ts", "../.sdk/assemblyscript/index/abort", out)
-	}),
-	templateLang(dLang, "d", func(ctx context.Context, dir, out string) error {
-		return dBuild(ctx, dir, filepath.Join(dir, "..", ".sdk", "d"), []string{"tool.d"}, out)
-	}),
-}
-
 func TestTemplatesBuildIntoWorkingTools(t *testing.T) {
 	t.Parallel()
-	for _, l := range templateLangs {
+	for _, lang := range plugins.Langs() {
+		l := templateLang(lang)
 		t.Run(l.name, func(t *testing.T) {
 			t.Parallel()
 			s := loadAs(t, module(t, l), templateName+".wasm", "", nil)
@@ -132,5 +73,22 @@ func TestTemplatesBuildIntoWorkingTools(t *testing.T) {
 				t.Errorf("empty name: err = %v, want the template's guest error", err)
 			}
 		})
+	}
+}
+
+// TestEveryCacheKeySourceExists catches a renamed file in a cache key
+// even where the language's toolchain is missing and its build skipped.
+func TestEveryCacheKeySourceExists(t *testing.T) {
+	t.Parallel()
+	all := append([]language{}, languages...)
+	for _, lang := range plugins.Langs() {
+		all = append(all, templateLang(lang))
+	}
+	for _, l := range all {
+		for _, s := range l.sources {
+			if _, err := os.Stat(filepath.Join(repoRoot, s)); err != nil {
+				t.Errorf("%s: cache key source %s: %v", l.name, s, err)
+			}
+		}
 	}
 }
