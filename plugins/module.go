@@ -192,26 +192,10 @@ func (m *module) inspect(ctx context.Context, data []byte) (moduleMeta, error) {
 	}
 	meta := moduleMeta{ABI: hostfns.ABIVersion}
 	for _, export := range exports {
-		id := m.toolID(export)
-		if !validID.MatchString(id) {
-			return moduleMeta{}, fmt.Errorf("tool id %q is not a valid tool name for model APIs (%s); rename the file or the export", id, validID)
-		}
-		tm := toolMeta{Export: export}
-		desc, err := m.host.callMeta(ctx, c, in, id, exportName(export, hostfns.ExportDescription))
+		tm, err := m.toolMeta(ctx, c, in, export, "rename the file or the export", &healthy)
 		if err != nil {
-			healthy = false
 			return moduleMeta{}, err
 		}
-		tm.Description = strings.TrimSpace(string(desc))
-		schema, err := m.host.callMeta(ctx, c, in, id, exportName(export, hostfns.ExportSchema))
-		if err != nil {
-			healthy = false
-			return moduleMeta{}, err
-		}
-		if err := checkSchema(id, schema); err != nil {
-			return moduleMeta{}, err
-		}
-		tm.Schema = json.RawMessage(schema)
 		meta.Tools = append(meta.Tools, tm)
 	}
 	m.mu.Lock()
@@ -422,4 +406,28 @@ func (h *Host) writeMeta(sum string, meta moduleMeta) {
 	if err := os.Rename(tmp.Name(), filepath.Join(dir, sum+".json")); err != nil {
 		os.Remove(tmp.Name())
 	}
+}
+
+// toolMeta asks one tool export of an instance for its description and
+// schema and checks both. A failed guest call marks the instance unhealthy;
+// remedy says how to fix an invalid id.
+func (m *module) toolMeta(ctx context.Context, c *compiled, in *instance, export, remedy string, healthy *bool) (toolMeta, error) {
+	id := m.toolID(export)
+	if !validID.MatchString(id) {
+		return toolMeta{}, fmt.Errorf("tool id %q is not a valid tool name for model APIs (%s); %s", id, validID, remedy)
+	}
+	desc, err := m.host.callMeta(ctx, c, in, id, exportName(export, hostfns.ExportDescription))
+	if err != nil {
+		*healthy = false
+		return toolMeta{}, err
+	}
+	schema, err := m.host.callMeta(ctx, c, in, id, exportName(export, hostfns.ExportSchema))
+	if err != nil {
+		*healthy = false
+		return toolMeta{}, err
+	}
+	if err := checkSchema(id, schema); err != nil {
+		return toolMeta{}, err
+	}
+	return toolMeta{Export: export, Description: strings.TrimSpace(string(desc)), Schema: json.RawMessage(schema)}, nil
 }

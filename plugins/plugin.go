@@ -285,26 +285,10 @@ func (m *module) inspectPlugin(ctx context.Context, data []byte) (pluginMeta, er
 		return pluginMeta{}, err
 	}
 	for _, export := range exports {
-		id := m.toolID(export)
-		if !validID.MatchString(id) {
-			return pluginMeta{}, fmt.Errorf("tool id %q is not a valid tool name for model APIs (%s); rename the export", id, validID)
-		}
-		tm := toolMeta{Export: export}
-		desc, err := m.host.callMeta(ctx, c, in, id, exportName(export, hostfns.ExportDescription))
+		tm, err := m.toolMeta(ctx, c, in, export, "rename the export", &healthy)
 		if err != nil {
-			healthy = false
 			return pluginMeta{}, err
 		}
-		tm.Description = strings.TrimSpace(string(desc))
-		schema, err := m.host.callMeta(ctx, c, in, id, exportName(export, hostfns.ExportSchema))
-		if err != nil {
-			healthy = false
-			return pluginMeta{}, err
-		}
-		if err := checkSchema(id, schema); err != nil {
-			return pluginMeta{}, err
-		}
-		tm.Schema = json.RawMessage(schema)
 		meta.Tools = append(meta.Tools, tm)
 	}
 	if len(meta.Tools) == 0 && len(meta.Compat) == 0 && len(meta.Hooks) == 0 {
