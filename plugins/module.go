@@ -168,42 +168,55 @@ func checkIDs(name string) error {
 // its exports, and calls each tool's description and schema. The compiled
 // module is kept for the first call.
 func (m *module) inspect(ctx context.Context, data []byte) (moduleMeta, error) {
+	meta := moduleMeta{ABI: hostfns.ABIVersion}
+	err := m.inspectWith(ctx, data, func(c *compiled, in *instance, healthy *bool) error {
+		exports, err := toolExports(in.p.Module().ExportedFunctions())
+		if err != nil {
+			return err
+		}
+		for _, export := range exports {
+			tm, err := m.toolMeta(ctx, c, in, export, "rename the file or the export", healthy)
+			if err != nil {
+				return err
+			}
+			meta.Tools = append(meta.Tools, tm)
+		}
+		return nil
+	})
+	if err != nil {
+		return moduleMeta{}, err
+	}
+	return meta, nil
+}
+
+// inspectWith compiles the module with default limits, takes an instance
+// and runs read on it. When read succeeds the compiled module is kept for
+// the first call; otherwise it is closed. read sets *healthy to false when
+// the instance must not be reused.
+func (m *module) inspectWith(ctx context.Context, data []byte, read func(c *compiled, in *instance, healthy *bool) error) error {
 	l := resolveLimits(nil, m.name, m.name, "")
 	c, err := m.host.compile(ctx, m.name, data, l)
 	if err != nil {
-		return moduleMeta{}, err
+		return err
 	}
-	keep := false
-	defer func() {
-		if !keep {
-			c.close(context.Background())
-		}
-	}()
 	in, err := c.get(ctx)
 	if err != nil {
-		return moduleMeta{}, explainInstantiate(err)
+		c.close(context.Background())
+		return explainInstantiate(err)
 	}
 	healthy := true
-	defer func() { c.release(in, healthy) }()
-
-	exports, err := toolExports(in.p.Module().ExportedFunctions())
+	err = read(c, in, &healthy)
+	c.release(in, healthy)
 	if err != nil {
-		return moduleMeta{}, err
+		c.close(context.Background())
+		return err
 	}
-	meta := moduleMeta{ABI: hostfns.ABIVersion}
-	for _, export := range exports {
-		tm, err := m.toolMeta(ctx, c, in, export, "rename the file or the export", &healthy)
-		if err != nil {
-			return moduleMeta{}, err
-		}
-		meta.Tools = append(meta.Tools, tm)
-	}
+	g := &groupOnce{c: c}
+	g.once.Do(func() {})
 	m.mu.Lock()
-	m.groups[l.key()] = &groupOnce{c: c}
-	m.groups[l.key()].once.Do(func() {})
+	m.groups[l.key()] = g
 	m.mu.Unlock()
-	keep = true
-	return meta, nil
+	return nil
 }
 
 // toolExports finds the tools a module exports: "" when it exports

@@ -240,66 +240,48 @@ func (h *Host) loadPluginModule(ctx context.Context, mf ModuleFile, name string,
 // inspectPlugin compiles a plugin module with default limits and reads
 // what it provides: tools, describe/call tools and hooks.
 func (m *module) inspectPlugin(ctx context.Context, data []byte) (pluginMeta, error) {
-	l := resolveLimits(nil, m.name, m.name, "")
-	c, err := m.host.compile(ctx, m.name, data, l)
-	if err != nil {
-		return pluginMeta{}, err
-	}
-	keep := false
-	defer func() {
-		if !keep {
-			c.close(context.Background())
-		}
-	}()
-	in, err := c.get(ctx)
-	if err != nil {
-		return pluginMeta{}, explainInstantiate(err)
-	}
-	healthy := true
-	defer func() { c.release(in, healthy) }()
-
-	fns := in.p.Module().ExportedFunctions()
 	meta := pluginMeta{ABI: hostfns.ABIVersion}
-	for _, hk := range hookExports {
-		if _, ok := fns[hk]; ok {
-			meta.Hooks = append(meta.Hooks, hk)
+	err := m.inspectWith(ctx, data, func(c *compiled, in *instance, healthy *bool) error {
+		fns := in.p.Module().ExportedFunctions()
+		for _, hk := range hookExports {
+			if _, ok := fns[hk]; ok {
+				meta.Hooks = append(meta.Hooks, hk)
+			}
 		}
-	}
-	_, hasDescribe := fns[exportDescribe]
-	_, hasCall := fns[exportCall]
-	if hasDescribe != hasCall {
-		return pluginMeta{}, fmt.Errorf("exports %s without %s: an mcp.run/hyper-mcp tool module needs both", map[bool]string{true: exportDescribe, false: exportCall}[hasDescribe], map[bool]string{true: exportCall, false: exportDescribe}[hasDescribe])
-	}
-	if hasDescribe {
-		out, err := m.host.callMeta(ctx, c, in, m.name, exportDescribe)
-		if err != nil {
-			healthy = false
-			return pluginMeta{}, err
+		_, hasDescribe := fns[exportDescribe]
+		_, hasCall := fns[exportCall]
+		if hasDescribe != hasCall {
+			return fmt.Errorf("exports %s without %s: an mcp.run/hyper-mcp tool module needs both", map[bool]string{true: exportDescribe, false: exportCall}[hasDescribe], map[bool]string{true: exportCall, false: exportDescribe}[hasDescribe])
 		}
-		if meta.Compat, err = parseDescribe(m.name, out); err != nil {
-			return pluginMeta{}, err
+		if hasDescribe {
+			out, err := m.host.callMeta(ctx, c, in, m.name, exportDescribe)
+			if err != nil {
+				*healthy = false
+				return err
+			}
+			if meta.Compat, err = parseDescribe(m.name, out); err != nil {
+				return err
+			}
 		}
-	}
-	exports, err := toolExports(fns)
-	if err != nil && !strings.HasPrefix(err.Error(), "exports no tools") {
+		exports, err := toolExports(fns)
+		if err != nil && !strings.HasPrefix(err.Error(), "exports no tools") {
+			return err
+		}
+		for _, export := range exports {
+			tm, err := m.toolMeta(ctx, c, in, export, "rename the export", healthy)
+			if err != nil {
+				return err
+			}
+			meta.Tools = append(meta.Tools, tm)
+		}
+		if len(meta.Tools) == 0 && len(meta.Compat) == 0 && len(meta.Hooks) == 0 {
+			return fmt.Errorf("exports no tools and no hooks: a plugin module exports tools (description, schema, execute), hooks (%s) or describe and call (see docs/plugins.md)", strings.Join(hookExports, ", "))
+		}
+		return nil
+	})
+	if err != nil {
 		return pluginMeta{}, err
 	}
-	for _, export := range exports {
-		tm, err := m.toolMeta(ctx, c, in, export, "rename the export", &healthy)
-		if err != nil {
-			return pluginMeta{}, err
-		}
-		meta.Tools = append(meta.Tools, tm)
-	}
-	if len(meta.Tools) == 0 && len(meta.Compat) == 0 && len(meta.Hooks) == 0 {
-		return pluginMeta{}, fmt.Errorf("exports no tools and no hooks: a plugin module exports tools (description, schema, execute), hooks (%s) or describe and call (see docs/plugins.md)", strings.Join(hookExports, ", "))
-	}
-	m.mu.Lock()
-	g := &groupOnce{c: c}
-	g.once.Do(func() {})
-	m.groups[l.key()] = g
-	m.mu.Unlock()
-	keep = true
 	return meta, nil
 }
 
