@@ -132,20 +132,29 @@ func lineTrimmedReplacer(content, find string) iter.Seq[string] {
 	}
 }
 
+// anchors splits find into lines for the anchor-based replacers and
+// returns its trimmed first and last lines; ok is false when find has
+// fewer than three lines, too few to anchor a block.
+func anchors(find string) (search []string, first, last string, ok bool) {
+	search = strings.Split(find, "\n")
+	if len(search) < 3 {
+		return nil, "", "", false
+	}
+	search = dropTrailingEmpty(search)
+	return search, strings.TrimSpace(search[0]), strings.TrimSpace(search[len(search)-1]), true
+}
+
 // blockAnchorReplacer matches blocks of three or more lines by their first
 // and last lines (trimmed) and judges the lines between by Levenshtein
 // similarity. With one candidate the anchors suffice; with several, the most
 // similar wins if its similarity reaches multipleCandidatesSimilarity.
 func blockAnchorReplacer(content, find string) iter.Seq[string] {
 	return func(yield func(string) bool) {
-		search := strings.Split(find, "\n")
-		if len(search) < 3 {
+		search, first, last, ok := anchors(find)
+		if !ok {
 			return
 		}
-		search = dropTrailingEmpty(search)
 		lines := strings.Split(content, "\n")
-		first := strings.TrimSpace(search[0])
-		last := strings.TrimSpace(search[len(search)-1])
 
 		type span struct{ start, end int }
 		var cands []span
@@ -425,14 +434,11 @@ func trimmedBoundaryReplacer(content, find string) iter.Seq[string] {
 // middle lines are equal after trimming.
 func contextAwareReplacer(content, find string) iter.Seq[string] {
 	return func(yield func(string) bool) {
-		search := strings.Split(find, "\n")
-		if len(search) < 3 {
+		search, first, last, ok := anchors(find)
+		if !ok {
 			return
 		}
-		search = dropTrailingEmpty(search)
 		lines := strings.Split(content, "\n")
-		first := strings.TrimSpace(search[0])
-		last := strings.TrimSpace(search[len(search)-1])
 		for i := range lines {
 			if strings.TrimSpace(lines[i]) != first {
 				continue
