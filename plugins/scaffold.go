@@ -11,17 +11,20 @@ import (
 	"regexp"
 	"strings"
 	"text/template"
+
+	sdkguest "github.com/toolhost/toolhost/sdk-guest"
 )
 
 //go:generate sh templates/sync.sh
 
-// templates holds the starting points of `toolhost tool new` (one folder
-// per language, laid out as the tool's folder, each file a text/template
-// ending in .tmpl) and copies of the guest SDKs. templates/sync.sh
-// refreshes the SDKs and the Rust, AssemblyScript and D templates from
-// sdk-guest; a test checks they match.
+// templates holds the Go and C starting points of `toolhost tool new` (one
+// folder per language, laid out as the tool's folder, each file a
+// text/template ending in .tmpl) and a copy of the Go guest SDK, which is
+// its own module and cannot be embedded from sdk-guest. templates/sync.sh
+// refreshes that copy; a test checks it matches. The other languages' SDKs
+// and templates are embedded where they live (package sdkguest).
 //
-//go:embed templates/go templates/c templates/rust templates/assemblyscript templates/d templates/sdk
+//go:embed templates/go templates/c templates/sdk/go
 var templates embed.FS
 
 // Lang is a language `toolhost tool new` can scaffold and `toolhost tool
@@ -100,8 +103,8 @@ func New(configDir, name string, lang Lang) (string, error) {
 	if err := vendorSDK(src); err != nil {
 		return "", err
 	}
-	root := "templates/" + string(l.lang)
-	err := fs.WalkDir(templates, root, func(p string, d fs.DirEntry, err error) error {
+	fsys, root := templateDir(l.lang)
+	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -109,7 +112,7 @@ func New(configDir, name string, lang Lang) (string, error) {
 		if rel == l.named {
 			rel = name + path.Ext(rel)
 		}
-		t, err := template.ParseFS(templates, p)
+		t, err := template.ParseFS(fsys, p)
 		if err != nil {
 			return err
 		}
@@ -129,19 +132,21 @@ func New(configDir, name string, lang Lang) (string, error) {
 	return dir, nil
 }
 
+// templateDir is where lang's `toolhost tool new` template lives: Go's and
+// C's here, the others' beside their SDKs in sdk-guest.
+func templateDir(lang Lang) (fs.FS, string) {
+	if lang == LangGo || lang == LangC {
+		return templates, "templates/" + string(lang)
+	}
+	return sdkguest.FS, string(lang) + "/template"
+}
+
 // vendorSDK writes the embedded guest SDKs to src/.sdk, replacing an older
 // copy so a toolhost upgrade brings its SDK along.
 func vendorSDK(src string) error {
 	dst := filepath.Join(src, sdkDir)
-	return fs.WalkDir(templates, "templates/sdk", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := templates.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		out := filepath.Join(dst, filepath.FromSlash(sdkFile(p)))
+	write := func(rel string, b []byte) error {
+		out := filepath.Join(dst, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 			return fmt.Errorf("vendor guest SDK: %w", err)
 		}
@@ -149,16 +154,37 @@ func vendorSDK(src string) error {
 			return fmt.Errorf("vendor guest SDK: %w", err)
 		}
 		return nil
+	}
+	err := fs.WalkDir(templates, "templates/sdk", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := templates.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return write(sdkFile(p), b)
 	})
+	if err != nil {
+		return err
+	}
+	for _, lang := range sdkguest.Langs {
+		for _, f := range sdkguest.SDKFiles(lang) {
+			b, err := sdkguest.FS.ReadFile(lang + "/" + f)
+			if err != nil {
+				return fmt.Errorf("vendor guest SDK: %w", err)
+			}
+			if err := write(lang+"/"+f, b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
-// sdkFile is the path, relative to the SDKs' folder, of the embedded SDK
-// file p: the Go SDK's copies carry a .txt suffix so this module does not
-// compile them; other files keep their names (D's imports.txt included).
+// sdkFile is the path, relative to the SDKs' folder, of the embedded Go
+// SDK file p, whose copies carry a .txt suffix so this module does not
+// compile them.
 func sdkFile(p string) string {
-	rel := strings.TrimPrefix(p, "templates/sdk/")
-	if strings.HasPrefix(rel, "go/") {
-		rel = strings.TrimSuffix(rel, ".txt")
-	}
-	return rel
+	return strings.TrimSuffix(strings.TrimPrefix(p, "templates/sdk/"), ".txt")
 }

@@ -35,51 +35,6 @@ func TestEmbeddedSDKsMatchSdkGuest(t *testing.T) {
 	}
 }
 
-func TestEmbeddedTemplatesMatchSdkGuest(t *testing.T) {
-	t.Parallel()
-	// Rust, AssemblyScript and D keep their templates beside their SDKs;
-	// every file there must be embedded, unchanged, and nothing else.
-	for _, lang := range []Lang{LangRust, LangAssemblyScript, LangD} {
-		root := filepath.Join("..", "sdk-guest", string(lang), "template")
-		want := map[string]string{}
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			rel, _ := filepath.Rel(root, p)
-			b, err := os.ReadFile(p)
-			want[filepath.ToSlash(rel)] = string(b)
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := map[string]string{}
-		embedded := "templates/" + string(lang)
-		err = fs.WalkDir(templates, embedded, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			b, _ := templates.ReadFile(p)
-			got[strings.TrimPrefix(p, embedded+"/")] = string(b)
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for rel, w := range want {
-			if g, ok := got[rel]; !ok || g != w {
-				t.Errorf("%s/%s is missing or differs from sdk-guest/%s/template/%s; run go generate ./plugins", embedded, rel, lang, rel)
-			}
-		}
-		for rel := range got {
-			if _, ok := want[rel]; !ok {
-				t.Errorf("%s/%s is not in sdk-guest/%s/template; run go generate ./plugins", embedded, rel, lang)
-			}
-		}
-	}
-}
-
 func TestNewRefusesBadNamesLanguagesAndExistingTools(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	sdkguest "github.com/toolhost/toolhost/sdk-guest"
 )
 
 // ToolchainError reports that the toolchain a language's tools build with
@@ -181,7 +183,7 @@ func asToolchain(ctx context.Context, look lookFunc) (*toolchain, error) {
 	if !ok {
 		return nil, &ToolchainError{Lang: LangAssemblyScript, Missing: "npm", Install: installAS}
 	}
-	pkg, err := templates.ReadFile("templates/sdk/assemblyscript/package.json")
+	pkg, err := sdkguest.FS.ReadFile("assemblyscript/package.json")
 	if err != nil {
 		return nil, err
 	}

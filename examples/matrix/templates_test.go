@@ -25,9 +25,8 @@ const templateName = "my-tool"
 // scaffolding and build code.
 func templateLang(lang plugins.Lang) language {
 	return language{
-		name: "template-" + string(lang),
-		sources: append([]string{"plugins/templates/" + string(lang), "plugins/templates/sdk/" + string(lang), "plugins/scaffold.go"},
-			buildCode...),
+		name:      "template-" + string(lang),
+		sources:   append(append(templateSources(lang), "plugins/scaffold.go"), buildCode...),
 		toolchain: func(ctx context.Context) (string, error) { return toolchain(ctx, lang) },
 		build: func(ctx context.Context, out string) error {
 			cfg, err := os.MkdirTemp("", "toolhost-template-")
@@ -91,4 +90,17 @@ func TestEveryCacheKeySourceExists(t *testing.T) {
 			}
 		}
 	}
+}
+
+// templateSources are where lang's template and SDK live: Go's and C's
+// templates in plugins (with the Go SDK's copy), the others beside their
+// SDKs in sdk-guest.
+func templateSources(lang plugins.Lang) []string {
+	switch lang {
+	case plugins.LangGo:
+		return []string{"plugins/templates/go", "plugins/templates/sdk/go"}
+	case plugins.LangC:
+		return []string{"plugins/templates/c", "sdk-guest/c"}
+	}
+	return []string{"sdk-guest/" + string(lang)}
 }
