@@ -379,44 +379,45 @@ func (h *Host) compile(ctx context.Context, name string, data []byte, l limits) 
 
 // readMeta returns the cached description and schemas of a module.
 func (h *Host) readMeta(sum string) (moduleMeta, bool) {
-	if h.cacheDir == "" {
-		return moduleMeta{}, false
-	}
-	b, err := os.ReadFile(filepath.Join(h.cacheDir, "meta", sum+".json"))
-	if err != nil {
-		return moduleMeta{}, false
-	}
 	var meta moduleMeta
-	if json.Unmarshal(b, &meta) != nil || meta.ABI != hostfns.ABIVersion || len(meta.Tools) == 0 {
+	if !h.readCache(sum+".json", &meta) || meta.ABI != hostfns.ABIVersion || len(meta.Tools) == 0 {
 		return moduleMeta{}, false
 	}
 	return meta, true
 }
 
-// writeMeta caches a module's description and schemas; failing to is only
-// slower next time.
-func (h *Host) writeMeta(sum string, meta moduleMeta) {
+// writeMeta caches a module's description and schemas.
+func (h *Host) writeMeta(sum string, meta moduleMeta) { h.writeCache(sum+".json", meta) }
+
+// readCache decodes the JSON cache file name of the meta cache into v.
+func (h *Host) readCache(name string, v any) bool {
+	if h.cacheDir == "" {
+		return false
+	}
+	b, err := os.ReadFile(filepath.Join(h.cacheDir, "meta", name))
+	return err == nil && json.Unmarshal(b, v) == nil
+}
+
+// writeCache stores v as the JSON cache file name, atomically (temporary
+// file and rename) so a concurrent reader never sees half of it. Failing
+// to is only slower next time.
+func (h *Host) writeCache(name string, v any) {
 	if h.cacheDir == "" {
 		return
 	}
 	dir := filepath.Join(h.cacheDir, "meta")
-	b, _ := json.Marshal(meta)
+	b, _ := json.Marshal(v)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		h.log.Debug("wasm meta cache", "err", err)
 		return
 	}
-	tmp, err := os.CreateTemp(dir, sum+".*.tmp")
+	tmp, err := os.CreateTemp(dir, name+".*.tmp")
 	if err != nil {
 		h.log.Debug("wasm meta cache", "err", err)
 		return
 	}
 	_, werr := tmp.Write(b)
-	cerr := tmp.Close()
-	if werr != nil || cerr != nil {
-		os.Remove(tmp.Name())
-		return
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, sum+".json")); err != nil {
+	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), filepath.Join(dir, name)) != nil {
 		os.Remove(tmp.Name())
 	}
 }

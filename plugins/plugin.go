@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -334,37 +333,12 @@ func (m *module) limitsFor(cfg *config.Config, id, worktree string) limits {
 
 // readPluginMeta returns the cached inspection of a plugin module.
 func (h *Host) readPluginMeta(sum string) (pluginMeta, bool) {
-	if h.cacheDir == "" {
-		return pluginMeta{}, false
-	}
-	b, err := os.ReadFile(filepath.Join(h.cacheDir, "meta", sum+".plugin.json"))
-	if err != nil {
-		return pluginMeta{}, false
-	}
 	var meta pluginMeta
-	if json.Unmarshal(b, &meta) != nil || meta.ABI != hostfns.ABIVersion {
+	if !h.readCache(sum+".plugin.json", &meta) || meta.ABI != hostfns.ABIVersion {
 		return pluginMeta{}, false
 	}
 	return meta, true
 }
 
-// writePluginMeta caches a plugin module's inspection; failing to is only
-// slower next time.
-func (h *Host) writePluginMeta(sum string, meta pluginMeta) {
-	if h.cacheDir == "" {
-		return
-	}
-	dir := filepath.Join(h.cacheDir, "meta")
-	b, _ := json.Marshal(meta)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(dir, sum+".*.tmp")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.Write(b)
-	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), filepath.Join(dir, sum+".plugin.json")) != nil {
-		os.Remove(tmp.Name())
-	}
-}
+// writePluginMeta caches a plugin module's inspection.
+func (h *Host) writePluginMeta(sum string, meta pluginMeta) { h.writeCache(sum+".plugin.json", meta) }
