@@ -16,7 +16,6 @@ import (
 
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
-	"github.com/toolhost/toolhost/runtime/permission"
 )
 
 // BashToolName is the bash tool's id.
@@ -104,31 +103,21 @@ func runBash(ctx context.Context, p BashParams, tc *runtime.Context) (runtime.Re
 	if p.Workdir != "" || dir == "" {
 		dir = tc.ResolvePath(p.Workdir)
 	}
-	reqs, err := bashPermissions(p.Command, dir, tc.Contains)
+	reqs, err := BashPermissionRequests(p.Command, dir, tc.Worktree, tc.Contains)
 	if err != nil {
 		return runtime.Result{}, err
 	}
-	if bypass, _ := tc.Extra[runtime.ExtraBypassCwdCheck].(bool); !bypass && len(reqs.ExternalDirs) > 0 {
-		globs := make([]string, len(reqs.ExternalDirs))
-		for i, d := range reqs.ExternalDirs {
-			globs[i] = externalGlob(d)
+	bypass, _ := tc.Extra[runtime.ExtraBypassCwdCheck].(bool)
+	for _, req := range reqs {
+		if bypass && req.Permission == runtime.PermissionExternalDirectory {
+			continue
 		}
-		if err := tc.Ask(ctx, permission.Request{
-			Permission: runtime.PermissionExternalDirectory,
-			Patterns:   globs,
-			Always:     globs,
-			Metadata:   map[string]any{"command": p.Command, "directories": reqs.ExternalDirs},
-		}); err != nil {
-			return runtime.Result{}, err
+		if req.Metadata == nil {
+			req.Metadata = map[string]any{}
 		}
-	}
-	if len(reqs.Patterns) > 0 {
-		if err := tc.Ask(ctx, permission.Request{
-			Permission: PermissionBash,
-			Patterns:   reqs.Patterns,
-			Always:     reqs.Always,
-			Metadata:   map[string]any{"command": p.Command, "description": p.Description},
-		}); err != nil {
+		req.Metadata["command"] = p.Command
+		req.Metadata["description"] = p.Description
+		if err := tc.Ask(ctx, req); err != nil {
 			return runtime.Result{}, err
 		}
 	}

@@ -15,7 +15,7 @@ func BenchmarkBashPermissions(b *testing.B) {
 	cmd := `cd sub && CGO_ENABLED=0 go build ./... 2>&1 | tee build.log && bash -c 'rm -rf dist && npm run build' || echo "failed: $(date +%s)"`
 	in := func(string) bool { return true }
 	for b.Loop() {
-		if _, err := bashPermissions(cmd, "/project", in); err != nil {
+		if _, err := BashPermissionRequests(cmd, "/project", "/project", in); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -22,152 +22,6 @@ import (
 	"github.com/toolhost/toolhost/runtime/permission"
 )
 
-func TestBashPermissionPatterns(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name     string
-		command  string
-		patterns []string
-		always   []string
-	}{
-		{
-			name:     "a pipeline yields one pattern per command",
-			command:  "ls -la | grep foo | wc -l",
-			patterns: []string{"ls -la", "grep foo", "wc -l"},
-			always:   []string{"ls *", "grep *", "wc *"},
-		},
-		{
-			name:     "an && list yields both commands with their arity prefixes",
-			command:  "git checkout main && npm run build",
-			patterns: []string{"git checkout main", "npm run build"},
-			always:   []string{"git checkout *", "npm run build *"},
-		},
-		{
-			name:     "an || list and ; list are split too",
-			command:  "make test || echo failed; docker compose up web",
-			patterns: []string{"make test", "echo failed", "docker compose up web"},
-			always:   []string{"make test *", "echo *", "docker compose up *"},
-		},
-		{
-			name:     "a subshell's commands are found and cd is not a pattern",
-			command:  "(cd sub && go test ./...)",
-			patterns: []string{"go test ./..."},
-			always:   []string{"go test *"},
-		},
-		{
-			name:     "a command substitution is a command of its own",
-			command:  "echo $(git rev-parse HEAD)",
-			patterns: []string{"echo $(git rev-parse HEAD)", "git rev-parse HEAD"},
-			always:   []string{"echo *", "git rev-parse *"},
-		},
-		{
-			name:     "a backtick substitution is a command of its own",
-			command:  "echo `date +%s`",
-			patterns: []string{"echo `date +%s`", "date +%s"},
-			always:   []string{"echo *", "date *"},
-		},
-		{
-			name:     "a bash -c payload is parsed and the wrapper stays a pattern",
-			command:  "bash -c 'rm -rf build && go test ./...'",
-			patterns: []string{"bash -c 'rm -rf build && go test ./...'", "rm -rf build", "go test ./..."},
-			always:   []string{"bash *", "rm *", "go test *"},
-		},
-		{
-			name:     "an sh -lc payload in double quotes is parsed",
-			command:  `sh -lc "docker compose up web | tee log"`,
-			patterns: []string{`sh -lc "docker compose up web | tee log"`, "docker compose up web", "tee log"},
-			always:   []string{"sh *", "docker compose up *", "tee *"},
-		},
-		{
-			name:     "nested shells are parsed to the bottom",
-			command:  `bash -c "sh -c 'curl example.test'"`,
-			patterns: []string{`bash -c "sh -c 'curl example.test'"`, "sh -c 'curl example.test'", "curl example.test"},
-			always:   []string{"bash *", "sh *", "curl *"},
-		},
-		{
-			name:     "an eval payload is parsed",
-			command:  "eval 'rm -rf dist'",
-			patterns: []string{"eval 'rm -rf dist'", "rm -rf dist"},
-			always:   []string{"eval *", "rm *"},
-		},
-		{
-			name:     "a payload that expands at run time stays only the wrapper",
-			command:  `bash -c "$CMD"`,
-			patterns: []string{`bash -c "$CMD"`},
-			always:   []string{"bash *"},
-		},
-		{
-			name:     "a script file run by bash is not a payload",
-			command:  "bash ./build.sh -c",
-			patterns: []string{"bash ./build.sh -c"},
-			always:   []string{"bash *"},
-		},
-		{
-			name:     "assignments and redirections stay in the pattern but not the prefix",
-			command:  "CGO_ENABLED=0 go build ./... > build.log 2>&1",
-			patterns: []string{"CGO_ENABLED=0 go build ./... > build.log 2>&1"},
-			always:   []string{"go build *"},
-		},
-		{
-			name:     "commands inside loops and conditionals are found",
-			command:  "for f in *.go; do gofmt -l $f; done; if test -f x; then cat x; fi",
-			patterns: []string{"gofmt -l $f", "test -f x", "cat x"},
-			always:   []string{"gofmt *", "test *", "cat *"},
-		},
-		{
-			name:     "repeated commands are asked once",
-			command:  "git status && git status && git diff",
-			patterns: []string{"git status", "git diff"},
-			always:   []string{"git status *", "git diff *"},
-		},
-		{
-			name:     "quoted command words are unquoted for the prefix",
-			command:  `"git" 'checkout' main`,
-			patterns: []string{`"git" 'checkout' main`},
-			always:   []string{"git checkout *"},
-		},
-		{
-			name:     "a lone cd asks nothing",
-			command:  "cd sub",
-			patterns: nil,
-			always:   nil,
-		},
-		{
-			name:     "a process substitution is a command of its own",
-			command:  "diff <(sort a) b",
-			patterns: []string{"diff <(sort a) b", "sort a"},
-			always:   []string{"diff *", "sort *"},
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := bashPermissions(tt.command, "/project", func(string) bool { return true })
-			if err != nil {
-				t.Fatalf("bashPermissions(%q): %v", tt.command, err)
-			}
-			if !slices.Equal(got.Patterns, tt.patterns) {
-				t.Errorf("patterns = %q, want %q", got.Patterns, tt.patterns)
-			}
-			if !slices.Equal(got.Always, tt.always) {
-				t.Errorf("always = %q, want %q", got.Always, tt.always)
-			}
-			if len(got.ExternalDirs) != 0 {
-				t.Errorf("external dirs = %q, want none", got.ExternalDirs)
-			}
-		})
-	}
-}
-
-func TestBashRefusesACommandThatDoesNotParse(t *testing.T) {
-	t.Parallel()
-	for _, cmd := range []string{"echo 'unterminated", "ls &&", `bash -c 'echo "open'`} {
-		if _, err := bashPermissions(cmd, "/project", func(string) bool { return true }); err == nil || !strings.Contains(err.Error(), "parse command") {
-			t.Errorf("bashPermissions(%q) error = %v, want a parse error", cmd, err)
-		}
-	}
-}
-
 // bashProbe records what a bash call asked and reported.
 type bashProbe struct {
 	mu    sync.Mutex
@@ -241,21 +95,22 @@ func TestBashExternalDirectoryRequests(t *testing.T) {
 		command  string
 		workdir  string
 		external []string // patterns of the external_directory request, nil for none
+		edit     []string // patterns of the edit request, nil for none
 		bash     []string // patterns of the bash request, nil for none
 	}{
-		{"cd to the parent asks for the parent", "cd ../", "", []string{root + "/*"}, nil},
-		{"a workdir outside the project asks for it", "ls", tmp, []string{tmp + "/*"}, []string{"ls"}},
-		{"rm of a file inside the project asks nothing external", "rm file", "", nil, []string{"rm file"}},
-		{"rm of a file outside asks for its directory", "rm -f ../victim", "", []string{root + "/*"}, []string{"rm -f ../victim"}},
-		{"cat through an unset variable resolves as the shell would", `cat "$UNSET_FOR_BASH_TEST"/x`, "", []string{"/*"}, []string{`cat "$UNSET_FOR_BASH_TEST"/x`}},
-		{"cp into a directory outside asks for that directory", "cp file " + root, "", []string{root + "/*"}, []string{"cp file " + root}},
-		{"a relative workdir inside the project asks nothing external", "mkdir -p x", "sub", nil, []string{"mkdir -p x"}},
-		{"an output redirection outside asks for its directory", "echo hi > ../out", "", []string{root + "/*"}, []string{"echo hi > ../out"}},
-		{"an input redirection outside asks for its directory", "sort < ../in", "", []string{root + "/*"}, []string{"sort < ../in"}},
-		{"a redirection of a block is checked", "{ echo a; } >> ../log", "", []string{root + "/*"}, []string{"echo a"}},
-		{"a redirection inside a bash -c payload is checked", "bash -c 'echo x > ../y'", "", []string{root + "/*"}, []string{"bash -c 'echo x > ../y'", "echo x > ../y"}},
-		{"redirections to devices and inside the project ask nothing external", "ls 2>/dev/null >out.txt 2>&1", "", nil, []string{"ls 2>/dev/null >out.txt 2>&1"}},
-		{"a path in a subshell of a workdir outside is resolved against it", "(touch ../y)", "../", []string{root + "/*", filepath.Dir(root) + "/*"}, []string{"touch ../y"}},
+		{"cd to the parent asks for the parent", "cd ../", "", []string{root + "/*"}, nil, nil},
+		{"a workdir outside the project asks for it", "ls", tmp, []string{tmp + "/*"}, nil, []string{"ls"}},
+		{"rm of a file inside the project asks nothing external", "rm file", "", nil, nil, []string{"rm file"}},
+		{"rm of a file outside asks for its directory", "rm -f ../victim", "", []string{root + "/*"}, nil, []string{"rm -f ../victim"}},
+		{"cat through a variable is unresolvable, whatever toolhost's environment holds", `cat "$UNSET_FOR_BASH_TEST"/x`, "", []string{`"$UNSET_FOR_BASH_TEST"/x`}, nil, []string{`cat "$UNSET_FOR_BASH_TEST"/x`}},
+		{"cp into a directory outside asks for that directory", "cp file " + root, "", []string{root + "/*"}, nil, []string{"cp file " + root}},
+		{"a relative workdir inside the project asks nothing external", "mkdir -p x", "sub", nil, nil, []string{"mkdir -p x"}},
+		{"an output redirection outside asks for its directory and to edit the file", "echo hi > ../out", "", []string{root + "/*"}, []string{root + "/out"}, []string{"echo hi"}},
+		{"an input redirection outside asks for its directory", "sort < ../in", "", []string{root + "/*"}, nil, []string{"sort"}},
+		{"a redirection of a block is checked", "{ echo a; } >> ../log", "", []string{root + "/*"}, []string{root + "/log"}, []string{"echo a"}},
+		{"a redirection inside a bash -c payload is checked", "bash -c 'echo x > ../y'", "", []string{root + "/*"}, []string{root + "/y"}, []string{"bash -c echo x > ../y", "echo x"}},
+		{"redirections to devices ask nothing and a file inside is an edit", "ls 2>/dev/null >out.txt 2>&1", "", nil, []string{"out.txt"}, []string{"ls"}},
+		{"a path in a subshell of a workdir outside is resolved against it", "(touch ../y)", "../", []string{root + "/*", filepath.Dir(root) + "/*"}, nil, []string{"touch ../y"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -268,6 +123,9 @@ func TestBashExternalDirectoryRequests(t *testing.T) {
 			var want []string
 			if tt.external != nil {
 				want = append(want, runtime.PermissionExternalDirectory)
+			}
+			if tt.edit != nil {
+				want = append(want, PermissionEdit)
 			}
 			if tt.bash != nil {
 				want = append(want, PermissionBash)
@@ -283,8 +141,12 @@ func TestBashExternalDirectoryRequests(t *testing.T) {
 			for _, a := range asks {
 				switch a.Permission {
 				case runtime.PermissionExternalDirectory:
-					if !slices.Equal(a.Patterns, tt.external) || !slices.Equal(a.Always, tt.external) {
-						t.Errorf("external_directory patterns %q always %q, want %q", a.Patterns, a.Always, tt.external)
+					if !slices.Equal(a.Patterns, tt.external) {
+						t.Errorf("external_directory patterns %q, want %q", a.Patterns, tt.external)
+					}
+				case PermissionEdit:
+					if !slices.Equal(a.Patterns, tt.edit) {
+						t.Errorf("edit patterns %q, want %q", a.Patterns, tt.edit)
 					}
 				case PermissionBash:
 					if !slices.Equal(a.Patterns, tt.bash) {
@@ -670,34 +532,3 @@ func TestDrainAvailableTakesBufferedOutputWithoutWaiting(t *testing.T) {
 	}
 }
 
-// FuzzBashPermissions checks that any command line either fails to parse
-// or yields well-formed requests, without panicking: the parser guards
-// every bash call, so it must hold up to whatever a model sends.
-func FuzzBashPermissions(f *testing.F) {
-	for _, seed := range []string{
-		"ls -la | grep foo", "git checkout main && npm run build", "(cd .. && rm -rf x)",
-		"echo $(git rev-parse HEAD) `date`", "bash -c 'sh -c \"eval ls\"'", "cat <<EOF > ../x\nhi\nEOF",
-		"for f in *; do echo \"$f\"; done 2>/dev/null", "A=1 B=2", "f() { rm -rf /; }; f", "diff <(sort a) >(cat)",
-	} {
-		f.Add(seed)
-	}
-	f.Fuzz(func(t *testing.T, command string) {
-		r, err := bashPermissions(command, "/project", func(p string) bool { return strings.HasPrefix(p, "/project") })
-		if err != nil {
-			return
-		}
-		if len(r.Always) > len(r.Patterns) {
-			t.Errorf("%d always patterns for %d patterns", len(r.Always), len(r.Patterns))
-		}
-		for _, a := range r.Always {
-			if !strings.HasSuffix(a, " *") {
-				t.Errorf("always pattern %q does not end in \" *\"", a)
-			}
-		}
-		for _, d := range r.ExternalDirs {
-			if !filepath.IsAbs(d) || strings.HasPrefix(d, "/project/") || d == "/project" {
-				t.Errorf("external dir %q is not an absolute path outside the project", d)
-			}
-		}
-	})
-}

@@ -47,6 +47,11 @@ func defaultRules() permission.Ruleset {
 		{Permission: "read", Pattern: "*.env", Action: permission.Ask},
 		{Permission: "read", Pattern: "*.env.*", Action: permission.Ask},
 		{Permission: "read", Pattern: "*.env.example", Action: permission.Allow},
+		// The repository's machinery: a hook or config written under .git
+		// runs code at the next git command, so writing there asks unless
+		// a rule of the user's says otherwise.
+		{Permission: "edit", Pattern: ".git/*", Action: permission.Ask},
+		{Permission: "edit", Pattern: "*/.git/*", Action: permission.Ask},
 	})
 }
 

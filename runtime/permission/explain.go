@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"context"
 	"fmt"
 	"strings"
 )
@@ -62,4 +63,48 @@ func (e Explanation) Format() string {
 		fmt.Fprintf(&b, "  %s\n", r)
 	}
 	return b.String()
+}
+
+// ExplainRequest explains every pattern of req the way Service.Ask decides
+// it — unresolved patterns as templates — against sets.
+func ExplainRequest(req Request, sets ...Ruleset) []Explanation {
+	out := make([]Explanation, 0, len(patternsOf(req)))
+	for _, pattern := range patternsOf(req) {
+		rule, matched := req.evaluate(pattern, sets...)
+		out = append(out, explanation(req.Permission, pattern, rule, matched))
+	}
+	return out
+}
+
+// ExplainRequest is the package-level ExplainRequest over rules followed by
+// the session's approvals, a deny from rules being final, as Ask weighs them.
+func (s *Service) ExplainRequest(ctx context.Context, rules Ruleset, sessionID string, req Request) ([]Explanation, error) {
+	approved, err := s.Approved(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	out := ExplainRequest(req, rules)
+	if len(approved) == 0 {
+		return out, nil
+	}
+	for i, pattern := range patternsOf(req) {
+		if out[i].Decision == Deny {
+			continue
+		}
+		rule, matched := req.evaluate(pattern, rules, approved)
+		out[i] = explanation(req.Permission, pattern, rule, matched)
+	}
+	return out, nil
+}
+
+// Strictest returns the strictest decision of es: deny over ask over allow;
+// allow when es is empty.
+func Strictest(es []Explanation) Action {
+	d := Allow
+	for _, e := range es {
+		if strictness(e.Decision) > strictness(d) {
+			d = e.Decision
+		}
+	}
+	return d
 }

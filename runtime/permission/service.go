@@ -98,7 +98,7 @@ func (s *Service) Ask(ctx context.Context, rules Ruleset, req Request) error {
 	// only for the patterns the rules would ask about.
 	var undecided []string
 	for _, pattern := range patternsOf(req) {
-		rule, matched := Evaluate(req.Permission, pattern, rules)
+		rule, matched := req.evaluate(pattern, rules)
 		if s.log.Enabled(ctx, slog.LevelDebug) {
 			s.log.DebugContext(ctx, "permission evaluated", "permission", req.Permission, "pattern", pattern, "action", rule.Action, "rule", rule.String())
 		}
@@ -120,7 +120,7 @@ func (s *Service) Ask(ctx context.Context, rules Ruleset, req Request) error {
 	}
 	askPattern, needAsk := "", false
 	for _, pattern := range undecided {
-		if decide(req.Permission, pattern, rules, approved) != Allow {
+		if rule, _ := req.evaluate(pattern, rules, approved); rule.Action != Allow {
 			askPattern, needAsk = pattern, true
 			break
 		}
@@ -289,7 +289,10 @@ func (s *Service) Explain(ctx context.Context, rules Ruleset, sessionID, permiss
 // whose other patterns were already allowed by config.)
 func allAllowed(p *pending, approved Ruleset) bool {
 	for _, pattern := range patternsOf(p.req) {
-		if decide(p.req.Permission, pattern, p.rules) == Deny || decide(p.req.Permission, pattern, p.rules, approved) != Allow {
+		if own, _ := p.req.evaluate(pattern, p.rules); own.Action == Deny {
+			return false
+		}
+		if all, _ := p.req.evaluate(pattern, p.rules, approved); all.Action != Allow {
 			return false
 		}
 	}

@@ -53,7 +53,23 @@ type Request struct {
 	Permission string         `json:"permission"`
 	Patterns   []string       `json:"patterns"`
 	Always     []string       `json:"always,omitempty"`
-	Metadata   map[string]any `json:"metadata,omitempty"`
+	// Unresolved maps those of Patterns whose real text is known only at
+	// run time (a command word from a variable, a redirection target from a
+	// command substitution) to a template: the pattern with a Hole for each
+	// unknown part. Such a pattern is decided by EvaluateTemplate, so no
+	// narrower allow rule matches it by accident of its source text, while
+	// a deny that might apply still does. The key is what a person is shown.
+	Unresolved map[string]string `json:"unresolved,omitempty"`
+	Metadata   map[string]any    `json:"metadata,omitempty"`
+}
+
+// evaluate decides one of r's patterns: as a template when it is
+// unresolved, else by Evaluate.
+func (r Request) evaluate(pattern string, sets ...Ruleset) (Rule, Ruleset) {
+	if t, ok := r.Unresolved[pattern]; ok {
+		return EvaluateTemplate(r.Permission, t, sets...)
+	}
+	return Evaluate(r.Permission, pattern, sets...)
 }
 
 // ReplyKind is a person's answer to a Request.

@@ -1,0 +1,145 @@
+package builtins
+
+// The bash analysis's knowledge of commands, kept as data so that a new
+// wrapper or a new dangerous variable is a line here, not a new branch in
+// the analysis. Every table errs on the side of asking: a wrapper option
+// that is not listed makes the wrapped command unresolvable, never guessed.
+
+// wrapperSpec describes a command that runs another command given as its
+// remaining arguments (`env FOO=1 rm f`, `timeout 5 make`, `xargs rm`).
+type wrapperSpec struct {
+	// flags are short options without an argument; withArg are short
+	// options that take one ("-n 5" or "-n5").
+	flags, withArg string
+	// long and longWithArg are the same for "--name" options
+	// ("--name=value" is always one word).
+	long, longWithArg []string
+	// numeric accepts "-5" style options (nice).
+	numeric bool
+	// positional is how many operands come before the command (timeout's
+	// duration, taskset's mask, flock's file, chroot's directory).
+	positional int
+	// assignments: NAME=VALUE words before the command set its
+	// environment (env).
+	assignments bool
+	// noRun are short options with which the command is only looked up,
+	// not run (command -v).
+	noRun string
+	// payload are short options whose argument is itself a command line
+	// (env -S, su -c, flock -c, script -c).
+	payload string
+	// appends: the wrapper adds arguments of its own to the command
+	// (xargs), so the command's pattern ends in a Hole.
+	appends bool
+	// implicit is the command run when none is given (xargs runs echo);
+	// "" means nothing is run.
+	implicit string
+}
+
+// bashWrappers are the wrappers the analysis unwraps. The wrapper itself is
+// a request too, so an allow list must allow both.
+var bashWrappers = map[string]wrapperSpec{
+	"command":   {flags: "pvV", noRun: "vV"},
+	"builtin":   {},
+	"exec":      {flags: "cl", withArg: "a"},
+	"env":       {flags: "i0v", withArg: "uCS", long: []string{"--ignore-environment", "--null", "--debug"}, longWithArg: []string{"--unset", "--chdir", "--split-string"}, assignments: true, payload: "S"},
+	"nice":      {withArg: "n", longWithArg: []string{"--adjustment"}, numeric: true},
+	"nohup":     {},
+	"timeout":   {flags: "v", withArg: "sk", long: []string{"--preserve-status", "--foreground", "--verbose"}, longWithArg: []string{"--signal", "--kill-after"}, positional: 1},
+	"time":      {flags: "pvaq", withArg: "fo", long: []string{"--portability", "--verbose", "--append", "--quiet"}, longWithArg: []string{"--format", "--output"}},
+	"stdbuf":    {withArg: "ioe", longWithArg: []string{"--input", "--output", "--error"}},
+	"xargs":     {flags: "0prtxo", withArg: "aEdILnPs", long: []string{"--null", "--no-run-if-empty", "--interactive", "--verbose", "--exit", "--open-tty"}, longWithArg: []string{"--arg-file", "--delimiter", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var", "--replace", "--eof"}, appends: true, implicit: "echo"},
+	"sudo":      {flags: "AbEHKknPSBN", withArg: "CDghpRrTUu", long: []string{"--askpass", "--background", "--preserve-env", "--set-home", "--non-interactive", "--stdin", "--bell"}, longWithArg: []string{"--close-from", "--chdir", "--group", "--host", "--prompt", "--chroot", "--role", "--type", "--command-timeout", "--other-user", "--user"}},
+	"doas":      {flags: "nL", withArg: "uC"},
+	"setsid":    {flags: "cfw", long: []string{"--ctty", "--fork", "--wait"}},
+	"ionice":    {flags: "t", withArg: "cnp", long: []string{"--ignore"}, longWithArg: []string{"--class", "--classdata", "--pid"}},
+	"taskset":   {flags: "ac", long: []string{"--all-tasks", "--cpu-list"}, positional: 1},
+	"flock":     {flags: "snuxoeF", withArg: "wEc", long: []string{"--shared", "--nonblock", "--unlock", "--exclusive", "--close", "--no-fork"}, longWithArg: []string{"--timeout", "--conflict-exit-code", "--command"}, positional: 1, payload: "c"},
+	"chroot":    {longWithArg: []string{"--userspec", "--groups"}, long: []string{"--skip-chdir"}, positional: 1},
+	"unbuffer":  {flags: "p"},
+	"fakeroot":  {},
+	"eatmydata": {},
+	"busybox":   {},
+	"toybox":    {},
+	"su":        {flags: "lmp", withArg: "cgGs", long: []string{"--login", "--preserve-environment", "--pty"}, longWithArg: []string{"--command", "--group", "--supp-group", "--shell"}, payload: "c", positional: 0},
+	"script":    {flags: "aeEfqT", withArg: "cIOBt", long: []string{"--append", "--flush", "--quiet", "--return"}, longWithArg: []string{"--command", "--log-in", "--log-out", "--log-io", "--log-timing", "--timing", "--echo"}, payload: "c"},
+	"strace":    {flags: "fFqrtTvVxyCcdhikwZ", withArg: "eoOpPsSuXbEI"},
+	"ltrace":    {flags: "fhiLrStTVC", withArg: "eoplnsuaADFxw"},
+	"watch":     {flags: "bcdegpt", withArg: "nqs", long: []string{"--beep", "--color", "--differences", "--errexit", "--chgexit", "--precise", "--no-title", "--no-wrap", "--exec"}, longWithArg: []string{"--interval", "--equexit", "--shell"}},
+}
+
+// watchJoins: watch hands its operands to `sh -c` joined by spaces (unless
+// -x), so its command is a command line, not a word list.
+const watchCommand = "watch"
+
+// shellInterpreters are the commands whose -c payload is itself a command
+// line, parsed so every command inside it needs permission too. Run without
+// -c and without a script, they read commands from standard input, which
+// cannot be known in advance.
+var shellInterpreters = []string{"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "rbash", "yash", "posh"}
+
+// nameBuiltins are the builtins whose arguments name shell variables. A name
+// with a subscript (a[...]) is evaluated as arithmetic, which can run code
+// held in a variable, and a name that is a dangerous variable changes what
+// later programs execute.
+var nameBuiltins = map[string]bool{
+	"read": true, "mapfile": true, "readarray": true, "unset": true, "getopts": true,
+	"printf": true, "wait": true, "test": true, "[": true, "export": true, "declare": true,
+	"typeset": true, "local": true, "readonly": true, "let": true, "shift": false,
+}
+
+// evalBuiltins run their argument text as shell code: eval joins its
+// arguments; trap and alias take code as an argument.
+var evalBuiltins = map[string]bool{"eval": true, "trap": true, "alias": true}
+
+// opaqueCommands run code that cannot be read from the command line:
+// hash -p makes a name run another program, enable -f loads a shared
+// object, compgen/complete -C run a command string later, mapfile -C runs a
+// callback, fc re-executes history. With these options the command is
+// unresolvable.
+var opaqueCommands = map[string]string{
+	"hash":      "p",
+	"enable":    "f",
+	"compgen":   "CF",
+	"complete":  "CF",
+	"mapfile":   "C",
+	"readarray": "C",
+	"fc":        "es",
+	"source":    "",
+	".":         "",
+}
+
+// pathCommands are the commands whose operands are paths that are checked
+// against the project (external_directory): those that change directory,
+// create, move, remove, write or change files, and the common readers.
+// Other commands are governed by their bash pattern and, for writes, by the
+// kernel sandbox.
+var pathCommands = map[string]bool{
+	"cd": true, "pushd": true, "rm": true, "rmdir": true, "unlink": true, "shred": true,
+	"cp": true, "mv": true, "ln": true, "install": true, "mkdir": true, "touch": true,
+	"truncate": true, "chmod": true, "chown": true, "chgrp": true, "tee": true,
+	"cat": true, "head": true, "tail": true, "source": true, ".": true,
+}
+
+// dangerousEnv are the variables that change what other programs execute
+// or which files they load: setting one, by any means, is a request of its
+// own (pattern "export NAME=VALUE"), never covered by an allow for the
+// command it precedes. Names are wildcard patterns.
+var dangerousEnv = []string{
+	"PATH", "IFS", "CDPATH", "HOME", "XDG_CONFIG_HOME", "SHELL", "TMPDIR",
+	"BASH_ENV", "ENV", "PROMPT_COMMAND", "PS0", "PS1", "PS2", "PS3", "PS4",
+	"SHELLOPTS", "BASHOPTS", "GLOBIGNORE", "BASH_FUNC_*", "BASH_XTRACEFD", "BASH_LOADABLES_PATH",
+	"GIT_*", "LD_*", "DYLD_*", "GCONV_PATH", "HOSTALIASES", "LOCALDOMAIN", "RESOLV_HOST_CONF",
+	"NODE_OPTIONS", "NODE_PATH", "NODE_REPL_EXTERNAL_MODULE", "NPM_CONFIG_*", "npm_config_*", "YARN_*", "BUN_*", "DENO_*",
+	"PYTHON*", "PIP_*", "VIRTUAL_ENV", "CONDA_*",
+	"PERL5OPT", "PERL5LIB", "PERLLIB", "PERL5DB", "PERL_*",
+	"RUBYOPT", "RUBYLIB", "GEM_*", "BUNDLE_*",
+	"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "JAVA_OPTS", "CLASSPATH", "MAVEN_OPTS", "GRADLE_OPTS",
+	"GOFLAGS", "GOTOOLCHAIN", "GOPROXY", "GOENV", "CGO_CFLAGS*", "CGO_CPPFLAGS*", "CGO_CXXFLAGS*", "CGO_FFLAGS*", "CGO_LDFLAGS*", "CC", "CXX", "CPP", "LD", "AR",
+	"RUSTC", "RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "RUSTFLAGS", "RUSTDOCFLAGS", "CARGO_*",
+	"MAKEFLAGS", "MAKE", "MAKEFILES", "CMAKE_*",
+	"EDITOR", "VISUAL", "PAGER", "MANPAGER", "BROWSER", "LESSOPEN", "LESSCLOSE", "LESSKEY",
+	"SSH_ASKPASS", "SUDO_ASKPASS", "SSH_AUTH_SOCK", "DOCKER_HOST", "KUBECONFIG",
+	"OPENSSL_CONF", "OPENSSL_ENGINES", "SSL_CERT_FILE", "CURL_HOME", "WGETRC",
+	"TERMINFO", "TERMINFO_DIRS", "INPUTRC", "MAIL", "MAILPATH",
+}

@@ -1,0 +1,126 @@
+package builtins
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/permission"
+)
+
+// BashPermissionRequests returns the permission requests a bash command line
+// running in workdir needs, in the order the bash tool asks them
+// (external_directory, edit, bash), exactly as a call would. It backs
+// `toolhost permissions explain bash "<command>"`. worktree is the project
+// root; inProject reports whether a resolved absolute path is in the
+// project (nil: inside worktree, symlinks resolved).
+func BashPermissionRequests(command, workdir, worktree string, inProject func(string) bool) ([]permission.Request, error) {
+	if inProject == nil {
+		tc := &runtime.Context{Directory: workdir, Worktree: worktree}
+		inProject = tc.Contains
+	}
+	an, err := analyzeBash(command, bashScope{Workdir: workdir, Worktree: worktree, InProject: inProject})
+	if err != nil {
+		return nil, err
+	}
+	return an.requests(bashScope{Workdir: workdir, Worktree: worktree, InProject: inProject}), nil
+}
+
+// requests turns the analysis into permission requests: one per permission,
+// each with every pattern that permission must allow.
+func (an *bashAnalysis) requests(scope bashScope) []permission.Request {
+	ext := permission.Request{Permission: runtime.PermissionExternalDirectory}
+	edit := permission.Request{Permission: PermissionEdit}
+	bash := permission.Request{Permission: PermissionBash}
+	addTo := func(r *permission.Request, pattern, template, always string) {
+		if template != "" {
+			if r.Unresolved == nil {
+				r.Unresolved = map[string]string{}
+			}
+			if old, ok := r.Unresolved[pattern]; !ok || old != permission.Hole {
+				r.Unresolved[pattern] = template
+			}
+		}
+		if !slices.Contains(r.Patterns, pattern) {
+			r.Patterns = append(r.Patterns, pattern)
+		}
+		if always != "" && !slices.Contains(r.Always, always) {
+			r.Always = append(r.Always, always)
+		}
+	}
+	var dirs []string
+	addDir := func(dir string) {
+		if !slices.Contains(dirs, dir) {
+			dirs = append(dirs, dir)
+		}
+		g := externalGlob(dir)
+		addTo(&ext, g, "", g)
+	}
+	if !scope.InProject(scope.Workdir) {
+		addDir(scope.Workdir)
+	}
+	for _, p := range an.Paths {
+		if p.Abs == "" {
+			addTo(&ext, p.Text, permission.Hole, "")
+			if p.Write {
+				addTo(&edit, p.Text, permission.Hole, "")
+			}
+			continue
+		}
+		if !scope.InProject(p.Abs) {
+			dir := filepath.Dir(p.Abs)
+			if st, err := os.Stat(p.Abs); p.IsDir || (err == nil && st.IsDir()) {
+				dir = p.Abs
+			}
+			addDir(dir)
+		}
+		if p.Write {
+			rel := editPattern(scope, p.Abs)
+			addTo(&edit, rel, "", rel)
+		}
+	}
+	for _, c := range an.Commands {
+		// cd changes only the shell's own directory; its target was
+		// checked as a path, and every command it leads to has its own
+		// pattern.
+		if c.Template != permission.Hole && (c.Pattern == "cd" || strings.HasPrefix(c.Pattern, "cd ")) {
+			continue
+		}
+		addTo(&bash, c.Pattern, c.Template, c.Always)
+	}
+	var out []permission.Request
+	for _, r := range []permission.Request{ext, edit, bash} {
+		if len(r.Patterns) > 0 {
+			if r.Permission == runtime.PermissionExternalDirectory {
+				r.Metadata = map[string]any{"directories": dirs}
+			}
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// editPattern is the edit tool's pattern for a path: relative to the
+// project root inside it, absolute outside.
+func editPattern(scope bashScope, abs string) string {
+	root := scope.Worktree
+	if root == "" {
+		root = scope.Workdir
+	}
+	if root != "" && scope.InProject(abs) {
+		if rel, err := filepath.Rel(resolveOnDisk(root), abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return filepath.ToSlash(rel)
+		}
+		if rel, err := filepath.Rel(root, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return abs
+}
+
+// externalGlob is the rule pattern for everything in dir.
+func externalGlob(dir string) string {
+	return strings.TrimRight(dir, string(filepath.Separator)) + string(filepath.Separator) + "*"
+}
