@@ -531,4 +531,3 @@ func TestDrainAvailableTakesBufferedOutputWithoutWaiting(t *testing.T) {
 		t.Errorf("drained %q", got)
 	}
 }
-

@@ -45,14 +45,14 @@ type Ruleset []Rule
 // touches (every one must be allowed), and the patterns that an "always"
 // reply should approve for the rest of the session.
 type Request struct {
-	ID         string         `json:"id,omitempty"`
-	SessionID  string         `json:"sessionID,omitempty"`
-	MessageID  string         `json:"messageID,omitempty"`
-	CallID     string         `json:"callID,omitempty"`
-	Tool       string         `json:"tool,omitempty"`
-	Permission string         `json:"permission"`
-	Patterns   []string       `json:"patterns"`
-	Always     []string       `json:"always,omitempty"`
+	ID         string   `json:"id,omitempty"`
+	SessionID  string   `json:"sessionID,omitempty"`
+	MessageID  string   `json:"messageID,omitempty"`
+	CallID     string   `json:"callID,omitempty"`
+	Tool       string   `json:"tool,omitempty"`
+	Permission string   `json:"permission"`
+	Patterns   []string `json:"patterns"`
+	Always     []string `json:"always,omitempty"`
 	// Unresolved maps those of Patterns whose real text is known only at
 	// run time (a command word from a variable, a redirection target from a
 	// command substitution) to a template: the pattern with a Hole for each
