@@ -3,9 +3,13 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/toolhost/toolhost/builtins"
+	"github.com/toolhost/toolhost/host"
 	"github.com/toolhost/toolhost/runtime/permission"
 )
 
@@ -37,7 +41,12 @@ func NewCmdExplain(g *Globals, runF func(context.Context, *Globals, *ExplainOpti
 (defaults, the agent's own, your config), then the session's approvals, the
 last matching rule winning. The first line is the decision alone (allow, ask
 or deny); then the deciding rule with its file and line, then the rules that
-matched before it and were overridden.`,
+matched before it and were overridden.
+
+For bash the pattern is a whole command line, analysed exactly as the bash
+tool analyses a call: the first line is the overall decision (deny over ask
+over allow), then one line per request (external_directory, edit, bash) with
+its decision and deciding rule.`,
 		Example: `  toolhost permissions explain bash "git push origin main"
   toolhost permissions explain read .env --agent explore
   toolhost permissions explain edit src/main.go --session work`,
@@ -65,6 +74,9 @@ func runExplain(ctx context.Context, g *Globals, opts *ExplainOptions) error {
 	if err != nil {
 		return usageError{err}
 	}
+	if opts.Permission == builtins.PermissionBash {
+		return explainBash(ctx, g, h, agent.Rules, opts)
+	}
 	ex := permission.Explain(opts.Permission, opts.Pattern, agent.Rules)
 	if opts.Session != "" {
 		// Weigh the session's approvals exactly as a call would.
@@ -73,5 +85,49 @@ func runExplain(ctx context.Context, g *Globals, opts *ExplainOptions) error {
 		}
 	}
 	_, err = fmt.Fprint(g.Streams.Out, ex.Format())
+	return err
+}
+
+// explainBash runs the bash tool's own analysis on a command line, so the
+// answer is the one a real call gets: the overall decision first (deny over
+// ask over allow across every request), then one line per request pattern
+// with its decision and the deciding rule.
+func explainBash(ctx context.Context, g *Globals, h *host.Host, rules permission.Ruleset, opts *ExplainOptions) error {
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	reqs, err := builtins.BashPermissionRequests(opts.Pattern, wd, h.Worktree, nil)
+	if err != nil {
+		return usageError{err}
+	}
+	var all []permission.Explanation
+	var b strings.Builder
+	for _, req := range reqs {
+		var ex []permission.Explanation
+		if opts.Session != "" {
+			if ex, err = h.Registry.Permissions().ExplainRequest(ctx, rules, opts.Session, req); err != nil {
+				return err
+			}
+		} else {
+			ex = permission.ExplainRequest(req, rules)
+		}
+		for _, e := range ex {
+			mark := ""
+			if _, ok := req.Unresolved[e.Pattern]; ok {
+				mark = " (unresolvable before it runs: only a rule matching anything applies)"
+			}
+			rule := e.Rule.String()
+			if e.Rule.Source == permission.NoRuleSource {
+				rule = permission.NoRuleSource
+			}
+			fmt.Fprintf(&b, "%-5s %s %q%s\n      decided by: %s\n", e.Decision, e.Permission, e.Pattern, mark, rule)
+		}
+		all = append(all, ex...)
+	}
+	if len(reqs) == 0 {
+		b.WriteString("(the command line runs nothing that needs permission)\n")
+	}
+	_, err = fmt.Fprintf(g.Streams.Out, "%s\n%s", permission.Strictest(all), b.String())
 	return err
 }

@@ -165,6 +165,33 @@ func TestPermissionsExplainPrintsTheDecisionFirstAndTheDecidingRule(t *testing.T
 	}
 }
 
+func TestPermissionsExplainBashRunsTheSameAnalysisAsACall(t *testing.T) {
+	t.Parallel()
+	e := e2e.NewProject(t)
+	e.Write("toolhost.json", `{"permission": {"bash": {"*": "allow", "rm *": "deny"}}}`)
+	tests := []struct{ command, first, line string }{
+		{"git status && rm -rf x", "deny", `deny  bash "rm -rf x"`},
+		{`\rm f`, "deny", `deny  bash "rm f"`},
+		{"env LC_ALL=C rm f", "deny", `deny  bash "rm f"`},
+		{"x=rm; $x f", "deny", `deny  bash "$x f" (unresolvable`},
+		{"git status", "allow", `allow bash "git status"`},
+	}
+	for _, tt := range tests {
+		out, stderr, code := e.Run("", "permissions", "explain", "bash", tt.command)
+		if code != 0 {
+			t.Fatalf("explain %q: exit %d: %s", tt.command, code, stderr)
+		}
+		if first := strings.SplitN(out, "\n", 2)[0]; first != tt.first || !strings.Contains(out, tt.line) {
+			t.Errorf("explain %q: first line %q, want %q, and a line %q:\n%s", tt.command, first, tt.first, tt.line, out)
+		}
+	}
+	// The same command through a real call is refused the same way.
+	_, stderr, code := e.Run(`{"command":"git status && rm -rf x","description":"x"}`, "call", "bash", "-")
+	if code == 0 || !strings.Contains(stderr, "rm *") {
+		t.Errorf("call bash: exit %d, stderr %q; want a denial naming rm *", code, stderr)
+	}
+}
+
 func TestVersionAndHelpWork(t *testing.T) {
 	t.Parallel()
 	e := e2e.NewProject(t)
