@@ -1,0 +1,143 @@
+//go:build linux
+
+package builtins
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolhost/toolhost/runtime/permission"
+)
+
+// differentialSkip are corpus commands not run for real: they would touch
+// the machine outside the scratch directory.
+var differentialSkip = []string{"/dev/shm", "/dev/tcp", "sudo ", "su -c", "enable -f", "/proc/self/root", "/usr/bin/../bin/rm", "/bin/rm", "/bin/r?", "/bin/r["}
+
+// shimmed are the programs replaced by logging shims; wrappers log and then
+// run the real program (so what they run is logged too), the rest only log.
+var shimmed = map[string]bool{ // true: exec the real program after logging
+	"rm": false, "touch": false, "git": false, "ls": false, "cat": false, "cp": false, "mv": false,
+	"mkdir": false, "chmod": false, "chown": false, "ln": false, "head": false, "sort": false,
+	"diff": false, "wc": false, "node": false, "perl": false, "ruby": false, "java": false,
+	"python3": false, "go": false, "make": false, "busybox": false, "date": false, "tee": false,
+	"env": true, "nice": true, "nohup": true, "timeout": true, "stdbuf": true, "xargs": true,
+	"find": true, "setsid": true, "flock": true, "bash": true, "sh": true,
+}
+
+// TestBashCorpusDifferential runs each corpus command with real bash in a
+// scratch directory whose PATH holds only logging shims, and checks that
+// every program that actually ran was covered by a request the analysis
+// produced: a bash pattern naming it, or an unresolvable request (which
+// only a rule matching anything can allow). It is the check that the
+// parser and bash agree on what runs.
+func TestBashCorpusDifferential(t *testing.T) {
+	bashPath, err := exec.LookPath("bash")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("bash is not installed; CI must have it")
+		}
+		t.Skip("bash is not installed")
+	}
+	_, cases, _ := readBashCorpus(t)
+	shims := t.TempDir()
+	for name, real := range shimmed {
+		script := "#!" + bashPath + "\nprintf '%s\\n' \"" + name + " $*\" >> \"$SHIM_LOG\"\n"
+		if real {
+			p, err := exec.LookPath(name)
+			if err != nil {
+				continue
+			}
+			script += "exec " + p + " \"$@\"\n"
+		}
+		if name == "bash" || name == "sh" {
+			script = "#!" + bashPath + "\nprintf '%s\\n' \"" + name + " $*\" >> \"$SHIM_LOG\"\nexec " + bashPath + " \"$@\"\n"
+		}
+		if err := os.WriteFile(filepath.Join(shims, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ran, checked := 0, 0
+	for _, c := range cases {
+		if skipDifferential(c.command) {
+			continue
+		}
+		scratch := t.TempDir()
+		home := filepath.Join(scratch, "home")
+		work := filepath.Join(scratch, "work")
+		for _, d := range []string{home, work} {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(work, "f"), []byte("f\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		log := filepath.Join(scratch, "log")
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		cmd := exec.CommandContext(ctx, bashPath, "-c", c.command)
+		cmd.Dir = work
+		cmd.Env = []string{"PATH=" + shims, "SHIM_LOG=" + log, "HOME=" + home, "LC_ALL=C"}
+		_ = cmd.Run() // many corpus commands fail; what ran is what matters
+		cancel()
+		ran++
+		data, _ := os.ReadFile(log)
+		if len(data) == 0 {
+			continue
+		}
+		reqs, err := BashPermissionRequests(c.command, work, work, func(p string) bool { return strings.HasPrefix(p, work) })
+		if err != nil {
+			t.Errorf("%s:%d: %q ran programs but the analysis refused to parse it: %v", bashCorpusFile, c.line, c.command, err)
+			continue
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			prog := strings.Fields(line)[0]
+			checked++
+			if !covered(reqs, prog) {
+				t.Errorf("%s:%d: %q ran %q, which no request covers; requests: %+v", bashCorpusFile, c.line, c.command, line, reqs)
+			}
+		}
+	}
+	if ran < 100 || checked < 100 {
+		t.Errorf("only %d corpus commands ran, and %d programs were checked", ran, checked)
+	}
+	t.Logf("%d commands ran %d programs, each covered by a request", ran, checked)
+}
+
+func skipDifferential(command string) bool {
+	for _, s := range differentialSkip {
+		if strings.Contains(command, s) {
+			return true
+		}
+	}
+	return false
+}
+
+var wordBoundary = regexp.MustCompile(`[^A-Za-z0-9_./-]+`)
+
+// covered: a bash request names prog as one of its words (the command, or
+// inside an export a person is shown), or some request is wholly
+// unresolvable.
+func covered(reqs []permission.Request, prog string) bool {
+	for _, r := range reqs {
+		if r.Permission != PermissionBash {
+			continue
+		}
+		for _, p := range r.Patterns {
+			if t, ok := r.Unresolved[p]; ok && t == permission.Hole {
+				return true
+			}
+			for _, w := range wordBoundary.Split(p, -1) {
+				if filepath.Base(w) == prog {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
