@@ -129,6 +129,7 @@ type analyzer struct {
 	err   error
 
 	homeAssigned bool
+	expand       *expand.Config
 	// evaluating are the nodes (a simple command, or a clause) that hold a
 	// construct which evaluates text as code; their request is one Hole.
 	evaluating map[syntax.Node]bool
@@ -677,7 +678,7 @@ func (a *analyzer) staticFields(w *syntax.Word) ([]string, bool) {
 			return nil, false
 		}
 	}
-	fields, err := staticExpand(w)
+	fields, err := staticExpand(a.expandCfg(), w)
 	if err != nil {
 		return nil, false
 	}
@@ -714,14 +715,22 @@ func staticParts(parts []syntax.WordPart) bool {
 // real HOME for the tilde and no file system: a glob stays as written.
 // The expander guards every bash call, so a panic inside it becomes an
 // error, not a crash.
-func staticExpand(w *syntax.Word) (fields []string, err error) {
+func staticExpand(cfg *expand.Config, w *syntax.Word) (fields []string, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			fields, err = nil, fmt.Errorf("expand %v: %v", w, v)
 		}
 	}()
-	home, _ := os.UserHomeDir()
-	return expand.Fields(&expand.Config{Env: expand.ListEnviron("HOME=" + home)}, w)
+	return expand.Fields(cfg, w)
+}
+
+// expandCfg is the expander's configuration, made once per analysis.
+func (a *analyzer) expandCfg() *expand.Config {
+	if a.expand == nil {
+		home, _ := os.UserHomeDir()
+		a.expand = &expand.Config{Env: expand.ListEnviron("HOME=" + home)}
+	}
+	return a.expand
 }
 
 // staticString is a word's value when it is one field of fixed text.

@@ -4,6 +4,8 @@ package builtins
 
 import (
 	"context"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/toolhost/toolhost/runtime"
@@ -34,6 +36,28 @@ func BenchmarkBashTrue(b *testing.B) {
 	for b.Loop() {
 		if _, err := def.Execute(context.Background(), args, tc); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkBashAnalysisCorpus measures the analysis over the whole
+// adversarial corpus; divide by the command count (reported) for the cost
+// per command.
+func BenchmarkBashAnalysisCorpus(b *testing.B) {
+	data, err := os.ReadFile(bashCorpusFile)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var cmds []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if c, ok := strings.CutPrefix(l, "$ "); ok {
+			cmds = append(cmds, c)
+		}
+	}
+	b.ReportMetric(float64(len(cmds)), "commands")
+	for b.Loop() {
+		for _, c := range cmds {
+			_, _ = BashPermissionRequests(c, "/project", "/project", inFakeProject)
 		}
 	}
 }
