@@ -66,17 +66,36 @@ func runApplyPatch(ctx context.Context, p ApplyPatchParams, tc *runtime.Context)
 
 	// Resolve and vet every path first, then lock them all, so no other
 	// file tool changes them between verification and writing.
+	// Where each path is written or removed is fixed here, when it is
+	// checked (see writeTarget), and only those places are touched.
 	var paths []string
+	dests := map[string]patchDest{}
+	vet := func(path string) error {
+		if _, ok := dests[path]; ok {
+			return nil
+		}
+		d := patchDest{write: writeTarget(path), remove: removeTarget(path)}
+		if err := tc.CheckExternalDirectory(ctx, d.write, false); err != nil {
+			return err
+		}
+		if d.remove != d.write {
+			if err := tc.CheckExternalDirectory(ctx, d.remove, false); err != nil {
+				return err
+			}
+		}
+		dests[path] = d
+		return nil
+	}
 	for i := range hunks {
 		h := &hunks[i]
 		h.Path = tc.ResolvePath(h.Path)
-		if err := tc.CheckExternalDirectory(ctx, h.Path, false); err != nil {
+		if err := vet(h.Path); err != nil {
 			return runtime.Result{}, err
 		}
 		paths = append(paths, h.Path)
 		if h.MovePath != "" {
 			h.MovePath = tc.ResolvePath(h.MovePath)
-			if err := tc.CheckExternalDirectory(ctx, h.MovePath, false); err != nil {
+			if err := vet(h.MovePath); err != nil {
 				return runtime.Result{}, err
 			}
 			paths = append(paths, h.MovePath)
@@ -191,7 +210,7 @@ func runApplyPatch(ctx context.Context, p ApplyPatchParams, tc *runtime.Context)
 		return runtime.Result{}, err
 	}
 
-	if err := commitStates(paths, original, current); err != nil {
+	if err := commitStates(projectDir(tc), dests, paths, original, current); err != nil {
 		return runtime.Result{}, err
 	}
 	for _, pth := range paths {
@@ -223,11 +242,20 @@ func runApplyPatch(ctx context.Context, p ApplyPatchParams, tc *runtime.Context)
 	}, nil
 }
 
+// patchDest is where apply_patch writes and removes one path, fixed when
+// the path is checked.
+type patchDest struct {
+	write, remove string
+}
+
 // commitStates writes every path whose final state differs from its
 // original: content written atomically, or the file removed. On the first
 // failure the paths already changed are put back as they were, and the
 // error says whether that worked.
-func commitStates(paths []string, original, final map[string]fileState) error {
+//
+// dests says where each path is written or removed; project confines it
+// (writeFileAtomic).
+func commitStates(project string, dests map[string]patchDest, paths []string, original, final map[string]fileState) error {
 	type undo struct {
 		path string
 		st   fileState
@@ -239,16 +267,12 @@ func commitStates(paths []string, original, final map[string]fileState) error {
 		for i := len(done) - 1; i >= 0; i-- {
 			u := done[i]
 			if !u.st.exists {
-				if err := os.Remove(u.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				if err := removeFile(project, dests[u.path].remove); err != nil {
 					errs = append(errs, err)
 				}
 				continue
 			}
-			if err := writeFileAtomic(u.path, []byte(u.st.content)); err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			if err := os.Chmod(u.path, u.mode); err != nil {
+			if err := writeFileAtomicMode(project, dests[u.path].write, []byte(u.st.content), u.mode, true); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -272,11 +296,11 @@ func commitStates(paths []string, original, final map[string]fileState) error {
 			mode = info.Mode().Perm()
 		}
 		if fin.exists {
-			if err := writeFileAtomic(pth, []byte(fin.content)); err != nil {
+			if err := writeFileAtomic(project, dests[pth].write, []byte(fin.content)); err != nil {
 				return rollback(err)
 			}
-		} else if err := os.Remove(pth); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return rollback(fmt.Errorf("delete %s: %w", pth, err))
+		} else if err := removeFile(project, dests[pth].remove); err != nil {
+			return rollback(err)
 		}
 		done = append(done, undo{pth, orig, mode})
 	}

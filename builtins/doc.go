@@ -27,6 +27,13 @@
 // inner slash, nested files overriding); grep, glob and list share it. Hunks are formatted here because go-difflib omits
 // the "\ No newline at end of file" marker.
 //
+// Symbolic links are judged by where they lead. glob, grep and list
+// follow a link out of the project only when external_directory already
+// allows its target (links.go), never asking per link; the writing tools
+// fix the resolved path when they check it and write through an os.Root
+// (atomic.go), so a directory swapped for a link mid-call cannot redirect
+// the bytes. The hostile cases are in testdata/symlinks.json.
+//
 // Three process-wide maps are deliberate exceptions to "no mutable globals":
 // the per-file locks in filelock.go (every tool in the process must share
 // one lock per file, or concurrent edits lose updates), and the store-less

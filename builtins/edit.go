@@ -47,10 +47,11 @@ func Edit() runtime.Tool {
 			return runtime.Result{}, errSameStrings
 		}
 		path := tc.ResolvePath(p.FilePath)
-		if err := tc.CheckExternalDirectory(ctx, path, false); err != nil {
+		target, err := checkWriteTarget(ctx, tc, path)
+		if err != nil {
 			return runtime.Result{}, err
 		}
-		res, err := editFile(ctx, tc, path, []editSpec{{Old: p.OldString, New: p.NewString, All: p.ReplaceAll}}, false)
+		res, err := editFile(ctx, tc, path, target, []editSpec{{Old: p.OldString, New: p.NewString, All: p.ReplaceAll}}, false)
 		if err != nil {
 			return runtime.Result{}, err
 		}
@@ -69,9 +70,10 @@ const utf8BOM = "\uFEFF"
 
 // editFile applies edits to path in order, each on the result of the
 // previous, under the file's lock; asks the edit permission with the diff;
-// and writes the result atomically. Nothing is written unless every edit
-// applies. numbered says errors name the failing edit ("edit 2 of 3").
-func editFile(ctx context.Context, tc *runtime.Context, path string, edits []editSpec, numbered bool) (runtime.Result, error) {
+// and writes the result atomically to target (path's checked writeTarget).
+// Nothing is written unless every edit applies. numbered says errors name
+// the failing edit ("edit 2 of 3").
+func editFile(ctx context.Context, tc *runtime.Context, path, target string, edits []editSpec, numbered bool) (runtime.Result, error) {
 	unlock, err := lockFiles(ctx, path)
 	if err != nil {
 		return runtime.Result{}, err
@@ -125,7 +127,7 @@ func editFile(ctx context.Context, tc *runtime.Context, path string, edits []edi
 	}); err != nil {
 		return runtime.Result{}, err
 	}
-	if err := writeFileAtomic(path, []byte(after)); err != nil {
+	if err := writeFileAtomic(projectDir(tc), target, []byte(after)); err != nil {
 		return runtime.Result{}, err
 	}
 	if err := recordRead(ctx, tc, path); err != nil {

@@ -78,12 +78,13 @@ func runGlob(ctx context.Context, p GlobParams, tc *runtime.Context) (runtime.Re
 	}
 	var mu sync.Mutex
 	var hits []hit
-	_, err := walk(ctx, root, walkOptions{}, func(_ int, e walkEntry) {
+	links := newExternalLinks(ctx, tc, root)
+	_, err := walk(ctx, root, walkOptions{links: links}, func(_ int, e walkEntry) {
 		if !matchFileGlob(pattern, e.rel, e.name) {
 			return
 		}
 		var mtime int64
-		if info, err := os.Stat(e.path); err == nil {
+		if info, err := os.Lstat(cmp.Or(e.target, e.path)); err == nil {
 			mtime = info.ModTime().UnixNano()
 		}
 		mu.Lock()
@@ -113,6 +114,11 @@ func runGlob(ctx context.Context, p GlobParams, tc *runtime.Context) (runtime.Re
 	if truncated {
 		fmt.Fprintf(&b, "\n\n(Results are truncated: showing the %d most recently modified of %d files. Consider using a more specific path or pattern.)", globMaxResults, len(hits))
 	}
+	meta := map[string]any{"count": len(shown), "truncated": truncated}
+	if f := links.footer(); f != "" {
+		b.WriteString("\n\n" + f)
+		meta["skippedLinks"] = links.count()
+	}
 	title, err := filepath.Rel(cmp.Or(tc.Worktree, tc.Directory, root), root)
 	if err != nil {
 		title = root
@@ -120,6 +126,6 @@ func runGlob(ctx context.Context, p GlobParams, tc *runtime.Context) (runtime.Re
 	return runtime.Result{
 		Title:    title,
 		Output:   b.String(),
-		Metadata: map[string]any{"count": len(shown), "truncated": truncated},
+		Metadata: meta,
 	}, nil
 }

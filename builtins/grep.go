@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"regexp"
 	"regexp/syntax"
@@ -71,14 +72,20 @@ func runGrep(ctx context.Context, p GrepParams, tc *runtime.Context) (runtime.Re
 	}); err != nil {
 		return runtime.Result{}, err
 	}
-	res, err := grepTree(ctx, root, m, p.Include)
+	links := newExternalLinks(ctx, tc, root)
+	res, err := grepTree(ctx, root, m, p.Include, links)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return runtime.Result{}, fmt.Errorf("search path %s does not exist: give an existing directory, or omit path to search the project", root)
 		}
 		return runtime.Result{}, fmt.Errorf("grep %s: %w", root, err)
 	}
-	return res.result(p.Pattern), nil
+	out := res.result(p.Pattern)
+	if f := links.footer(); f != "" {
+		out.Output += "\n\n" + f
+		out.Metadata["skippedLinks"] = links.count()
+	}
+	return out, nil
 }
 
 // grepMatcher finds the lines that match a pattern. When every match must
@@ -370,9 +377,10 @@ type grepResults struct {
 
 // grepTree searches every file under root (or root itself when it is a
 // file) that .gitignore allows and include matches, and returns all
-// matching files sorted newest first.
-func grepTree(ctx context.Context, root string, m *grepMatcher, include string) (*grepResults, error) {
-	opts := walkOptions{}
+// matching files sorted newest first. links decides which symbolic links
+// are read (nil: none).
+func grepTree(ctx context.Context, root string, m *grepMatcher, include string, links linkPolicy) (*grepResults, error) {
+	opts := walkOptions{links: links}
 	workers := make([]grepWorker, walkWorkers(opts))
 	for i := range workers {
 		workers[i].emit = workers[i].emitLine
@@ -402,17 +410,23 @@ func grepTree(ctx context.Context, root string, m *grepMatcher, include string) 
 
 // searchFile searches one file, reading it in chunks of whole lines into the
 // worker's reusable buffer. Files with a NUL byte in their first 8 KB are
-// binary and skipped. Only regular files are opened (a FIFO would block);
-// symbolic links are followed to regular files. The modification time is
-// looked up only for files that match.
+// binary and skipped. Only regular files are opened (a FIFO would block).
+// A symbolic link is read only through the target the walk resolved and
+// allowed, and files are opened without following a link in the last
+// component, so a file swapped for a link after the walk saw it is not
+// read. The modification time is looked up only for files that match.
 func (w *grepWorker) searchFile(e walkEntry, m *grepMatcher) {
+	if e.typ&fs.ModeSymlink != 0 && e.target == "" {
+		return // a link the walk did not resolve: it leads nowhere
+	}
+	path := cmp.Or(e.target, e.path)
 	if !e.typ.IsRegular() {
-		info, err := os.Stat(e.path)
+		info, err := os.Stat(path)
 		if err != nil || !info.Mode().IsRegular() {
 			return
 		}
 	}
-	f, err := openForGrep(e.path)
+	f, err := openForGrep(path)
 	if err != nil {
 		w.skipped++
 		return
@@ -454,7 +468,7 @@ func (w *grepWorker) searchFile(e walkEntry, m *grepMatcher) {
 		carry = copy(w.buf, data[len(block):])
 	}
 	if w.cur >= 0 {
-		if info, err := os.Stat(e.path); err == nil {
+		if info, err := os.Stat(path); err == nil {
 			w.files[w.cur].mtime = info.ModTime().UnixNano()
 		}
 	}

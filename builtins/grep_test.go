@@ -216,7 +216,7 @@ func TestGrepFindsLinesAcrossReadChunks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := grepTree(t.Context(), root, m, "")
+	res, err := grepTree(t.Context(), root, m, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

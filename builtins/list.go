@@ -81,7 +81,8 @@ func runList(ctx context.Context, p ListParams, tc *runtime.Context) (runtime.Re
 	}
 	var mu sync.Mutex
 	var files []string
-	if _, err := walk(ctx, root, walkOptions{skip: skip}, func(_ int, e walkEntry) {
+	links := newExternalLinks(ctx, tc, root)
+	if _, err := walk(ctx, root, walkOptions{skip: skip, links: links}, func(_ int, e walkEntry) {
 		mu.Lock()
 		files = append(files, e.rel)
 		mu.Unlock()
@@ -104,6 +105,11 @@ func runList(ctx context.Context, p ListParams, tc *runtime.Context) (runtime.Re
 	if truncated {
 		fmt.Fprintf(&b, "\n(Showing %d of %d files. Use a more specific path or the ignore parameter to see the rest.)\n", listMaxFiles, total)
 	}
+	meta := map[string]any{"count": len(files), "truncated": truncated, "directories": tree.count()}
+	if f := links.footer(); f != "" {
+		b.WriteString("\n" + f + "\n")
+		meta["skippedLinks"] = links.count()
+	}
 	title, err := filepath.Rel(cmp.Or(tc.Worktree, tc.Directory, root), root)
 	if err != nil {
 		title = root
@@ -111,7 +117,7 @@ func runList(ctx context.Context, p ListParams, tc *runtime.Context) (runtime.Re
 	return runtime.Result{
 		Title:    title,
 		Output:   b.String(),
-		Metadata: map[string]any{"count": len(files), "truncated": truncated, "directories": tree.count()},
+		Metadata: meta,
 	}, nil
 }
 

@@ -39,14 +39,15 @@ func MultiEdit() runtime.Tool {
 			return runtime.Result{}, errors.New("edits is empty: give at least one {oldString, newString}")
 		}
 		path := tc.ResolvePath(p.FilePath)
-		if err := tc.CheckExternalDirectory(ctx, path, false); err != nil {
+		target, err := checkWriteTarget(ctx, tc, path)
+		if err != nil {
 			return runtime.Result{}, err
 		}
 		specs := make([]editSpec, len(p.Edits))
 		for i, e := range p.Edits {
 			specs[i] = editSpec{Old: e.OldString, New: e.NewString, All: e.ReplaceAll}
 		}
-		res, err := editFile(ctx, tc, path, specs, true)
+		res, err := editFile(ctx, tc, path, target, specs, true)
 		if err != nil {
 			return runtime.Result{}, err
 		}

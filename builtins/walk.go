@@ -21,6 +21,13 @@ import (
 // and honouring .gitignore files — the search root's own, nested ones, and
 // those of its ancestors up to the enclosing git repository.
 //
+// Symbolic links are resolved before anything is read through them, and a
+// link whose target leaves the places the walk may read is neither entered
+// nor reported: walkOptions.links (links.go) decides, from the resolved
+// path, without asking anyone. Directory links that are allowed are walked
+// into, at most once per target and never into a directory that already
+// encloses the walk's position, so link loops end.
+//
 // The .gitignore matcher is written here rather than taken from
 // sabhiram/go-gitignore because that library compiles each file to regular
 // expressions that ignore several of git's rules (patterns relative to the
@@ -36,6 +43,12 @@ type walkEntry struct {
 	rel  string      // slash-separated path relative to the walk root ("" when the root is a file)
 	name string      // base name
 	typ  fs.FileMode // type bits from the directory entry (0 for a regular file)
+	// target is, for a symbolic link the walk resolved and may read, the
+	// path it leads to with every link followed; open that, not path, so
+	// the file read is the one that was checked. "" for other entries and
+	// for links that lead nowhere (dangling, looping), which must not be
+	// opened.
+	target string
 }
 
 // walkOptions tunes walk. The zero value walks everything .gitignore allows.
@@ -47,6 +60,21 @@ type walkOptions struct {
 	workers int
 	// noIgnore turns off .gitignore handling (.git is still skipped).
 	noIgnore bool
+	// links decides which resolved link targets may be read. nil means
+	// links are reported by name only: never resolved, entered or given a
+	// target.
+	links linkPolicy
+}
+
+// linkPolicy decides whether the walk may read what a symbolic link leads
+// to. It must be safe for concurrent use.
+type linkPolicy interface {
+	// follow reports whether resolved (a path without symlinks, a
+	// directory when isDir) may be read. link is the link's path, or ""
+	// for a directory met inside a followed one. outside says resolved
+	// lies outside the places that need no permission, so that the
+	// directories below it are asked about one by one.
+	follow(resolved string, isDir bool, link string) (ok, outside bool)
 }
 
 // walkStats says what a walk could not read.
@@ -57,9 +85,12 @@ type walkStats struct {
 // walk calls visit for every non-directory entry under root that is not
 // ignored. visit runs concurrently on up to opts.workers goroutines; worker
 // is that goroutine's index (0 ≤ worker < workers, see walkWorkers) so
-// callers can keep per-worker state without locks. Symbolic links are
-// reported as entries but never followed into. When root is a file, visit
-// is called once for it. walk returns ctx.Err() when cancelled.
+// callers can keep per-worker state without locks. A symbolic link that
+// opts.links allows is resolved: a link to a file is reported with its
+// target, a link to a directory is walked into (once per target, never in a
+// loop); a link it refuses is left out; a link that leads nowhere is
+// reported by name without a target. When root is a file, visit is called
+// once for it. walk returns ctx.Err() when cancelled.
 func walk(ctx context.Context, root string, opts walkOptions, visit func(worker int, e walkEntry)) (walkStats, error) {
 	var stats walkStats
 	info, err := os.Stat(root)
@@ -67,7 +98,12 @@ func walk(ctx context.Context, root string, opts walkOptions, visit func(worker 
 		return stats, err
 	}
 	if !info.IsDir() {
-		visit(0, walkEntry{path: root, name: filepath.Base(root), typ: info.Mode().Type()})
+		// The caller checked root itself; target pins the file it checked.
+		target, err := filepath.EvalSymlinks(root)
+		if err != nil {
+			return stats, err
+		}
+		visit(0, walkEntry{path: root, name: filepath.Base(root), typ: info.Mode().Type(), target: target})
 		return stats, nil
 	}
 	var parent *ignoreNode
@@ -76,7 +112,12 @@ func walk(ctx context.Context, root string, opts walkOptions, visit func(worker 
 	}
 	w := &walker{ctx: ctx, opts: opts, visit: visit}
 	w.cond = sync.NewCond(&w.mu)
-	w.stack = append(w.stack, dirJob{abs: root, ign: parent})
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return stats, err
+	}
+	w.entered.Store(real, true)
+	w.stack = append(w.stack, dirJob{abs: root, ign: parent, real: &realDir{path: real}})
 	w.pending = 1
 	n := walkWorkers(opts)
 	var wg sync.WaitGroup
@@ -103,6 +144,26 @@ func walkWorkers(opts walkOptions) int {
 type dirJob struct {
 	abs, rel string
 	ign      *ignoreNode // rules in force for this directory's entries, before its own .gitignore
+	real     *realDir    // where the directory really is, and where its ancestors are
+	outside  bool        // real lies outside the places that need no permission
+}
+
+// realDir is a directory's resolved path, chained to its ancestors' in the
+// walk (which, past a followed link, are not its parents on disk).
+type realDir struct {
+	path   string
+	parent *realDir
+}
+
+// encloses reports whether target is one of the directories the walk is
+// already inside at d, or holds one of them: entering it again would loop.
+func (d *realDir) encloses(target string) bool {
+	for ; d != nil; d = d.parent {
+		if pathWithin(target, d.path) {
+			return true
+		}
+	}
+	return false
 }
 
 type walker struct {
@@ -117,6 +178,7 @@ type walker struct {
 	done    bool
 
 	unreadable atomic.Int64
+	entered    sync.Map // resolved directories entered through a link (and the root): each once
 }
 
 func (w *walker) work(worker int) {
@@ -156,7 +218,10 @@ func (w *walker) work(worker int) {
 // readDir lists one directory, visits its files and returns its
 // subdirectories to walk.
 func (w *walker) readDir(worker int, job dirJob) []dirJob {
-	f, err := os.Open(job.abs)
+	// Open the resolved path without following a link in its last
+	// component: the directory read is the one that was checked, even if
+	// the path walked through was swapped for a link since.
+	f, err := os.OpenFile(job.real.path, os.O_RDONLY|oNoFollow, 0)
 	if err != nil {
 		w.unreadable.Add(1)
 		return nil
@@ -171,7 +236,7 @@ func (w *walker) readDir(worker int, job dirJob) []dirJob {
 	if !w.opts.noIgnore {
 		for _, e := range entries {
 			if e.Name() == ".gitignore" && e.Type().IsRegular() {
-				if rules := readIgnoreFile(filepath.Join(job.abs, ".gitignore")); len(rules) > 0 {
+				if rules := readIgnoreFile(filepath.Join(job.real.path, ".gitignore")); len(rules) > 0 {
 					ign = &ignoreNode{parent: ign, base: job.abs + string(filepath.Separator), rules: rules}
 				}
 				break
@@ -183,10 +248,16 @@ func (w *walker) readDir(worker int, job dirJob) []dirJob {
 		name := e.Name()
 		typ := e.Type()
 		isDir := typ.IsDir()
+		abs := job.abs + string(filepath.Separator) + name
+		var target string // resolved path of a link that may be read
+		if typ&fs.ModeSymlink != 0 && w.opts.links != nil {
+			if resolved, info, ok := resolveLink(abs); ok {
+				target, isDir = resolved, info.IsDir()
+			}
+		}
 		if isDir && name == ".git" {
 			continue
 		}
-		abs := job.abs + string(filepath.Separator) + name
 		rel := name
 		if job.rel != "" {
 			rel = job.rel + "/" + name
@@ -197,13 +268,63 @@ func (w *walker) readDir(worker int, job dirJob) []dirJob {
 		if w.opts.skip != nil && w.opts.skip(rel, name, isDir) {
 			continue
 		}
+		// Asked only now, so that an ignored link is not reported skipped.
+		outside := job.outside
+		if target != "" {
+			follow, out := w.opts.links.follow(target, isDir, abs)
+			if !follow {
+				continue
+			}
+			outside = out
+		}
 		if isDir {
-			subdirs = append(subdirs, dirJob{abs: abs, rel: rel, ign: ign})
+			real := job.real.path + string(filepath.Separator) + name
+			if target != "" {
+				// A directory link: enter its target unless that loops or
+				// was entered already; else report the link by name.
+				if _, seen := w.entered.LoadOrStore(target, true); seen || job.real.encloses(target) {
+					w.visit(worker, walkEntry{path: abs, rel: rel, name: name, typ: typ})
+					continue
+				}
+				real = target
+			} else if job.outside && w.opts.links != nil {
+				// Below a followed link out of the project every directory
+				// is decided on its own, so a rule denying a deeper
+				// directory holds.
+				if ok, _ := w.opts.links.follow(real, true, ""); !ok {
+					continue
+				}
+			}
+			subdirs = append(subdirs, dirJob{abs: abs, rel: rel, ign: ign, real: &realDir{path: real, parent: job.real}, outside: outside})
 			continue
 		}
-		w.visit(worker, walkEntry{path: abs, rel: rel, name: name, typ: typ})
+		w.visit(worker, walkEntry{path: abs, rel: rel, name: name, typ: typ, target: target})
 	}
 	return subdirs
+}
+
+// resolveLink follows the symbolic link at abs to the end. ok is false when
+// it leads nowhere: dangling, a loop, or unreadable.
+func resolveLink(abs string) (resolved string, info fs.FileInfo, ok bool) {
+	resolved, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", nil, false
+	}
+	info, err = os.Stat(resolved)
+	if err != nil {
+		return "", nil, false
+	}
+	return resolved, info, true
+}
+
+// pathWithin reports whether target is dir or lies below it; both must be
+// clean absolute paths.
+func pathWithin(dir, target string) bool {
+	rel, err := filepath.Rel(dir, target)
+	if err != nil {
+		return false
+	}
+	return rel == "." || (rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)))
 }
 
 // ignoreRule is one line of a .gitignore file.

@@ -35,7 +35,8 @@ func Write() runtime.Tool {
 			return runtime.Result{}, errors.New("filePath is required")
 		}
 		path := tc.ResolvePath(p.FilePath)
-		if err := tc.CheckExternalDirectory(ctx, path, false); err != nil {
+		target, err := checkWriteTarget(ctx, tc, path)
+		if err != nil {
 			return runtime.Result{}, err
 		}
 		unlock, err := lockFiles(ctx, path)
@@ -74,7 +75,7 @@ func Write() runtime.Tool {
 		}); err != nil {
 			return runtime.Result{}, err
 		}
-		if err := writeFileAtomic(path, []byte(p.Content)); err != nil {
+		if err := writeFileAtomic(projectDir(tc), target, []byte(p.Content)); err != nil {
 			return runtime.Result{}, err
 		}
 		if err := recordRead(ctx, tc, path); err != nil {

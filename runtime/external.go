@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/toolhost/toolhost/runtime/permission"
@@ -76,23 +77,101 @@ func realPath(p string) string {
 // CheckExternalDirectory asks the external_directory permission when target
 // lies outside the project. Every file tool calls it before touching a path.
 // isDir says target is itself a directory; otherwise its parent directory
-// is what the rule pattern names. Extra[ExtraBypassCwdCheck] skips it.
+// is what the rule pattern names. The pattern is built from the resolved
+// path (symlinks followed), so a link in the project that leads to
+// /outside/secret is asked about, allowed and denied as /outside/*, the
+// place the bytes actually come from; Metadata keeps the path as given.
+// Extra[ExtraBypassCwdCheck] skips it.
 func (c *Context) CheckExternalDirectory(ctx context.Context, target string, isDir bool) error {
-	if b, _ := c.Extra[ExtraBypassCwdCheck].(bool); b {
+	if c.bypassExternal() {
 		return nil
 	}
 	if c.Contains(target) {
 		return nil
 	}
-	dir := target
-	if !isDir {
-		dir = filepath.Dir(target)
-	}
-	glob := filepath.Join(dir, "*")
+	resolved := realPath(target)
+	glob := externalPattern(resolved, isDir)
 	return c.Ask(ctx, permission.Request{
 		Permission: PermissionExternalDirectory,
 		Patterns:   []string{glob},
 		Always:     []string{glob},
-		Metadata:   map[string]any{"filepath": target, "parentDir": dir},
+		Metadata:   map[string]any{"filepath": target, "resolved": resolved, "parentDir": filepath.Dir(glob)},
 	})
+}
+
+func (c *Context) bypassExternal() bool {
+	b, _ := c.Extra[ExtraBypassCwdCheck].(bool)
+	return b
+}
+
+// externalPattern is the rule pattern naming a resolved path: the directory
+// itself, or a file's parent directory, followed by "/*".
+func externalPattern(resolved string, isDir bool) string {
+	dir := resolved
+	if !isDir {
+		dir = filepath.Dir(resolved)
+	}
+	return filepath.Join(dir, "*")
+}
+
+// ExternalDecision is what the external_directory rules say about one path,
+// decided without asking anyone (see DecideExternal).
+type ExternalDecision struct {
+	// Resolved is the path with every symlink followed.
+	Resolved string
+	// Inside is true when Resolved lies in the project (or the bypass flag
+	// is set): no permission is needed.
+	Inside bool
+	// Pattern is the rule pattern the path was evaluated as ("/outside/*");
+	// a rule {"external_directory": {Pattern: "allow"}} would allow it.
+	Pattern string
+	// Rule is the deciding rule; its Action is permission.Ask with Source
+	// permission.NoRuleSource when no rule matched. Zero when Inside.
+	Rule permission.Rule
+}
+
+// Allowed reports whether the path may be used without asking: it is in
+// the project, or a rule or session approval allows it.
+func (d ExternalDecision) Allowed() bool {
+	return d.Inside || d.Rule.Action == permission.Allow
+}
+
+// DecideExternal evaluates the external_directory permission for target
+// the way Ask would — the agent's rules, the call's Rules, then the
+// session's "always" approvals, a deny in the rules being final — but never
+// asks a person: an "ask" outcome is returned as such. It is for tools that
+// meet many paths they were not asked to open, such as a walker meeting
+// symbolic links, where one question per link would be noise: they follow
+// what is allowed and report what they skipped. target is resolved
+// (symlinks followed) first; isDir says it names a directory.
+//
+// Without a Registry (a Context from NewContext) only c.Rules are known;
+// when the agent's rules or the approvals cannot be read the decision is
+// Ask, so an unknown never allows.
+func (c *Context) DecideExternal(ctx context.Context, target string, isDir bool) ExternalDecision {
+	d := ExternalDecision{Resolved: realPath(target)}
+	if c.bypassExternal() || c.Contains(d.Resolved) {
+		d.Inside = true
+		return d
+	}
+	d.Pattern = externalPattern(d.Resolved, isDir)
+	unknown := permission.Rule{Permission: PermissionExternalDirectory, Pattern: "*", Action: permission.Ask, Source: permission.NoRuleSource}
+	var rules, approved permission.Ruleset
+	if c.Registry != nil {
+		agent, err := c.Registry.Agent(c.Agent)
+		if err != nil {
+			d.Rule = unknown
+			return d
+		}
+		rules = agent.Rules
+		if approved, err = c.Registry.Permissions().Approved(ctx, c.SessionID); err != nil {
+			approved = nil // approvals only allow; without them the rules still decide
+		}
+	}
+	rules = append(slices.Clip(rules), c.Rules...)
+	d.Rule, _ = permission.Evaluate(PermissionExternalDirectory, d.Pattern, rules)
+	if d.Rule.Action != permission.Deny && len(approved) > 0 {
+		d.Rule, _ = permission.Evaluate(PermissionExternalDirectory, d.Pattern, rules, approved)
+	}
+	return d
 }
