@@ -277,3 +277,51 @@ func TestFileToolsGivenALinkOutOfTheProjectAreDecidedByItsTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestReadNeverShowsOutsideContentWhileADirectoryIsSwapped reads a file in
+// a directory that another goroutine keeps swapping for a symlink to a
+// secret outside the project, with external_directory denied: the open
+// happens inside an os.Root of the project, so whatever the timing, the
+// secret never appears.
+func TestReadNeverShowsOutsideContentWhileADirectoryIsSwapped(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	project, outside := filepath.Join(base, "project"), filepath.Join(base, "outside")
+	for _, d := range []string{filepath.Join(project, "d"), outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(project, "d", "f"), []byte("harmless\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(outside, "f"), []byte("SECRET\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reg := linkRegistry(t, project, permission.Ruleset{{Permission: "external_directory", Pattern: "*", Action: permission.Deny}})
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		d, aside := filepath.Join(project, "d"), filepath.Join(project, "aside")
+		for i := 0; i < 5000; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			_ = os.Rename(d, aside)
+			_ = os.Symlink(outside, d)
+			_ = os.Remove(d)
+			_ = os.Rename(aside, d)
+		}
+	}()
+	for i := 0; i < 300; i++ {
+		res, err := callTool(t, reg, "read", map[string]any{"filePath": filepath.Join(project, "d", "f")})
+		if err == nil && strings.Contains(res.Output, "SECRET") {
+			t.Fatalf("read showed the outside secret on round %d:\n%s", i, res.Output)
+		}
+	}
+	close(stop)
+	<-done
+}

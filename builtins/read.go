@@ -130,7 +130,7 @@ func runRead(ctx context.Context, p ReadParams, tc *runtime.Context) (runtime.Re
 		return runtime.Result{}, fmt.Errorf("Cannot read binary file: %s", path)
 	}
 
-	f, err := os.Open(path)
+	f, err := openChecked(tc, path)
 	if err != nil {
 		return runtime.Result{}, fmt.Errorf("read %s: %w", path, err)
 	}
@@ -398,7 +398,12 @@ func readAttachment(ctx context.Context, tc *runtime.Context, path, rel, mt stri
 	if size > readMaxAttachment {
 		return runtime.Result{}, fmt.Errorf("%s is %d MB, over the %d MB limit for images and PDFs; ask the user for a smaller file", path, size>>20, readMaxAttachment>>20)
 	}
-	b, err := os.ReadFile(path)
+	f, err := openChecked(tc, path)
+	if err != nil {
+		return runtime.Result{}, fmt.Errorf("read %s: %w", path, err)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, readMaxAttachment+1))
+	f.Close()
 	if err != nil {
 		return runtime.Result{}, fmt.Errorf("read %s: %w", path, err)
 	}

@@ -1,0 +1,31 @@
+package builtins
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/toolhost/toolhost/runtime"
+)
+
+// openChecked opens a file a tool has checked for reading: the path with
+// every symlink resolved once, opened inside an os.Root of the project when
+// it lies there (openat semantics: a link swapped in after the check that
+// points outside makes the open fail), or as resolved when
+// external_directory allowed a place outside.
+func openChecked(tc *runtime.Context, path string) (*os.File, error) {
+	target := resolvePath(path)
+	project := projectDir(tc)
+	if project != "" {
+		root := resolvePath(project)
+		if rel, err := filepath.Rel(root, target); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			r, err := os.OpenRoot(root)
+			if err != nil {
+				return nil, err
+			}
+			defer r.Close()
+			return r.Open(rel)
+		}
+	}
+	return os.Open(target)
+}
