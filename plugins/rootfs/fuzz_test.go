@@ -125,4 +125,3 @@ func FuzzNothingOutsideTheRootIsEverReached(f *testing.F) {
 		}
 	})
 }
-
