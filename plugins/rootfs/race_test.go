@@ -15,22 +15,17 @@ var swappers = map[string]struct {
 	setup func(w world)
 	swap  func(w world, i int)
 }{
-	// A directory is moved away and a link to outside/ put in its place,
-	// then the directory comes back (not atomic: a reader may find nothing).
+	// A directory and a link to outside/ trade places: atomically where
+	// the kernel can (renameat2 RENAME_EXCHANGE), else in two steps (then
+	// a reader may also find nothing).
 	"a directory swapped for a link to outside": {
 		setup: func(w world) {
 			os.Mkdir(filepath.Join(w.root, "swap"), 0o755)
 			os.WriteFile(filepath.Join(w.root, "swap", "secret.txt"), []byte("INSIDE SWAP"), 0o644)
+			os.Symlink(w.outside, filepath.Join(w.root, "swap.alt"))
 		},
 		swap: func(w world, i int) {
-			swap, real := filepath.Join(w.root, "swap"), filepath.Join(w.root, "swap.real")
-			if i%2 == 0 {
-				if os.Rename(swap, real) == nil {
-					os.Symlink(w.outside, swap)
-				}
-			} else if os.Remove(swap) == nil {
-				os.Rename(real, swap)
-			}
+			swapDir(filepath.Join(w.root, "swap"), filepath.Join(w.root, "swap.alt"))
 		},
 	},
 	// A link flips atomically between a directory inside and outside/, so
@@ -90,7 +85,7 @@ func TestAPathSwappedDuringUseNeverLeadsOutside(t *testing.T) {
 			}()
 			finish := func() { close(stop); wg.Wait() }
 
-			const rounds = 3000
+			const rounds = 1500
 			results := map[string]int{}
 			for i := 0; i < rounds; i++ {
 				var s step
@@ -121,5 +116,17 @@ func TestAPathSwappedDuringUseNeverLeadsOutside(t *testing.T) {
 				t.Fatalf("the race changed what is outside the root:\nbefore:\n%s\nafter:\n%s", before, after)
 			}
 		})
+	}
+}
+
+// swapDir trades the directory or link at swap with the one at alt.
+func swapDir(swap, alt string) {
+	if exchange(swap, alt) == nil {
+		return
+	}
+	tmp := swap + ".tmp"
+	if os.Rename(swap, tmp) == nil {
+		os.Rename(alt, swap)
+		os.Rename(tmp, alt)
 	}
 }
