@@ -44,6 +44,14 @@ func newMounts(allowed map[string]string) mounts {
 	return m
 }
 
+// refresh makes each mount follow its path again if the directory was
+// replaced since the last call (rootfs.FS.Refresh).
+func (m mounts) refresh() {
+	for _, fsys := range m.fs {
+		fsys.Refresh()
+	}
+}
+
 // close releases the mounted directories.
 func (m mounts) close() {
 	for _, fsys := range m.fs {

@@ -47,6 +47,7 @@ func newCompiled(p *extism.CompiledPlugin, l limits, module string, log *slog.Lo
 
 // get returns an idle instance or makes a new one.
 func (c *compiled) get(ctx context.Context) (*instance, error) {
+	c.mounts.refresh() // a granted directory replaced since the last call
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()

@@ -70,6 +70,27 @@ func (f *FS) Close() error {
 	return err
 }
 
+// Refresh makes the FS follow its directory's path again if that path now
+// names another directory (the old one was removed or renamed and a new
+// one made, as build tools do) or none. Package plugins calls it as each
+// call starts, so a call sees the directory the grant names at that time.
+// Files already open are not affected; the old directory is released when
+// nothing uses it any more.
+func (f *FS) Refresh() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.root == nil {
+		return
+	}
+	cur, err1 := os.Stat(f.dir)
+	held, err2 := f.root.Stat(".")
+	if err1 != nil || err2 != nil || !os.SameFile(cur, held) {
+		// Not Close: an operation may have taken the old root just now;
+		// its finalizer closes it once unreachable.
+		f.root = nil
+	}
+}
+
 // getRoot opens the directory the first time it is needed.
 func (f *FS) getRoot() (*os.Root, experimentalsys.Errno) {
 	f.mu.Lock()

@@ -284,3 +284,34 @@ func TestEscapeAttemptsFromTheCorpusStayInsideTheRoot(t *testing.T) {
 		})
 	}
 }
+
+func TestADirectoryReplacedAfterMountingIsFollowedOnRefresh(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "mount")
+	os.Mkdir(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "f.txt"), []byte("OLD"), 0o644)
+	fsys := New(dir)
+	t.Cleanup(func() { fsys.Close() })
+	read := func() string {
+		errno, data := do(fsys, step{Op: "read", Path: "f.txt"})
+		return errnoName(errno) + " " + data
+	}
+	if got := read(); got != "ok OLD" {
+		t.Fatalf("before: %s", got)
+	}
+	os.Rename(dir, dir+".old")
+	os.Mkdir(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "f.txt"), []byte("NEW"), 0o644)
+	if got := read(); got != "ok OLD" {
+		t.Fatalf("without Refresh the FS keeps the directory it opened: %s", got)
+	}
+	fsys.Refresh()
+	if got := read(); got != "ok NEW" {
+		t.Fatalf("after Refresh: %s", got)
+	}
+	os.RemoveAll(dir)
+	fsys.Refresh()
+	if got := read(); got != "ENOENT " {
+		t.Fatalf("after the directory is gone: %s", got)
+	}
+}
