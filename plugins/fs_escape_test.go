@@ -250,3 +250,22 @@ func TestAWasmGuestRacingADirectorySwapNeverLeavesItsMount(t *testing.T) {
 		t.Fatalf("the race changed what is outside the grants:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 }
+
+func TestAGrantedDirectoryReplacedBetweenCallsIsWhatTheNextCallSees(t *testing.T) {
+	t.Parallel()
+	w := newProbeWorld(t, readWasmEscapes(t))
+	tl := probe(t)
+	read := probeStep{Op: "read", Path: "/data/inside.txt"}
+	if out := callProbe(t, tl, w.project, read); out.Errno != "ok" || out.Data != "INSIDE" {
+		t.Fatalf("before: %+v", out)
+	}
+	data := filepath.Join(w.project, "data")
+	if err := os.Rename(data, data+".old"); err != nil {
+		t.Fatal(err)
+	}
+	os.Mkdir(data, 0o755)
+	os.WriteFile(filepath.Join(data, "inside.txt"), []byte("REPLACED"), 0o644)
+	if out := callProbe(t, tl, w.project, read); out.Errno != "ok" || out.Data != "REPLACED" {
+		t.Fatalf("after the directory was replaced: %+v", out)
+	}
+}
