@@ -362,8 +362,9 @@ func (h *Host) compile(ctx context.Context, name string, data []byte, l limits) 
 			MaxHttpResponseBytes: int64(l.OutputBytes),
 			MaxVarBytes:          1 << 20,
 		},
-		Config:       l.Config,
-		AllowedPaths: l.AllowedPaths,
+		Config: l.Config,
+		// No AllowedPaths: compiled.get mounts them itself, confined by
+		// os.Root (mounts.go); Extism's mounts follow links out.
 		// No AllowedHosts: Extism's own http_request is unreachable (the
 		// import is redirected) and would refuse everything anyway.
 	}

@@ -23,6 +23,7 @@ import (
 type compiled struct {
 	plugin *extism.CompiledPlugin
 	limits limits
+	mounts mounts // limits.AllowedPaths, shared by the instances
 	module string
 	log    *slog.Logger
 
@@ -41,11 +42,12 @@ type instance struct {
 }
 
 func newCompiled(p *extism.CompiledPlugin, l limits, module string, log *slog.Logger) *compiled {
-	return &compiled{plugin: p, limits: l, module: module, log: log, maxIdle: max(4, 2*goruntime.GOMAXPROCS(0))}
+	return &compiled{plugin: p, limits: l, mounts: newMounts(l.AllowedPaths), module: module, log: log, maxIdle: max(4, 2*goruntime.GOMAXPROCS(0))}
 }
 
 // get returns an idle instance or makes a new one.
 func (c *compiled) get(ctx context.Context) (*instance, error) {
+	c.mounts.refresh() // a granted directory replaced since the last call
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -61,6 +63,9 @@ func (c *compiled) get(ctx context.Context) (*instance, error) {
 	c.mu.Unlock()
 	stderr := &stderrBuffer{max: 2048}
 	mc := wazero.NewModuleConfig().WithStderr(stderr)
+	if c.mounts.cfg != nil {
+		mc = mc.WithFSConfig(c.mounts.cfg)
+	}
 	for _, kv := range c.limits.Env {
 		k, v, _ := strings.Cut(kv, "=")
 		mc = mc.WithEnv(k, v)
@@ -95,6 +100,7 @@ func (c *compiled) release(in *instance, healthy bool) {
 	}
 	if last {
 		c.plugin.Close(context.Background())
+		c.mounts.close()
 	}
 }
 
@@ -115,6 +121,7 @@ func (c *compiled) close(ctx context.Context) {
 	}
 	if last {
 		c.plugin.Close(ctx)
+		c.mounts.close()
 	}
 }
 
