@@ -108,6 +108,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		Questioner: opts.Questioner,
 		Logger:     opts.Logger,
 		DataDir:    opts.DataDir,
+		CacheDir:   opts.CacheDir,
 		Directory:  opts.Directory,
 		Worktree:   worktree,
 	})
