@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolhost/toolhost/agent"
 	"github.com/toolhost/toolhost/builtins"
+	"github.com/toolhost/toolhost/internal/sandbox"
 	"github.com/toolhost/toolhost/plugins"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
@@ -96,6 +97,11 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	loaded, err := config.Load(config.LoadOptions{Directory: opts.Directory, Worktree: worktree, Env: opts.Env})
 	if err != nil {
 		return nil, err
+	}
+	if loaded.Config.Sandbox.On() {
+		if _, err := sandbox.Available(); err != nil {
+			opts.Logger.Warn("bash sandbox unavailable; commands run under the permission rules alone", "err", err)
+		}
 	}
 	store, err := session.Open(filepath.Join(opts.DataDir, "sessions.db"))
 	if err != nil {
