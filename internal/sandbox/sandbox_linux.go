@@ -156,12 +156,15 @@ func restrict(p Policy) error {
 			files = append(files, g.Path)
 		}
 	}
+	// A path Plan saw may be gone by now (a carved directory's entry
+	// removed meanwhile); granting nothing for it is what its absence
+	// means anyway.
 	var rules []landlock.Rule
 	if len(dirs) > 0 {
-		rules = append(rules, landlock.PathAccess(fsRights, dirs...))
+		rules = append(rules, landlock.PathAccess(fsRights, dirs...).IgnoreIfMissing())
 	}
 	if len(files) > 0 {
-		rules = append(rules, landlock.PathAccess(fsRights&writeFileRights, files...))
+		rules = append(rules, landlock.PathAccess(fsRights&writeFileRights, files...).IgnoreIfMissing())
 	}
 	if err := cfg.Restrict(rules...); err != nil {
 		return fmt.Errorf("restrict with Landlock ABI %d: %w", abi, err)
