@@ -175,7 +175,7 @@ func runBash(ctx context.Context, p BashParams, tc *runtime.Context) (runtime.Re
 	m := meta(output)
 	m["exit"] = run.Exit
 	m["cwd"] = dir
-	m["truncated"] = run.OutputPath != "" // bash bounded its output itself; the wrapper leaves it
+	m["truncated"] = run.Truncated // bash bounded its output itself; the wrapper leaves it
 	if run.OutputPath != "" {
 		m["outputPath"] = run.OutputPath
 	}
@@ -208,7 +208,9 @@ type shellRun struct {
 	// Output is what the model sees: the whole output, or its head with
 	// the wrapper's truncation marker and hint (see runtime.Spool).
 	Output string
-	// OutputPath is the saved full output, when Output was truncated.
+	// Truncated says Output is the head; OutputPath is then the saved
+	// full output ("" when it could not be saved: SaveErr).
+	Truncated  bool
 	OutputPath string
 	// SaveErr is why the full output could not be saved, if it could not.
 	SaveErr  error
@@ -369,7 +371,7 @@ func runShell(ctx context.Context, c shellCall) (shellRun, error) {
 	mu.Lock()
 	tr, err := c.out.Result(c.hasTask)
 	mu.Unlock()
-	res.Output, res.OutputPath, res.SaveErr = tr.Content, tr.Path, err
+	res.Output, res.Truncated, res.OutputPath, res.SaveErr = tr.Content, tr.Truncated, tr.Path, err
 	res.Exit = cmd.ProcessState.ExitCode()
 	res.Signal = exitSignal(cmd.ProcessState)
 	return res, nil
