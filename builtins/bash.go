@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/toolhost/toolhost/internal/sandbox"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
 )
@@ -134,10 +135,18 @@ func runBash(ctx context.Context, p BashParams, tc *runtime.Context) (runtime.Re
 	}
 	tc.Metadata(title, meta(""))
 	live := &throttle{every: bashMetadataInterval, emit: func(head string) { tc.Metadata(title, meta(head)) }}
-	run, err := runShell(ctx, bashShell(tc.Config), p.Command, dir, timeout, live.update)
+	sb, err := bashSandbox(tc, reqs.ExternalDirs)
+	if err != nil {
+		return runtime.Result{}, err
+	}
+	run, err := runShell(ctx, shellCall{shell: bashShell(tc.Config), command: p.Command, dir: dir, timeout: timeout,
+		progress: live.update, out: tc.OutputTruncation().NewSpool(), hasTask: tc.CanDelegate, sandbox: sb})
 	live.stop()
 	if err != nil {
 		return runtime.Result{}, err
+	}
+	if run.SaveErr != nil {
+		tc.Logger.Warn("bash: full output not saved", "err", run.SaveErr)
 	}
 
 	var notes []string
@@ -147,6 +156,7 @@ func runBash(ctx context.Context, p BashParams, tc *runtime.Context) (runtime.Re
 	if run.Aborted {
 		notes = append(notes, "User aborted the command")
 	}
+	notes = append(notes, sandboxNotes(sb, run.Output)...)
 	output := run.Output
 	if len(notes) > 0 {
 		output += "\n\n<bash_metadata>\n" + strings.Join(notes, "\n") + "\n</bash_metadata>"
@@ -154,6 +164,10 @@ func runBash(ctx context.Context, p BashParams, tc *runtime.Context) (runtime.Re
 	m := meta(output)
 	m["exit"] = run.Exit
 	m["cwd"] = dir
+	m["truncated"] = run.Truncated // bash bounded its output itself; the wrapper leaves it
+	if run.OutputPath != "" {
+		m["outputPath"] = run.OutputPath
+	}
 	if run.Signal != "" {
 		m["signal"] = run.Signal
 	}
@@ -180,47 +194,97 @@ func bashShell(cfg *config.Config) string {
 
 // shellRun is what a finished command left behind.
 type shellRun struct {
-	Output   string
+	// Output is what the model sees: the whole output, or its head with
+	// the wrapper's truncation marker and hint (see runtime.Spool).
+	Output string
+	// Truncated says Output is the head; OutputPath is then the saved
+	// full output ("" when it could not be saved: SaveErr).
+	Truncated  bool
+	OutputPath string
+	// SaveErr is why the full output could not be saved, if it could not.
+	SaveErr  error
 	Exit     int
 	Signal   string
 	TimedOut bool
 	Aborted  bool
 }
 
+// shellCall is one command for runShell.
+type shellCall struct {
+	shell, command, dir string
+	timeout             time.Duration
+	// progress receives the first bashMetadataMaxChars of the output so
+	// far after each read.
+	progress func(head string)
+	// out receives the whole output and bounds what stays in memory.
+	out *runtime.Spool
+	// hasTask picks the truncation hint.
+	hasTask bool
+	// sandbox confines the command; nil runs it unconfined.
+	sandbox *sandbox.Policy
+}
+
 // runShell runs command with `shell -c` in dir, in its own process group,
-// with standard input closed and standard output and error written to one
-// pipe, so their order is the order the command wrote them. progress
-// receives the first bashMetadataMaxChars of the output so far after each
-// read. On timeout or ctx cancellation the process group gets SIGTERM, then
-// SIGKILL after bashKillGrace; runShell returns only after that.
-func runShell(ctx context.Context, shell, command, dir string, timeout time.Duration, progress func(head string)) (shellRun, error) {
+// under the sandbox policy when there is one, with standard input closed
+// and standard output and error written to one pipe, so their order is the
+// order the command wrote them. The output streams into c.out, which keeps
+// a bounded head in memory and the rest in the saved-output file, so a
+// command printing without end cannot grow the host's memory; only the
+// live head (bashMetadataMaxChars) is kept besides. On timeout or ctx
+// cancellation the process group gets SIGTERM, then SIGKILL after
+// bashKillGrace; runShell returns only after that.
+func runShell(ctx context.Context, c shellCall) (shellRun, error) {
+	if err := ctx.Err(); err != nil {
+		return shellRun{Output: "", Exit: -1, Aborted: true}, nil
+	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		return shellRun{}, fmt.Errorf("bash: create output pipe: %w", err)
 	}
 	defer r.Close()
-	cmd := exec.Command(shell, "-c", command)
-	cmd.Dir = dir
+	var (
+		cmd     *exec.Cmd
+		started func() error
+	)
+	if c.sandbox != nil {
+		if cmd, started, err = sandbox.Command(*c.sandbox, c.shell, []string{"-c", c.command}, nil); err != nil {
+			w.Close()
+			return shellRun{}, fmt.Errorf("bash: %w", err)
+		}
+	} else {
+		cmd = exec.Command(c.shell, "-c", c.command)
+	}
+	cmd.Dir = c.dir
 	cmd.Stdout, cmd.Stderr = w, w
 	startInOwnGroup(cmd)
-	if err := ctx.Err(); err != nil {
-		w.Close()
-		return shellRun{Output: "", Exit: -1, Aborted: true}, nil
-	}
 	err = cmd.Start()
 	w.Close() // the child holds its own copy; EOF comes when every holder closes
 	if err != nil {
-		return shellRun{}, fmt.Errorf("bash: start %s: %w; set bash.shell in the config to a shell that exists", shell, err)
+		if started != nil {
+			_ = started() // closes the status pipe
+		}
+		return shellRun{}, fmt.Errorf("bash: start %s: %w; set bash.shell in the config to a shell that exists", c.shell, err)
+	}
+	if started != nil {
+		if err := started(); err != nil {
+			_ = cmd.Wait()
+			return shellRun{}, fmt.Errorf("bash: %w", err)
+		}
 	}
 
 	var (
-		mu  sync.Mutex
-		out []byte
+		mu       sync.Mutex
+		head     []byte // the first bashMetadataMaxChars+UTFMax bytes
+		headFull string // head as a string, once it is full: made once
 	)
-	head := func() string {
+	headMax := bashMetadataMaxChars + utf8.UTFMax
+	current := func() string {
 		mu.Lock()
 		defer mu.Unlock()
-		return string(out[:min(len(out), bashMetadataMaxChars+utf8.UTFMax)])
+		if headFull != "" {
+			return headFull
+		}
+		return string(head)
 	}
 	// The reader only appends and nudges; progress runs on its own
 	// goroutine so a slow consumer of live metadata never stalls the pipe.
@@ -229,12 +293,18 @@ func runShell(ctx context.Context, shell, command, dir string, timeout time.Dura
 	go func() {
 		defer close(progressDone)
 		for range nudge {
-			progress(head())
+			c.progress(current())
 		}
 	}()
 	appendOut := func(b []byte) {
 		mu.Lock()
-		out = append(out, b...)
+		c.out.Write(b) //nolint:errcheck // a Spool reports file errors in Result
+		if room := headMax - len(head); room > 0 {
+			head = append(head, b[:min(len(b), room)]...)
+			if len(head) == headMax {
+				headFull = string(head)
+			}
+		}
 		mu.Unlock()
 		select {
 		case nudge <- struct{}{}:
@@ -259,7 +329,7 @@ func runShell(ctx context.Context, shell, command, dir string, timeout time.Dura
 	go func() { waitDone <- cmd.Wait() }()
 
 	var res shellRun
-	timer := time.NewTimer(timeout)
+	timer := time.NewTimer(c.timeout)
 	defer timer.Stop()
 	select {
 	case <-waitDone:
@@ -288,8 +358,9 @@ func runShell(ctx context.Context, shell, command, dir string, timeout time.Dura
 	<-progressDone
 
 	mu.Lock()
-	res.Output = string(out)
+	tr, err := c.out.Result(c.hasTask)
 	mu.Unlock()
+	res.Output, res.Truncated, res.OutputPath, res.SaveErr = tr.Content, tr.Truncated, tr.Path, err
 	res.Exit = cmd.ProcessState.ExitCode()
 	res.Signal = exitSignal(cmd.ProcessState)
 	return res, nil

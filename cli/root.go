@@ -104,6 +104,7 @@ permission system, and serves them to a CLI, an agent loop or MCP clients.`,
 	root.AddCommand(NewCmdRun(g))
 	root.AddCommand(NewCmdTool(g))
 	root.AddCommand(NewCmdPlugin(g, nil))
+	root.AddCommand(NewCmdDoctor(g, nil))
 	return root
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolhost/toolhost/agent"
 	"github.com/toolhost/toolhost/builtins"
+	"github.com/toolhost/toolhost/internal/sandbox"
 	"github.com/toolhost/toolhost/plugins"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
@@ -97,6 +98,11 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
+	if loaded.Config.Sandbox.On() {
+		if _, err := sandbox.Available(); err != nil {
+			opts.Logger.Warn("bash sandbox unavailable; commands run under the permission rules alone", "err", err)
+		}
+	}
 	store, err := session.Open(filepath.Join(opts.DataDir, "sessions.db"))
 	if err != nil {
 		return nil, err
@@ -108,6 +114,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		Questioner: opts.Questioner,
 		Logger:     opts.Logger,
 		DataDir:    opts.DataDir,
+		CacheDir:   opts.CacheDir,
 		Directory:  opts.Directory,
 		Worktree:   worktree,
 	})

@@ -59,6 +59,31 @@ func Toolchain(ctx context.Context, lang Lang) (string, error) {
 	return tc.version, nil
 }
 
+// FindToolchain is Toolchain without side effects, for reports such as
+// `toolhost doctor`: for AssemblyScript it says whether the compiler's npm
+// packages are installed yet instead of installing them.
+func FindToolchain(ctx context.Context, lang Lang) (string, error) {
+	if lang != LangAssemblyScript {
+		return Toolchain(ctx, lang)
+	}
+	node, ok := first(exec.LookPath, "node", "nodejs")
+	if !ok {
+		return "", &ToolchainError{Lang: LangAssemblyScript, Missing: "node", Install: installAS}
+	}
+	if _, ok := first(exec.LookPath, "npm"); !ok {
+		return "", &ToolchainError{Lang: LangAssemblyScript, Missing: "npm", Install: installAS}
+	}
+	pkg, err := sdkguest.FS.ReadFile("assemblyscript/package.json")
+	if err != nil {
+		return "", err
+	}
+	v := versionOf(ctx, node, "--version")
+	if dir := npmPackagesDir(pkg); exists(filepath.Join(dir, ascPath)) {
+		return v + " " + dir, nil
+	}
+	return v + " (the AssemblyScript compiler is installed with npm on the first build)", nil
+}
+
 // lookFunc finds a program as exec.LookPath does; tests pass one that
 // finds nothing.
 type lookFunc func(string) (string, error)
@@ -195,6 +220,17 @@ func asToolchain(ctx context.Context, look lookFunc) (*toolchain, error) {
 	return &toolchain{path: node, nodeModules: dir, version: versionOf(ctx, node, "--version") + " " + dir}, nil
 }
 
+// npmPackagesDir is where npmPackages installs package.json's
+// dependencies: <cache>/toolhost/assemblyscript/<hash>.
+func npmPackagesDir(pkg []byte) string {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	sum := sha256.Sum256(pkg)
+	return filepath.Join(cache, "toolhost", "assemblyscript", hex.EncodeToString(sum[:8]))
+}
+
 // ascPath is asc's entry point inside an npm prefix.
 var ascPath = filepath.Join("node_modules", "assemblyscript", "bin", "asc.js")
 
@@ -202,13 +238,8 @@ var ascPath = filepath.Join("node_modules", "assemblyscript", "bin", "asc.js")
 // <cache>/toolhost/assemblyscript/<hash> unless they are there, and
 // returns that folder.
 func npmPackages(ctx context.Context, npm string, pkg []byte) (string, error) {
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	sum := sha256.Sum256(pkg)
-	root := filepath.Join(cache, "toolhost", "assemblyscript")
-	dir := filepath.Join(root, hex.EncodeToString(sum[:8]))
+	dir := npmPackagesDir(pkg)
+	root := filepath.Dir(dir)
 	if exists(filepath.Join(dir, ascPath)) {
 		return dir, nil
 	}

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"log/slog"
+	"path/filepath"
 
 	"github.com/toolhost/toolhost/runtime/config"
 	"github.com/toolhost/toolhost/runtime/permission"
@@ -50,6 +51,17 @@ type Context struct {
 
 	// Questioner asks a person questions (question tool); nil when nobody can.
 	Questioner Questioner
+
+	// Truncation is the wrapper's (limits, saved-output directory), for a
+	// tool that bounds its own output with a Spool; see OutputTruncation.
+	Truncation *Truncation
+	// CanDelegate says the agent may hand work to a subagent (the task
+	// tool), which changes the truncation hint.
+	CanDelegate bool
+	// StateDirs are toolhost's own directories (the data directory with
+	// the session store and saved outputs, the cache directory with
+	// compiled modules). The bash sandbox never lets a command write them.
+	StateDirs []string
 
 	onMetadata func(title string, meta map[string]any)
 	ask        func(ctx context.Context, req permission.Request) error
@@ -99,6 +111,19 @@ func NewContext(base Context, metadata func(string, map[string]any), ask func(co
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	return c
+}
+
+// OutputTruncation returns the wrapper's truncation, or outside a registry
+// one with the configured limits saving under DefaultDataDir.
+func (c *Context) OutputTruncation() *Truncation {
+	if c.Truncation != nil {
+		return c.Truncation
+	}
+	var out config.ToolOutput
+	if c.Config != nil {
+		out = c.Config.ToolOutput
+	}
+	return &Truncation{MaxLines: out.Lines(), MaxBytes: out.Bytes(), Dir: filepath.Join(DefaultDataDir(), "tool-output")}
 }
 
 // Questioner asks a person free-form questions (the question tool). Hosts

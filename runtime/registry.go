@@ -33,6 +33,9 @@ type Options struct {
 	// DataDir holds saved full outputs (tool-output/). Default
 	// $XDG_DATA_HOME/toolhost, else ~/.local/share/toolhost.
 	DataDir string
+	// CacheDir is toolhost's cache (compiled modules, inspections), kept
+	// out of the bash sandbox's reach like DataDir. Empty: none.
+	CacheDir string
 	// Directory is the working directory; Worktree the project root.
 	Directory string
 	Worktree  string
@@ -458,6 +461,10 @@ func (r *Registry) run(ctx context.Context, c Call, agent *Agent) (res Result, e
 		Questioner: r.opts.Questioner,
 		Rules:      c.Rules,
 		onMetadata: c.OnMetadata,
+
+		Truncation:  r.trunc,
+		CanDelegate: r.canDelegate(agent),
+		StateDirs:   r.StateDirs(),
 	}
 	if tc.Extra == nil {
 		tc.Extra = map[string]any{}
@@ -515,8 +522,7 @@ func (r *Registry) truncate(res Result, def *Definition, agent *Agent) (Result, 
 	if def.TruncateTail {
 		dir = KeepTail
 	}
-	hasTask := r.Has("task") && !permission.Disabled([]string{"task"}, agent.Rules)["task"]
-	tr, err := r.trunc.Truncate(res.Output, dir, hasTask)
+	tr, err := r.trunc.Truncate(res.Output, dir, r.canDelegate(agent))
 	if err != nil {
 		return res, err
 	}
@@ -526,6 +532,22 @@ func (r *Registry) truncate(res Result, def *Definition, agent *Agent) (Result, 
 		res.Metadata["outputPath"] = tr.Path
 	}
 	return res, nil
+}
+
+// canDelegate reports whether agent may use the task tool, which changes
+// the truncation hint.
+func (r *Registry) canDelegate(agent *Agent) bool {
+	return r.Has("task") && !permission.Disabled([]string{"task"}, agent.Rules)["task"]
+}
+
+// StateDirs returns toolhost's own directories: the data directory and,
+// when set, the cache directory.
+func (r *Registry) StateDirs() []string {
+	dirs := []string{r.opts.DataDir}
+	if r.opts.CacheDir != "" {
+		dirs = append(dirs, r.opts.CacheDir)
+	}
+	return dirs
 }
 
 // NewID returns a time-sortable id with a prefix: "ses_0189ab…".

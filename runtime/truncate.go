@@ -51,25 +51,43 @@ const cleanupInterval = time.Hour
 // was hit) and a hint naming the file. hasTask says the agent may delegate to
 // a subagent, which changes the hint.
 func (t *Truncation) Truncate(text, direction string, hasTask bool) (TruncateResult, error) {
-	maxLines, maxBytes := t.MaxLines, t.MaxBytes
+	maxLines, maxBytes := t.limits()
+	lines := strings.Split(text, "\n")
+	if len(lines) <= maxLines && len(text) <= maxBytes {
+		return TruncateResult{Content: text}, nil
+	}
+	kept, size, hitBytes := keep(lines, direction, maxLines, maxBytes)
+	removed, unit := len(lines)-len(kept), "lines"
+	if hitBytes {
+		removed, unit = len(text)-size, "bytes"
+	}
+	path, err := t.save(text)
+	if err != nil {
+		return TruncateResult{}, err
+	}
+	return TruncateResult{Content: render(kept, removed, unit, path, direction, hasTask), Truncated: true, Path: path}, nil
+}
+
+// limits returns the configured limits or the defaults.
+func (t *Truncation) limits() (maxLines, maxBytes int) {
+	maxLines, maxBytes = t.MaxLines, t.MaxBytes
 	if maxLines <= 0 {
 		maxLines = 2000
 	}
 	if maxBytes <= 0 {
 		maxBytes = 50 * 1024
 	}
-	lines := strings.Split(text, "\n")
-	if len(lines) <= maxLines && len(text) <= maxBytes {
-		return TruncateResult{Content: text}, nil
-	}
-	// Walk lines from the kept end, stopping at either limit.
+	return maxLines, maxBytes
+}
+
+// keep walks lines from the kept end, stopping at either limit, and returns
+// the kept lines in order, their joined size, and whether the byte limit
+// stopped the walk.
+func keep(lines []string, direction string, maxLines, maxBytes int) (kept []string, size int, hitBytes bool) {
 	idx := func(i int) int { return i }
 	if direction == KeepTail {
 		idx = func(i int) int { return len(lines) - 1 - i }
 	}
-	var kept []string
-	size := 0
-	hitBytes := false
 	for i := 0; i < len(lines) && len(kept) < maxLines; i++ {
 		line := lines[idx(i)]
 		add := len(line)
@@ -86,29 +104,32 @@ func (t *Truncation) Truncate(text, direction string, hasTask bool) (TruncateRes
 	if direction == KeepTail {
 		slices.Reverse(kept)
 	}
-	removed, unit := len(lines)-len(kept), "lines"
-	if hitBytes {
-		removed, unit = len(text)-size, "bytes"
-	}
-	path, err := t.save(text)
-	if err != nil {
-		return TruncateResult{}, err
-	}
+	return kept, size, hitBytes
+}
+
+// render is the truncated content: the kept part, the marker and the hint
+// naming the saved file.
+func render(kept []string, removed int, unit, path, direction string, hasTask bool) string {
+	return renderHint(kept, removed, unit, direction, savedHint(path, hasTask))
+}
+
+func savedHint(path string, hasTask bool) string {
 	hint := fmt.Sprintf("The tool call succeeded but the output was truncated. Full output saved to: %s\n", path)
 	if hasTask {
 		hint += "Use the Task tool to have the explore agent process this file with Grep and Read (with offset/limit). Do NOT read the full file yourself - delegate to save context."
 	} else {
 		hint += "Use Grep to search the full content or Read with offset/limit to view specific sections."
 	}
+	return hint
+}
+
+func renderHint(kept []string, removed int, unit, direction, hint string) string {
 	preview := strings.Join(kept, "\n")
 	marker := fmt.Sprintf("...%d %s truncated...", removed, unit)
-	var content string
 	if direction == KeepTail {
-		content = marker + "\n\n" + hint + "\n\n" + preview
-	} else {
-		content = preview + "\n\n" + marker + "\n\n" + hint
+		return marker + "\n\n" + hint + "\n\n" + preview
 	}
-	return TruncateResult{Content: content, Truncated: true, Path: path}, nil
+	return preview + "\n\n" + marker + "\n\n" + hint
 }
 
 func (t *Truncation) now() time.Time {
@@ -120,18 +141,34 @@ func (t *Truncation) now() time.Time {
 
 // save writes text to a new file named tool_<time-sortable id>.
 func (t *Truncation) save(text string) (string, error) {
-	if err := os.MkdirAll(t.Dir, 0o755); err != nil {
+	f, err := t.create()
+	if err != nil {
+		return "", err
+	}
+	_, err = f.WriteString(text)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return "", fmt.Errorf("save truncated output: %w", err)
+	}
+	return f.Name(), nil
+}
+
+// create makes a new, empty file named tool_<time-sortable id> in Dir.
+func (t *Truncation) create() (*os.File, error) {
+	if err := os.MkdirAll(t.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("save truncated output: %w", err)
 	}
 	t.Cleanup()
 	var rnd [4]byte
 	_, _ = rand.Read(rnd[:])
 	name := fmt.Sprintf("tool_%016x%s", t.now().UnixNano(), hex.EncodeToString(rnd[:]))
-	path := filepath.Join(t.Dir, name)
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		return "", fmt.Errorf("save truncated output: %w", err)
+	f, err := os.OpenFile(filepath.Join(t.Dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("save truncated output: %w", err)
 	}
-	return path, nil
+	return f, nil
 }
 
 // Cleanup deletes saved outputs older than Retention. It runs at most once

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strings"
 )
 
 // The values AgentConfig.Mode and MCPServer.Type accept.
@@ -34,6 +35,11 @@ func validate(cfg *Config, origins map[string]origin) error {
 	v.nonNegative(cfg.ToolOutput.MaxBytes, "tool_output", "max_bytes")
 	v.nonNegative(cfg.Bash.TimeoutMS, "bash", "timeout_ms")
 	v.toolKeys(cfg.Tools, "tools")
+	for i, w := range cfg.Sandbox.Writable {
+		if strings.TrimSpace(w) == "" {
+			v.errorf([]string{"sandbox", "writable"}, "entry %d is empty; name a directory: \"writable\": [\"/srv/data\"]", i)
+		}
+	}
 
 	for _, name := range slices.Sorted(maps.Keys(cfg.Agent)) {
 		a := cfg.Agent[name]

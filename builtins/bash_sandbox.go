@@ -1,0 +1,164 @@
+package builtins
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/toolhost/toolhost/internal/sandbox"
+	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/config"
+	"github.com/toolhost/toolhost/runtime/permission"
+)
+
+// bashSandbox decides the kernel sandbox one bash call runs under (see
+// package internal/sandbox): nil when the config turns it off or the kernel
+// lacks Landlock (host warned once at start; the permission rules alone
+// apply). approved are the directories outside the project that this call
+// was allowed to reach (bashPermissions' ExternalDirs, past the
+// external_directory question): what a person or rule allowed for the call
+// is writable for it. It fails closed when the policy asks for what the
+// kernel cannot enforce.
+func bashSandbox(tc *runtime.Context, approved []string) (*sandbox.Policy, error) {
+	cfg := tc.Config
+	if cfg == nil {
+		cfg = config.Default()
+	}
+	if !cfg.Sandbox.On() {
+		return nil, nil
+	}
+	abi, err := sandbox.Available()
+	if err != nil {
+		return nil, nil
+	}
+	if !cfg.Sandbox.NetworkOn() && abi < sandbox.MinNetworkABI {
+		return nil, fmt.Errorf(`bash: "sandbox": {"network": false} needs Landlock ABI %d (Linux 6.7) and this kernel has ABI %d, so commands are not run; set "network": true or upgrade the kernel`, sandbox.MinNetworkABI, abi)
+	}
+	p := BashSandboxPolicy(tc, cfg, os.Getenv)
+	p.Writable = append(p.Writable, approved...)
+	return &p, nil
+}
+
+// BashSandboxPolicy is the policy bash commands run under in this call's
+// context, without the directories a single call was approved: the
+// worktree and working directory, the temporary directory, the toolchain
+// caches, the devices, what external_directory allow rules allow (the
+// agent's rules and the call's), and sandbox.writable; toolhost's state
+// directories protected. `toolhost doctor` shows it.
+func BashSandboxPolicy(tc *runtime.Context, cfg *config.Config, env func(string) string) sandbox.Policy {
+	home, _ := os.UserHomeDir()
+	var w []string
+	for _, d := range []string{tc.Worktree, tc.Directory, os.TempDir()} {
+		if d != "" {
+			w = append(w, d)
+		}
+	}
+	w = append(w, config.SandboxCaches(env, home)...)
+	w = append(w, sandbox.Devices...)
+	w = append(w, externalAllowed(tc, home)...)
+	root := tc.Worktree
+	if root == "" {
+		root = tc.Directory
+	}
+	for _, d := range cfg.Sandbox.Writable {
+		w = append(w, resolveAgainst(root, home, d))
+	}
+	protected := tc.StateDirs
+	if len(protected) == 0 {
+		protected = []string{runtime.DefaultDataDir()}
+	}
+	return sandbox.Policy{Writable: w, Protected: protected, Network: cfg.Sandbox.NetworkOn()}
+}
+
+// externalAllowed lists the directories external_directory allow rules
+// name that the whole rule set, last match winning, really allows: the
+// default "*": "allow" for every permission does not open the disk when a
+// later "external_directory": {"*": "ask"} takes it back. A pattern's
+// directory is its part before the first wildcard ("/srv/*" → /srv, "*" →
+// /; see patternDir). Deny rules for a subdirectory of an allowed one are not carved out:
+// the kernel's rule is the coarser of the two, the permission rules still
+// judge what the command line names.
+func externalAllowed(tc *runtime.Context, home string) []string {
+	var rules permission.Ruleset
+	if tc.Registry != nil {
+		if a, err := tc.Registry.Agent(tc.Agent); err == nil {
+			rules = append(rules, a.Rules...)
+		}
+	}
+	rules = append(rules, tc.Rules...)
+	var out []string
+	for _, r := range rules {
+		if r.Action != permission.Allow || !permission.Match(r.Permission, runtime.PermissionExternalDirectory) {
+			continue
+		}
+		d := patternDir(r.Pattern, home)
+		if d == "" {
+			continue
+		}
+		if dec, _ := permission.Evaluate(runtime.PermissionExternalDirectory, externalGlob(d), rules); dec.Action == permission.Allow && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// patternDir is the directory a path pattern covers: the part before the
+// first wildcard, which must end a directory name. "" when the pattern is
+// relative (it cannot name a directory outside the project) or cut
+// mid-name ("/srv/da*": the kernel grants whole directories only).
+func patternDir(pattern, home string) string {
+	if strings.HasPrefix(pattern, "~/") && home != "" {
+		pattern = filepath.Join(home, pattern[2:])
+	}
+	if pattern == "*" || pattern == "**" {
+		return string(filepath.Separator)
+	}
+	if !filepath.IsAbs(pattern) {
+		return ""
+	}
+	if i := strings.IndexAny(pattern, "*?["); i >= 0 {
+		prefix := pattern[:i]
+		if !strings.HasSuffix(prefix, string(filepath.Separator)) {
+			// "/srv/da*" allows some of /srv's entries; the kernel
+			// can grant only whole directories, so it grants none.
+			return ""
+		}
+		return filepath.Clean(prefix)
+	}
+	return filepath.Clean(pattern)
+}
+
+// resolveAgainst makes a configured path absolute: "~/" is home, a
+// relative path lies in root.
+func resolveAgainst(root, home, p string) string {
+	switch {
+	case strings.HasPrefix(p, "~/") && home != "":
+		return filepath.Join(home, p[2:])
+	case filepath.IsAbs(p):
+		return filepath.Clean(p)
+	default:
+		return filepath.Join(root, p)
+	}
+}
+
+// sandboxNotes explains writes the output shows refused at paths the
+// sandbox does not grant, naming the config that would allow each.
+func sandboxNotes(p *sandbox.Policy, output string) []string {
+	if p == nil {
+		return nil
+	}
+	var notes []string
+	for _, r := range sandbox.Refusals(output, p.Plan(), p.Protected) {
+		if r.Protected {
+			notes = append(notes, fmt.Sprintf("The sandbox refused writing %s: it is toolhost's own state, which commands may never write.", r.Path))
+			continue
+		}
+		dir, _ := json.Marshal(r.Dir)
+		glob, _ := json.Marshal(externalGlob(r.Dir))
+		notes = append(notes, fmt.Sprintf(`The sandbox may have refused writing %s: bash commands may write only inside the project, the temporary directory, toolchain caches and directories the config allows. To allow it, add "sandbox": {"writable": [%s]} or "permission": {"external_directory": {%s: "allow"}} to toolhost.json.`, r.Path, dir, glob))
+	}
+	return notes
+}

@@ -1,0 +1,44 @@
+//go:build linux
+
+package builtins
+
+import (
+	"context"
+	"testing"
+
+	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/config"
+)
+
+// BenchmarkBashStartSandboxed and BenchmarkBashStartPlain measure one bash
+// call of `true` with and without the Landlock sandbox, in one run: the
+// difference is the helper's re-execution of the test binary, its
+// restriction and its exec of the shell.
+func BenchmarkBashStartSandboxed(b *testing.B) {
+	requireLandlock(b, 1)
+	benchBashStart(b, &config.Config{})
+}
+
+func BenchmarkBashStartPlain(b *testing.B) {
+	off := false
+	benchBashStart(b, &config.Config{Sandbox: config.Sandbox{Enabled: &off}})
+}
+
+func benchBashStart(b *testing.B, cfg *config.Config) {
+	dir := b.TempDir()
+	def, err := Bash().Init(context.Background(), runtime.InitContext{Agent: &runtime.Agent{Name: "build"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	tc := bashContext(dir, &bashProbe{}, cfg)
+	// toolhost's state where it is by default, not in the temporary
+	// directory, which would then be carved (see package sandbox).
+	tc.StateDirs = []string{runtime.DefaultDataDir()}
+	args := []byte(`{"command":"true","description":"nothing"}`)
+	for b.Loop() {
+		res, err := def.Execute(context.Background(), args, tc)
+		if err != nil || res.Metadata["exit"] != 0 {
+			b.Fatalf("bash true: %v %v", err, res.Output)
+		}
+	}
+}

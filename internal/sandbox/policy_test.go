@@ -1,0 +1,158 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestPlan(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	mk := func(p string) string {
+		p = filepath.Join(root, p)
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	work, cache, data := mk("work"), mk("cache"), mk("share/toolhost")
+	thCache, goCache := mk("cache/toolhost"), mk("cache/go-build")
+	if err := os.WriteFile(filepath.Join(cache, "file"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(thCache, filepath.Join(cache, "sneaky")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(work, filepath.Join(root, "worklink")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		policy  Policy
+		grants  []Grant
+		carved  []string
+		skipped []string
+	}{
+		{
+			name:   "a root without protected directories beneath is granted whole",
+			policy: Policy{Writable: []string{work}, Protected: []string{data}},
+			grants: []Grant{{work, true}},
+		},
+		{
+			name:    "a missing or relative root is skipped",
+			policy:  Policy{Writable: []string{filepath.Join(root, "missing"), "relative/dir"}},
+			skipped: []string{filepath.Join(root, "missing"), "relative/dir"},
+		},
+		{
+			name:   "a symbolic link to a root grants the root once",
+			policy: Policy{Writable: []string{filepath.Join(root, "worklink"), work}},
+			grants: []Grant{{work, true}},
+		},
+		{
+			name:    "a protected directory beneath a root is carved out, links into it included",
+			policy:  Policy{Writable: []string{cache}, Protected: []string{thCache}},
+			grants:  []Grant{{filepath.Join(cache, "file"), false}, {goCache, true}},
+			carved:  []string{cache},
+			skipped: []string{filepath.Join(cache, "sneaky"), thCache},
+		},
+		{
+			name:    "a root inside a protected directory is not granted",
+			policy:  Policy{Writable: []string{data}, Protected: []string{filepath.Join(root, "share")}},
+			skipped: []string{data},
+		},
+		{
+			name:    "a protected directory that does not exist yet still carves its existing parent",
+			policy:  Policy{Writable: []string{root}, Protected: []string{filepath.Join(work, "later", "toolhost")}},
+			grants:  []Grant{{cache, true}, {mk("share"), true}},
+			carved:  []string{root, work},
+			skipped: []string{filepath.Join(root, "worklink")},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			pl := tt.policy.Plan()
+			if !slices.Equal(pl.Grants, tt.grants) {
+				t.Errorf("grants = %v, want %v", pl.Grants, tt.grants)
+			}
+			if !slices.Equal(pl.Carved, tt.carved) {
+				t.Errorf("carved = %v, want %v", pl.Carved, tt.carved)
+			}
+			var skipped []string
+			for _, s := range pl.Skipped {
+				skipped = append(skipped, s.Path)
+			}
+			if !slices.Equal(skipped, tt.skipped) {
+				t.Errorf("skipped = %v, want %v (%v)", skipped, tt.skipped, pl.Skipped)
+			}
+		})
+	}
+}
+
+func TestPolicyRoundTripsThroughTheHelperArgument(t *testing.T) {
+	t.Parallel()
+	p := Policy{Writable: []string{"/a b", "/ü\n"}, Protected: []string{"/p"}, Network: false}
+	s, err := p.encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := decodePolicy(s)
+	if err != nil || !slices.Equal(got.Writable, p.Writable) || !slices.Equal(got.Protected, p.Protected) || got.Network {
+		t.Errorf("decode(encode(p)) = %+v, %v", got, err)
+	}
+	for _, bad := range []string{"", "null x", `{"writable": "/"}`, `{"network": true, "extra": 1}`} {
+		if _, err := decodePolicy(bad); err == nil {
+			t.Errorf("decodePolicy(%q) accepted a malformed policy", bad)
+		}
+	}
+}
+
+func TestRefusals(t *testing.T) {
+	t.Parallel()
+	in, out := t.TempDir(), t.TempDir()
+	plan := Policy{Writable: []string{in}}.Plan()
+	data, err := os.ReadFile("testdata/refusals.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := strings.Split(string(data), "\n== ")[1:]
+	if len(cases) < 10 {
+		t.Fatalf("corpus has %d cases", len(cases))
+	}
+	for _, c := range cases {
+		head, body, _ := strings.Cut(c, "\n")
+		name, want, _ := strings.Cut(head, " | ")
+		t.Run(name, func(t *testing.T) {
+			body = strings.ReplaceAll(strings.ReplaceAll(body, "OUT", out), "IN", in)
+			var got []string
+			for _, r := range Refusals(body, plan, nil) {
+				got = append(got, strings.Replace(r.Path, out, "OUT", 1))
+			}
+			var wantPaths []string
+			if want != "-" {
+				wantPaths = strings.Split(want, ",")
+			}
+			if !slices.Equal(got, wantPaths) {
+				t.Errorf("Refusals = %v, want %v", got, wantPaths)
+			}
+		})
+	}
+}
+
+func TestRefusalsNamesProtectedStateAndTheDirectoryToGrant(t *testing.T) {
+	t.Parallel()
+	out := t.TempDir()
+	data := filepath.Join(out, "toolhost")
+	rs := Refusals("bash: "+data+"/sessions.db: Permission denied\nmkdir: cannot create directory '"+out+"': Permission denied", Plan{}, []string{data})
+	if len(rs) != 2 || !rs[0].Protected || rs[0].Dir != data || rs[1].Protected || rs[1].Dir != out {
+		t.Errorf("Refusals = %+v", rs)
+	}
+	// A huge hostile output is read only so far.
+	huge := strings.Repeat("Permission denied /x"+strings.Repeat("a", 10000)+"\n", 5000)
+	if rs := Refusals(huge, Plan{}, nil); len(rs) > maxRefusals {
+		t.Errorf("got %d refusals, want at most %d", len(rs), maxRefusals)
+	}
+}

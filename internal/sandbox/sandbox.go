@@ -1,0 +1,32 @@
+package sandbox
+
+import "errors"
+
+// The helper's marker: argv[1] is HelperArg and HelperEnv holds
+// helperVersion. Command sets both; nothing else should.
+const (
+	HelperArg     = "__toolhost_sandbox_exec__"
+	HelperEnv     = "TOOLHOST_SANDBOX_HELPER"
+	helperVersion = "1"
+	// statusFD is the helper's status pipe: an error message, or nothing
+	// when the shell was started (close-on-exec closes it).
+	statusFD = 3
+	// helperFailed is the helper's exit status when it could not restrict
+	// itself or start the shell.
+	helperFailed = 126
+)
+
+// MinNetworkABI is the Landlock ABI that can refuse TCP connect and bind.
+const MinNetworkABI = 4
+
+// ErrUnsupported is returned by Available where the kernel or the system
+// has no Landlock.
+var ErrUnsupported = errors.New("landlock is not supported on this system")
+
+// HelperError is the helper's report that it could not confine the command;
+// the command did not run.
+type HelperError struct{ Msg string }
+
+func (e *HelperError) Error() string {
+	return "sandbox: " + e.Msg + `; set "sandbox": {"enabled": false} in the config to run commands without it`
+}

@@ -1,0 +1,173 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+)
+
+// Available returns the kernel's Landlock ABI version, or an error saying
+// why commands cannot be confined. It asks the kernel once per process.
+func Available() (abi int, err error) { return available() }
+
+var available = sync.OnceValues(func() (int, error) {
+	v, err := ll.LandlockGetABIVersion()
+	if err != nil || v < 1 {
+		if err == nil {
+			err = errors.New("ABI version 0")
+		}
+		return 0, fmt.Errorf("%w: %v; Linux 5.13 or later with landlock in the lsm= boot list confines bash commands", ErrUnsupported, err)
+	}
+	return v, nil
+})
+
+// Command returns a command that runs shell with args confined by p: the
+// current executable re-executed as the helper, which restricts itself and
+// execs shell. Start it, then call the returned wait before anything else
+// reads its state: wait reports a *HelperError when the helper could not
+// confine the command (which then did not run), or nil once the shell
+// runs. env is the shell's environment (nil: this process's).
+func Command(p Policy, shell string, args []string, env []string) (cmd *exec.Cmd, started func() error, err error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, nil, fmt.Errorf("sandbox: find this program to re-execute: %w", err)
+	}
+	path, err := exec.LookPath(shell)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sandbox: find shell %s: %w", shell, err)
+	}
+	enc, err := p.encode()
+	if err != nil {
+		return nil, nil, err
+	}
+	if env == nil {
+		env = os.Environ()
+	}
+	env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, HelperEnv+"=") })
+	cmd = exec.Command(self, append([]string{HelperArg, enc, path}, args...)...)
+	cmd.Env = append(env, HelperEnv+"="+helperVersion)
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, nil, fmt.Errorf("sandbox: status pipe: %w", err)
+	}
+	cmd.ExtraFiles = []*os.File{w} // fd 3 in the helper
+	started = func() error {
+		w.Close()
+		defer r.Close()
+		msg, err := io.ReadAll(io.LimitReader(r, 64<<10))
+		if err != nil {
+			return &HelperError{Msg: "read the helper's status: " + err.Error()}
+		}
+		if len(msg) > 0 {
+			return &HelperError{Msg: string(msg)}
+		}
+		return nil
+	}
+	return cmd, started, nil
+}
+
+func init() {
+	if os.Getenv(HelperEnv) != helperVersion || len(os.Args) < 4 || os.Args[1] != HelperArg {
+		return
+	}
+	runHelper() // does not return
+}
+
+// runHelper is the child side: restrict, then exec the shell. Every
+// failure goes to the status pipe and ends the process with helperFailed.
+func runHelper() {
+	fail := func(err error) {
+		status := os.NewFile(statusFD, "sandbox-status")
+		if status == nil || func() error { _, e := io.WriteString(status, err.Error()); return e }() != nil {
+			fmt.Fprintln(os.Stderr, "toolhost sandbox:", err)
+		}
+		os.Exit(helperFailed)
+	}
+	syscall.CloseOnExec(statusFD)
+	p, err := decodePolicy(os.Args[2])
+	if err != nil {
+		fail(err)
+	}
+	shell, args := os.Args[3], os.Args[3:]
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, HelperEnv+"=") })
+	if err := restrict(p); err != nil {
+		fail(err)
+	}
+	fail(fmt.Errorf("start %s: %w", shell, syscall.Exec(shell, args, env)))
+}
+
+// Write-type rights, the only ones handled: everything else (read,
+// execute, list, ioctl, UNIX sockets) stays open.
+const (
+	writeFileRights = ll.AccessFSWriteFile | ll.AccessFSTruncate
+	writeDirRights  = writeFileRights | ll.AccessFSRemoveDir | ll.AccessFSRemoveFile | ll.AccessFSMakeChar |
+		ll.AccessFSMakeDir | ll.AccessFSMakeReg | ll.AccessFSMakeSock | ll.AccessFSMakeFifo |
+		ll.AccessFSMakeBlock | ll.AccessFSMakeSym | ll.AccessFSRefer
+)
+
+// supportedFS are the file system rights each ABI version knows, as bits
+// below 1<<n (see the kernel's landlock.h).
+func supportedFS(abi int) landlock.AccessFSSet {
+	n := 13 // ABI 1
+	switch {
+	case abi >= 5:
+		n = 16
+	case abi >= 3:
+		n = 15
+	case abi == 2:
+		n = 14
+	}
+	return landlock.AccessFSSet(1<<n - 1)
+}
+
+// restrict confines this process (all threads) by p. It refuses a policy
+// the kernel cannot enforce rather than enforcing less of it.
+func restrict(p Policy) error {
+	abi, err := Available()
+	if err != nil {
+		return err
+	}
+	fsRights := landlock.AccessFSSet(writeDirRights) & supportedFS(abi)
+	var net landlock.AccessNetSet
+	if !p.Network {
+		if abi < MinNetworkABI {
+			return fmt.Errorf(`"network": false needs Landlock ABI %d (Linux 6.7) and this kernel has ABI %d, so TCP cannot be refused; set "sandbox": {"network": true} or upgrade the kernel`, MinNetworkABI, abi)
+		}
+		net = landlock.AccessNetSet(ll.AccessNetBindTCP | ll.AccessNetConnectTCP)
+	}
+	cfg := landlock.Config{HandledAccessFS: fsRights, HandledAccessNet: net}
+	plan := p.Plan()
+	var dirs, files []string
+	for _, g := range plan.Grants {
+		if g.Dir {
+			dirs = append(dirs, g.Path)
+		} else {
+			files = append(files, g.Path)
+		}
+	}
+	// A path Plan saw may be gone by now (a carved directory's entry
+	// removed meanwhile); granting nothing for it is what its absence
+	// means anyway.
+	var rules []landlock.Rule
+	if len(dirs) > 0 {
+		rules = append(rules, landlock.PathAccess(fsRights, dirs...).IgnoreIfMissing())
+	}
+	if len(files) > 0 {
+		rules = append(rules, landlock.PathAccess(fsRights&writeFileRights, files...).IgnoreIfMissing())
+	}
+	if err := cfg.Restrict(rules...); err != nil {
+		return fmt.Errorf("restrict with Landlock ABI %d: %w", abi, err)
+	}
+	return nil
+}

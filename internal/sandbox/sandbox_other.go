@@ -1,0 +1,20 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"fmt"
+	"os/exec"
+	"runtime"
+)
+
+// Available reports that this system has no Landlock.
+func Available() (abi int, err error) {
+	return 0, fmt.Errorf("%w (%s); bash commands run under the permission rules alone", ErrUnsupported, runtime.GOOS)
+}
+
+// Command is never used where Available fails; it refuses.
+func Command(Policy, string, []string, []string) (*exec.Cmd, func() error, error) {
+	_, err := Available()
+	return nil, nil, err
+}
