@@ -17,6 +17,7 @@ import (
 	"github.com/toolhost/toolhost/internal/sandbox"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
+	"github.com/toolhost/toolhost/runtime/permission"
 )
 
 // BashToolName is the bash tool's id.
@@ -135,7 +136,7 @@ func runBash(ctx context.Context, p BashParams, tc *runtime.Context) (runtime.Re
 	}
 	tc.Metadata(title, meta(""))
 	live := &throttle{every: bashMetadataInterval, emit: func(head string) { tc.Metadata(title, meta(head)) }}
-	sb, err := bashSandbox(tc, reqs.ExternalDirs)
+	sb, err := bashSandbox(tc, externalDirsOf(reqs))
 	if err != nil {
 		return runtime.Result{}, err
 	}
@@ -173,6 +174,19 @@ func runBash(ctx context.Context, p BashParams, tc *runtime.Context) (runtime.Re
 	}
 	tc.Metadata(title, m)
 	return runtime.Result{Title: title, Output: output, Metadata: m}, nil
+}
+
+// externalDirsOf lists the resolved directories outside the project that
+// the external_directory request of reqs named (and that were allowed, or
+// the call would not have got this far).
+func externalDirsOf(reqs []permission.Request) []string {
+	for _, r := range reqs {
+		if r.Permission == runtime.PermissionExternalDirectory {
+			dirs, _ := r.Metadata["directories"].([]string)
+			return dirs
+		}
+	}
+	return nil
 }
 
 // bashShell picks the shell: the configured one, else $SHELL when it is
