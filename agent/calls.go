@@ -59,9 +59,10 @@ func (ru *run) execute(ctx context.Context, step int, messageID string, calls []
 // plan repairs a call and checks it against the doom-loop rule.
 //
 // Repair: a tool name the agent is not offered but whose lower-case form is
-// ("Read", "BASH") is repaired to it, as OpenCode does. Any other unknown
-// name, and arguments that are not JSON, are left to the registry, which
-// routes them to the invalid tool so the model learns what went wrong.
+// ("Read", "BASH") is repaired to it, as OpenCode does. Any other name, and
+// arguments that are not JSON, are left to the registry: its gate refuses a
+// tool this agent is not offered, and it routes an unknown tool or broken
+// arguments to the invalid tool, so the model learns what went wrong.
 func (ru *run) plan(c ToolCall) plannedCall {
 	p := plannedCall{ToolCall: c, tool: c.Name, args: json.RawMessage(c.Arguments)}
 	if !ru.offered[p.tool] {
@@ -146,18 +147,9 @@ func (ru *run) run(ctx context.Context, step int, messageID string, p plannedCal
 			ru.emit(Event{Type: EventToolUpdate, SessionID: ru.sid, Step: step, CallID: p.ID, Tool: p.tool, State: StateRunning, Title: title, Metadata: meta})
 		},
 	}
-	if !ru.offered[p.tool] && ru.reg.Has(p.tool) && ru.reg.Has("invalid") {
-		// The tool exists but this agent is not offered it (disabled,
-		// denied outright, or denied to this subagent session): running it
-		// would bypass the filter, so the model is told as for an unknown
-		// tool.
-		offered := make([]string, 0, len(ru.offered))
-		for id := range ru.offered {
-			offered = append(offered, id)
-		}
-		msg := fmt.Sprintf("Model tried to call unavailable tool '%s'. Available tools: %s.", p.tool, strings.Join(sorted(offered), ", "))
-		c.Tool, c.Args = "invalid", mustJSON(map[string]string{"tool": p.tool, "error": msg})
-	}
+	// A tool the agent is not offered (disabled, denied outright, denied to
+	// this subagent session through c.Rules) is refused by the registry's
+	// gate with a message saying so; an unknown one is routed to invalid.
 	return ru.reg.Call(ctx, c)
 }
 

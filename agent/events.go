@@ -77,8 +77,10 @@ type Event struct {
 	Attachments  []runtime.Attachment `json:"attachments,omitempty"`
 	Error        string               `json:"error,omitempty"`
 	// ErrorKind is "denied", "rejected" or "corrected" for permission
-	// failures, "validation" for arguments the schema refused, "tool" for
-	// anything else.
+	// failures (a tool denied outright is "denied"), "unavailable" for a
+	// tool the agent is not offered otherwise (disabled by a tools map, a
+	// flag that is off), "validation" for arguments the schema refused,
+	// "tool" for anything else.
 	ErrorKind string  `json:"errorKind,omitempty"`
 	Time      *Timing `json:"time,omitempty"`
 

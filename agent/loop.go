@@ -521,5 +521,9 @@ func errorKind(err error) string {
 	if errors.As(err, &ve) {
 		return "validation"
 	}
+	var ue *runtime.UnavailableError
+	if errors.As(err, &ue) {
+		return "unavailable"
+	}
 	return "tool"
 }

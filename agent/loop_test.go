@@ -122,14 +122,15 @@ type guardedParams struct {
 	Target string `json:"target"`
 }
 
-// guardedTool asks permission "guarded" for its target before it runs.
+// guardedTool asks permission "guarded" for its target before it runs, and
+// declares so: the registry's gate leaves the question to it.
 func guardedTool() runtime.Tool {
-	return runtime.Define("guarded", "Touch a guarded target.", func(ctx context.Context, p guardedParams, tc *runtime.Context) (runtime.Result, error) {
+	return runtime.WithOwnPermission(runtime.Define("guarded", "Touch a guarded target.", func(ctx context.Context, p guardedParams, tc *runtime.Context) (runtime.Result, error) {
 		if err := tc.Ask(ctx, permission.Request{Permission: "guarded", Patterns: []string{p.Target}, Always: []string{"*"}}); err != nil {
 			return runtime.Result{}, err
 		}
 		return runtime.Result{Title: p.Target, Output: "touched " + p.Target}, nil
-	})
+	}))
 }
 
 type levelParams struct {
@@ -267,10 +268,10 @@ func TestRunRepairsAndRoutesBadCalls(t *testing.T) {
 			wantResult: "Error: ",
 		},
 		{
-			name:       "a tool that exists but is not offered is treated as unknown",
+			name:       "a tool that exists but is not offered is refused as not available, not run",
 			call:       agenttest.ToolCall{ID: "c1", Name: "invalid", Arguments: `{"tool":"x","error":"y"}`},
 			wantTool:   "invalid",
-			wantResult: "Model tried to call unavailable tool 'invalid'",
+			wantResult: `Error: tool "invalid" is not available to the build agent`,
 		},
 	}
 	for _, tt := range tests {

@@ -89,7 +89,7 @@ func TestTaskRunsASubagentInAChildSession(t *testing.T) {
 		}
 	}
 	out := parentLast.ToolResults()["p_task"]
-	if !strings.HasPrefix(out, "task_id: ses_") || !strings.Contains(out, "<task_result>\nchild found 42; todo said: The arguments provided to the tool are invalid: Model tried to call unavailable tool 'todowrite'") {
+	if !strings.HasPrefix(out, "task_id: ses_") || !strings.Contains(out, `<task_result>`+"\n"+`child found 42; todo said: Error: tool "todowrite" is not available to the helper agent: permission todowrite "*": deny (subagent session) denies it to this call`) {
 		t.Errorf("task result sent to the parent:\n%s", out)
 	}
 

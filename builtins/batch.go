@@ -63,7 +63,9 @@ type batchOutcome struct {
 // Batch returns the batch tool: it runs up to 25 calls of other tools at
 // once, each through the registry's whole path (validation, hooks,
 // permissions, truncation) as tc.Registry.Call, with call ids
-// "<batch call id>-<index>". Results come back in call order, one failure
+// "<batch call id>-<index>", the batch's agent, model and per-call rules:
+// the registry's gate refuses a tool that agent is not offered, so a batch
+// reaches nothing a direct call could not. Results come back in call order, one failure
 // does not stop the others, and batch cannot call itself. The registry
 // offers it only when experimental.batch_tool is set.
 //
@@ -156,11 +158,13 @@ func batchOne(ctx context.Context, tc *runtime.Context, i int, c BatchCall) batc
 		return fail("Tool '%s' is not allowed in batch. Disallowed tools: %s", c.Tool, strings.Join(batchDisallowed, ", "))
 	}
 	// An unknown tool would be routed to the invalid tool and come back as
-	// a successful call; report it as the failure it is.
+	// a successful call; report it as the failure it is. A known tool the
+	// agent is not offered is refused by the registry's gate.
 	if !tc.Registry.Has(c.Tool) {
 		var available []string
 		for _, id := range tc.Registry.IDs() {
-			if !slices.Contains(batchUnsuggested, id) {
+			offered := tc.Registry.Available(runtime.Call{Tool: id, Agent: tc.Agent, Model: tc.Model, Rules: tc.Rules}) == nil
+			if offered && !slices.Contains(batchUnsuggested, id) {
 				available = append(available, id)
 			}
 		}
@@ -181,6 +185,7 @@ func batchOne(ctx context.Context, tc *runtime.Context, i int, c BatchCall) batc
 		MessageID: tc.MessageID,
 		CallID:    fmt.Sprintf("%s-%d", tc.CallID, i),
 		Agent:     tc.Agent,
+		Model:     tc.Model,
 		Extra:     tc.Extra,
 		Rules:     tc.Rules,
 	})

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/config"
 	"github.com/toolhost/toolhost/runtime/permission"
 )
 
@@ -43,11 +44,16 @@ func newBatchHarness(t *testing.T) *batchHarness {
 	h := &batchHarness{}
 	dir := t.TempDir()
 	reg, err := runtime.NewRegistry(runtime.Options{
+		Config: &config.Config{
+			Experimental: config.Experimental{BatchTool: true},
+			Tools:        map[string]bool{"off": false},
+		},
 		Directory: dir,
 		DataDir:   t.TempDir(),
 		Agents: map[string]*runtime.Agent{"build": {Name: "build", Rules: permission.Ruleset{
 			{Permission: "*", Pattern: "*", Action: permission.Allow},
 			{Permission: "guarded", Pattern: "*", Action: permission.Ask},
+			{Permission: "undeclared", Pattern: "*", Action: permission.Ask},
 		}}},
 		Asker: permission.AskerFunc(func(_ context.Context, req permission.Request) (permission.Reply, error) {
 			h.mu.Lock()
@@ -72,11 +78,20 @@ func newBatchHarness(t *testing.T) *batchHarness {
 		runtime.Define("fail", "Always fails.", func(_ context.Context, p echoParams, _ *runtime.Context) (runtime.Result, error) {
 			return runtime.Result{}, errors.New("failed on purpose: " + p.Text)
 		}),
-		runtime.Define("guarded", "Asks permission.", func(ctx context.Context, p echoParams, tc *runtime.Context) (runtime.Result, error) {
+		runtime.WithOwnPermission(runtime.Define("guarded", "Asks permission.", func(ctx context.Context, p echoParams, tc *runtime.Context) (runtime.Result, error) {
 			if err := tc.Ask(ctx, permission.Request{Permission: "guarded", Patterns: []string{p.Text}}); err != nil {
 				return runtime.Result{}, err
 			}
 			return runtime.Result{Title: "guarded", Output: "allowed " + p.Text}, nil
+		})),
+		// undeclared does not check its own permission, so the gate asks
+		// "undeclared" before it runs.
+		runtime.Define("undeclared", "Checks nothing itself.", func(_ context.Context, p echoParams, _ *runtime.Context) (runtime.Result, error) {
+			return runtime.Result{Title: "undeclared", Output: "undeclared ran " + p.Text}, nil
+		}),
+		// off is disabled by the config's tools map: no route reaches it.
+		runtime.Define("off", "Disabled by config.", func(_ context.Context, p echoParams, _ *runtime.Context) (runtime.Result, error) {
+			return runtime.Result{Title: "off ran", Output: "off ran " + p.Text}, nil
 		}),
 		// rendezvous returns only once two calls of it run at the same
 		// time, so a batch that ran calls one by one would never finish.
@@ -209,6 +224,54 @@ func TestBatchCallsGoThroughHooksAndPermissions(t *testing.T) {
 	slices.Sort(h.hookIDs)
 	if !slices.Equal(h.hookIDs, []string{"batch@b", "batch@b", "guarded@b-0", "guarded@b-0", "guarded@b-1"}) {
 		t.Errorf("hooks saw %q", h.hookIDs)
+	}
+}
+
+// TestBatchReachesOnlyWhatTheAgentIsOffered: every call of a batch goes
+// through the registry's gate with the batch's agent, model and per-call
+// rules, so a batch (and a batch inside a task) cannot reach a tool a
+// direct call could not.
+func TestBatchReachesOnlyWhatTheAgentIsOffered(t *testing.T) {
+	t.Parallel()
+	taskDenies := permission.Ruleset{{Permission: "echo", Pattern: "*", Action: permission.Deny, Source: "subagent session"}}
+	tests := []struct {
+		name      string
+		call      BatchCall
+		rules     permission.Ruleset
+		wantOK    bool
+		wantText  string
+		wantAsked bool
+	}{
+		{"a tool the config's tools map disables is refused and never runs", BatchCall{Tool: "off", Parameters: map[string]any{"text": "x"}}, nil, false, `tool "off" is not available to the build agent: the config disables it with "tools": {"off": false}`, false},
+		{"a tool the per-call rules deny outright is refused", BatchCall{Tool: "echo", Parameters: map[string]any{"text": "x"}}, taskDenies, false, `tool "echo" is not available to the build agent: permission echo "*": deny (subagent session) denies it to this call`, false},
+		{"the per-call rules leave other tools offered", BatchCall{Tool: "fail", Parameters: map[string]any{"text": "x"}}, taskDenies, false, "failed on purpose: x", false},
+		{"a tool without its own check is asked about under its id first", BatchCall{Tool: "undeclared", Parameters: map[string]any{"text": "x"}}, nil, true, "undeclared ran x", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := newBatchHarness(t)
+			args, _ := json.Marshal(BatchParams{ToolCalls: []BatchCall{tt.call}})
+			res, err := h.reg.Call(context.Background(), runtime.Call{Tool: BatchToolName, Args: args, SessionID: "ses", CallID: "b", Rules: tt.rules})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := details(t, res)
+			if d[0].Success != tt.wantOK || !strings.Contains(res.Output, tt.wantText) {
+				t.Errorf("details %+v, want success %v and output containing %q:\n%s", d, tt.wantOK, tt.wantText, res.Output)
+			}
+			if strings.Contains(res.Output, "off ran") {
+				t.Error("the disabled tool ran")
+			}
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			asked := slices.ContainsFunc(h.asks, func(r permission.Request) bool {
+				return r.Permission == tt.call.Tool && slices.Equal(r.Patterns, []string{"*"}) && r.CallID == "b-0"
+			})
+			if asked != tt.wantAsked {
+				t.Errorf("gate asked %v for %s (asks %+v), want %v", asked, tt.call.Tool, h.asks, tt.wantAsked)
+			}
+		})
 	}
 }
 

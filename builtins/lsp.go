@@ -69,7 +69,7 @@ type LSPParams struct {
 // Result metadata: server, errors (count for the file), diagnostics (per
 // file, errors only).
 func LSP() runtime.Tool {
-	return runtime.Define(LSPToolName, lspDescription, func(ctx context.Context, p LSPParams, tc *runtime.Context) (runtime.Result, error) {
+	return runtime.WithOwnPermission(runtime.Define(LSPToolName, lspDescription, func(ctx context.Context, p LSPParams, tc *runtime.Context) (runtime.Result, error) {
 		if p.FilePath == "" {
 			return runtime.Result{}, errors.New("filePath is empty; pass the file to check")
 		}
@@ -99,7 +99,7 @@ func LSP() runtime.Tool {
 		out, count := formatDiagnostics(path, root, diags)
 		meta := map[string]any{"server": name, "errors": count, "diagnostics": diags}
 		return runtime.Result{Title: rel, Output: out, Metadata: meta}, nil
-	})
+	}))
 }
 
 // lspServerFor finds the configured server for a file's extension; when

@@ -57,7 +57,7 @@ type WebSearchParams struct {
 // asks permission websearch for the query and times out after 25 seconds.
 // Result metadata: query, numResults, type, livecrawl.
 func WebSearch() runtime.Tool {
-	return runtime.DefineDynamic(WebSearchToolName,
+	return runtime.WithOwnPermission(runtime.DefineDynamic(WebSearchToolName,
 		func(context.Context, runtime.InitContext) (string, error) {
 			var b strings.Builder
 			err := websearchDescription.Execute(&b, map[string]any{"Year": time.Now().Year(), "DefaultResults": websearchResults})
@@ -92,7 +92,7 @@ func WebSearch() runtime.Tool {
 				text = "No search results found. Please try a different query."
 			}
 			return runtime.Result{Title: "Web search: " + p.Query, Output: text, Metadata: meta}, nil
-		})
+		}))
 }
 
 // searchCall calls one tool of the search MCP endpoint and returns the

@@ -39,8 +39,13 @@ When a rule says "ask", a person at a terminal is asked (once, always,
 reject, or reject with a message). Without a terminal the request is refused
 with a message saying how to allow it: add a rule, or pass --yes.
 
+A tool the agent is not offered — disabled by "tools": {"x": false},
+denied outright by a permission rule, or behind a flag that is off — is
+refused, as it is on every other route (MCP, batch, task, the agent loop);
+the message names the config key that enables it.
+
 Exit status: 0 success, 1 the tool failed, 2 usage error, 3 permission
-denied or rejected.`,
+denied or rejected, or the tool is not offered to the agent.`,
 		Example: `  toolhost call read '{"filePath":"go.mod"}'
   echo '{"command":"git status","description":"Show status"}' | toolhost call bash - --yes
   toolhost call todowrite '{"todos":[{"content":"ship","status":"pending","priority":"high"}]}' --session work

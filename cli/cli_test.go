@@ -100,6 +100,7 @@ func TestExitCodeMapsErrorKinds(t *testing.T) {
 		{&permission.RejectedError{Permission: "edit"}, ExitPermission},
 		{&permission.CorrectedError{Permission: "edit", Message: "no"}, ExitPermission},
 		{&ExitError{Code: 7, Err: errors.New("x")}, 7},
+		{fmt.Errorf("call: %w", &runtime.UnavailableError{Tool: "probe", Agent: "build", Reason: "disabled"}), ExitPermission},
 		{errors.New(`unknown command "x" for "toolhost"`), ExitUsage},
 	}
 	for _, tc := range tests {

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/toolhost/toolhost/host"
+	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/permission"
 )
 
@@ -132,7 +133,9 @@ func ExitCode(err error) int {
 		return ExitOK
 	case errors.As(err, &ee):
 		return ee.Code
-	case permission.IsPermissionError(err):
+	case permission.IsPermissionError(err), errors.As(err, new(*runtime.UnavailableError)):
+		// A tool the agent is not offered is refused by configuration, as
+		// a denial is.
 		return ExitPermission
 	case errors.As(err, &ue):
 		return ExitUsage

@@ -12,7 +12,7 @@ import (
 
 // PluginManager returns the manager of the project's plugin packages:
 // toolhost.lock at the project root, the cache under CacheDir/plugins,
-// the config's trust policy. Starting a host only reads through it; the
+// the config's trust policy and package size limit. Starting a host only reads through it; the
 // CLI's `toolhost plugin` commands also add, update and remove.
 func (h *Host) PluginManager(opts Options) *pkg.Manager {
 	return &pkg.Manager{
@@ -20,6 +20,8 @@ func (h *Host) PluginManager(opts Options) *pkg.Manager {
 		LockPath: filepath.Join(h.Worktree, pkg.LockFile),
 		Base:     h.Worktree,
 		Trust:    h.Config.Trust,
+		// Downloads stop at plugin_limits.max_archive_bytes.
+		MaxArchiveBytes: h.Config.PluginLimits.ArchiveBytes(),
 	}
 }
 

@@ -22,7 +22,6 @@ import (
 
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
-	"github.com/toolhost/toolhost/runtime/permission"
 )
 
 // DefaultTimeout bounds starting a server and listing its tools when the
@@ -420,17 +419,11 @@ func (t *remoteTool) Init(context.Context, runtime.InitContext) (*runtime.Defini
 	}, nil
 }
 
-// execute asks the permission named by the tool id, so rules such as
-// "everything_*": "ask" apply, then calls the server.
+// execute calls the server. The tool does not check a permission itself
+// (its Definition leaves ChecksOwnPermission unset), so the registry's gate
+// has already asked the permission named by the tool id, pattern "*":
+// rules such as "everything_*": "ask" apply before the server is called.
 func (t *remoteTool) execute(ctx context.Context, args json.RawMessage, tc *runtime.Context) (runtime.Result, error) {
-	if err := tc.Ask(ctx, permission.Request{
-		Permission: t.id,
-		Patterns:   []string{"*"},
-		Always:     []string{"*"},
-		Metadata:   map[string]any{"server": t.server.name, "tool": t.tool.Name, "arguments": args},
-	}); err != nil {
-		return runtime.Result{}, err
-	}
 	return t.server.call(ctx, t.tool.Name, args, tc)
 }
 

@@ -43,7 +43,7 @@ type pingParams struct {
 }
 
 func testTools() []runtime.Tool {
-	guarded := runtime.Define("guarded", "Asks permission guarded for a path.", func(ctx context.Context, p guardedParams, tc *runtime.Context) (runtime.Result, error) {
+	guarded := runtime.WithOwnPermission(runtime.Define("guarded", "Asks permission guarded for a path.", func(ctx context.Context, p guardedParams, tc *runtime.Context) (runtime.Result, error) {
 		if err := tc.Ask(ctx, runtime.PermissionRequest{
 			Permission: "guarded",
 			Patterns:   []string{p.Path},
@@ -53,7 +53,7 @@ func testTools() []runtime.Tool {
 			return runtime.Result{}, err
 		}
 		return runtime.Result{Title: p.Path, Output: "guarded " + p.Path}, nil
-	})
+	}))
 	ping := runtime.Define("ping", "Reports progress, then answers pong.", func(ctx context.Context, p pingParams, tc *runtime.Context) (runtime.Result, error) {
 		for i := 1; i <= p.Steps; i++ {
 			tc.Metadata("step", map[string]any{"step": i})
@@ -409,5 +409,66 @@ func TestResultsCarryTitleAndMetadata(t *testing.T) {
 	}
 	if _, ok := res.Meta[mcp.MetaMetadataKey].(map[string]any); !ok {
 		t.Errorf("result _meta lacks the metadata: %v", res.Meta)
+	}
+}
+
+// TestADisabledToolIsNeitherListedNorCallableOverMCP: a tool the agent is
+// not offered — disabled by the tools map, or a wasm tool denied outright —
+// is missing from tools/list and refused by tools/call, and never runs.
+func TestADisabledToolIsNeitherListedNorCallableOverMCP(t *testing.T) {
+	t.Parallel()
+	var cfg config.Config
+	if err := json.Unmarshal([]byte(`{"tools": {"ping": false, "probe": false}, "permission": {"probe": "deny"}}`), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	reg, err := runtime.NewRegistry(runtime.Options{Config: &cfg, Asker: mcp.Asker{}, Directory: t.TempDir(), DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	ran := map[string]int{}
+	count := func(id string) runtime.Tool {
+		return runtime.Define(id, "Counts its calls.", func(context.Context, struct{}, *runtime.Context) (runtime.Result, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			ran[id]++
+			return runtime.Result{Output: id + " ran"}, nil
+		})
+	}
+	reg.Add(runtime.SourceRuntime, count("ping"), count("allowed"))
+	reg.Add(runtime.SourceWasm, count("probe"))
+	srv, err := mcp.NewServer(context.Background(), reg, mcp.ServerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{reg: reg, srv: srv}
+	for _, proto := range protocols {
+		t.Run(proto, func(t *testing.T) {
+			cs := f.connect(t, proto, nil)
+			var listed []string
+			for tool, err := range cs.Tools(context.Background(), nil) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				listed = append(listed, tool.Name)
+			}
+			if !slices.Contains(listed, "allowed") || slices.Contains(listed, "ping") || slices.Contains(listed, "probe") {
+				t.Errorf("tools/list = %v, want allowed and neither ping nor probe", listed)
+			}
+			for _, id := range []string{"ping", "probe"} {
+				res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: id, Arguments: map[string]any{}})
+				if err == nil && !res.IsError {
+					t.Errorf("tools/call %s succeeded: %q", id, text(res))
+				}
+			}
+			if res, out := call(t, cs, "allowed", map[string]any{}); res.IsError || out != "allowed ran" {
+				t.Errorf("tools/call allowed: %q", out)
+			}
+		})
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if ran["ping"] != 0 || ran["probe"] != 0 || ran["allowed"] != len(protocols) {
+		t.Errorf("runs %v, want only allowed to run, once per protocol", ran)
 	}
 }

@@ -17,8 +17,12 @@ type Context struct {
 	SessionID string
 	MessageID string
 	Agent     string
-	CallID    string
-	Tool      string // the tool's id
+	// Model is the model the call is made for ("" when unknown); a tool
+	// that calls other tools (batch) passes it on, so the gate offers them
+	// as it offers this one.
+	Model  string
+	CallID string
+	Tool   string // the tool's id
 
 	// Directory is the working directory; Worktree the project root (the
 	// git worktree containing Directory, or Directory itself). Relative

@@ -1,8 +1,14 @@
 // Package runtime is toolhost's tool contract and the machinery every tool
 // call goes through: the Tool interface and its call Context, the wrapper
-// (argument validation, permission plumbing, output truncation, hooks, panic
-// recovery, logging), the Registry that assembles tools from every source,
-// the built-in agents and their permission rules.
+// (the gate, argument validation, permission plumbing, output truncation,
+// hooks, panic recovery, logging), the Registry that assembles tools from
+// every source, the built-in agents and their permission rules.
+//
+// The gate (gate.go) is the wrapper's first step: every route a call can
+// take ends in Registry.Call, so a tool an agent is not offered is refused
+// there whatever the route, and a tool that declares no permission check of
+// its own (Definition.ChecksOwnPermission) is checked against its id's
+// permission before it runs.
 //
 // It is named after what it is — the runtime tools run in — as
 // k8s.io/apimachinery/pkg/runtime is; import the standard library's runtime

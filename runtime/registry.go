@@ -255,68 +255,20 @@ func (r *Registry) Tools(ctx context.Context, model, agentName string) ([]ToolIn
 	return out, nil
 }
 
-// offered applies the model, config and permission filters.
+// offered lists the tools agent is offered on model, sorted: those the gate
+// would admit (see unavailable), except that a listing picks one set of
+// edit tools even when the model is unknown — edit and write.
 func (r *Registry) offered(model string, agent *Agent) []string {
-	cfg := r.opts.Config
-	ids := r.IDs()
-	disabled := permission.Disabled(ids, agent.Rules)
-	usePatch := strings.Contains(model, "gpt-") && !strings.Contains(model, "oss") && !strings.Contains(model, "gpt-4")
 	var out []string
-	for _, id := range ids {
-		switch id {
-		case "invalid":
-			continue // reached only by routing
-		case "apply_patch":
-			if !usePatch {
-				continue
-			}
-		case "edit", "write":
-			if usePatch {
-				continue
-			}
-		case "websearch", "codesearch":
-			if cfg.Search == nil {
-				continue
-			}
-		case "lsp":
-			if !cfg.Experimental.LSPTool {
-				continue
-			}
-		case "batch":
-			if !cfg.Experimental.BatchTool {
-				continue
-			}
-		case "question":
-			if r.opts.Questioner == nil {
-				continue
-			}
-		}
-		if disabled[id] || !enabled(cfg.Tools, id) || !enabled(agent.Tools, id) {
+	for _, id := range r.IDs() {
+		if id == "apply_patch" && model == "" {
 			continue
 		}
-		out = append(out, id)
-	}
-	return out
-}
-
-// enabled applies a tools map ({"webfetch": false, "mcp_*": false}); the
-// last matching key in sorted order decides, exact ids beat wildcards.
-func enabled(m map[string]bool, id string) bool {
-	if v, ok := m[id]; ok {
-		return v
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	on := true
-	for _, k := range keys {
-		if permission.Match(k, id) {
-			on = m[k]
+		if r.unavailable(id, model, agent, nil) == nil {
+			out = append(out, id)
 		}
 	}
-	return on
+	return out
 }
 
 func (r *Registry) prepare(ctx context.Context, id string, agent *Agent, model string) (*prepared, error) {
@@ -356,8 +308,10 @@ func (r *Registry) prepare(ctx context.Context, id string, agent *Agent, model s
 // tool, or with arguments that are not JSON, is routed to the invalid tool,
 // which tells the model what went wrong; its result comes back with a nil
 // error. Any other failure returns an error the front end shows the model:
-// a *ValidationError, a permission error (see permission.Kind), a *HookError,
-// or the tool's own error.
+// an *UnavailableError (the gate: the tool is not offered to this agent,
+// whatever route the call took), a permission error (see permission.Kind;
+// the gate asks the tool's own permission for tools that do not check it
+// themselves), a *ValidationError, a *HookError, or the tool's own error.
 func (r *Registry) Call(ctx context.Context, c Call) (Result, error) {
 	agent, err := r.Agent(c.Agent)
 	if err != nil {
@@ -375,7 +329,7 @@ func (r *Registry) Call(ctx context.Context, c Call) (Result, error) {
 	if len(strings.TrimSpace(string(c.Args))) > 0 && !json.Valid(c.Args) {
 		return r.invalid(ctx, c, agent, fmt.Sprintf("The arguments for tool '%s' are not valid JSON: %s", c.Tool, truncateForMessage(string(c.Args))))
 	}
-	return r.run(ctx, c, agent)
+	return r.run(ctx, c, agent, true)
 }
 
 func (r *Registry) invalid(ctx context.Context, c Call, agent *Agent, msg string) (Result, error) {
@@ -384,7 +338,7 @@ func (r *Registry) invalid(ctx context.Context, c Call, agent *Agent, msg string
 	}
 	args, _ := json.Marshal(map[string]string{"tool": c.Tool, "error": msg})
 	c.Tool, c.Args = "invalid", args
-	return r.run(ctx, c, agent)
+	return r.run(ctx, c, agent, false) // routed, so not gated: invalid is never offered
 }
 
 func truncateForMessage(s string) string {
@@ -415,10 +369,21 @@ func (e *PanicError) Error() string {
 	return fmt.Sprintf("tool %s crashed: %v; this is a bug in the tool, not in your call", e.Tool, e.Value)
 }
 
-func (r *Registry) run(ctx context.Context, c Call, agent *Agent) (res Result, err error) {
+// run is the wrapper: gate (when gated), hooks before, validation, execute
+// with panic recovery, truncation, hooks after, logging.
+func (r *Registry) run(ctx context.Context, c Call, agent *Agent, gated bool) (res Result, err error) {
 	start := time.Now()
 	log := r.log.With("tool", c.Tool, "session", c.SessionID, "call", c.CallID, "agent", agent.Name)
-	p, err := r.prepare(ctx, c.Tool, agent, c.Model)
+	rules := agent.Rules
+	if len(c.Rules) > 0 {
+		rules = append(slices.Clone(agent.Rules), c.Rules...)
+	}
+	var p *prepared
+	if gated {
+		p, err = r.gate(ctx, c, agent, rules)
+	} else {
+		p, err = r.prepare(ctx, c.Tool, agent, c.Model)
+	}
 	if err != nil {
 		return Result{}, err
 	}
@@ -449,6 +414,7 @@ func (r *Registry) run(ctx context.Context, c Call, agent *Agent) (res Result, e
 		SessionID:  c.SessionID,
 		MessageID:  c.MessageID,
 		Agent:      agent.Name,
+		Model:      c.Model,
 		CallID:     c.CallID,
 		Tool:       c.Tool,
 		Directory:  r.opts.Directory,
@@ -468,10 +434,6 @@ func (r *Registry) run(ctx context.Context, c Call, agent *Agent) (res Result, e
 	}
 	if tc.Extra == nil {
 		tc.Extra = map[string]any{}
-	}
-	rules := agent.Rules
-	if len(c.Rules) > 0 {
-		rules = append(slices.Clone(agent.Rules), c.Rules...)
 	}
 	tc.ask = func(ctx context.Context, req permission.Request) error {
 		return r.perms.Ask(ctx, rules, req)

@@ -13,9 +13,6 @@ import (
 	"github.com/toolhost/toolhost/runtime/config"
 )
 
-// maxDownload caps an https download.
-const maxDownload = maxArchiveBytes
-
 // ConsentRequest is what a person is shown before a plugin gets
 // capabilities.
 type ConsentRequest struct {
@@ -51,6 +48,12 @@ type Manager struct {
 	HTTPClient *http.Client
 	// Registry configures OCI access.
 	Registry RegistryOptions
+	// MaxArchiveBytes is the largest package fetch accepts, whatever its
+	// kind; a larger one is refused with an *ArchiveTooLargeError before
+	// anything is written to the cache. 0 means
+	// config.DefaultPluginMaxArchiveBytes (100 MB); the host sets it from
+	// the config's plugin_limits.max_archive_bytes.
+	MaxArchiveBytes int64
 	// Consent asks a person to agree to capabilities. Nil refuses every
 	// request that needs consent (pass yes to agree without asking).
 	Consent func(ctx context.Context, req ConsentRequest) (bool, error)
@@ -71,31 +74,40 @@ type fetched struct {
 
 // fetch downloads ref into the cache. With want set (the locked digest),
 // only those bytes are accepted: a tag that moved is not followed, and a
-// download that hashes differently is refused with both digests.
+// download that hashes differently is refused with both digests. A package
+// over the size limit is refused before anything is written to the cache:
+// by its declared size when the source states one (a file's size, a
+// Content-Length, an OCI descriptor), else by reading at most one byte past
+// the limit.
 func (m *Manager) fetch(ctx context.Context, ref Ref, want string) (*fetched, error) {
 	f := &fetched{kind: ref.Kind}
+	limit := m.archiveLimit()
+	tooLarge := func(size int64) error { return &ArchiveTooLargeError{Ref: ref.Raw, Size: size, Limit: limit} }
 	var err error
 	switch ref.Kind {
 	case KindOCI:
-		if f.blob, f.sig, err = m.Cache.pullOCI(ctx, ref, want, m.Registry); err != nil {
+		if f.blob, f.sig, err = m.Cache.pullOCI(ctx, ref, want, m.Registry, limit); err != nil {
 			return nil, err
 		}
 	case KindDir:
 		if f.blob, _, err = Pack(ref.Path); err != nil {
 			return nil, err
 		}
-	case KindArchive:
-		if f.blob, err = os.ReadFile(ref.Path); err != nil {
-			return nil, fmt.Errorf("read %s: %w", ref.Path, err)
+		if int64(len(f.blob)) > limit {
+			return nil, tooLarge(int64(len(f.blob)))
 		}
-		if sig, err := os.ReadFile(ref.Path + ".minisig"); err == nil {
+	case KindArchive:
+		if f.blob, err = readFileLimited(ref.Path, limit, tooLarge); err != nil {
+			return nil, err
+		}
+		if sig, err := readFileLimited(ref.Path+".minisig", maxSignatureBytes, nil); err == nil {
 			f.sig = sig
 		}
 	case KindHTTPS:
-		if f.blob, err = m.download(ctx, ref.URL, true); err != nil {
+		if f.blob, err = m.download(ctx, ref.URL, true, limit, tooLarge); err != nil {
 			return nil, err
 		}
-		if f.sig, err = m.download(ctx, ref.URL+".minisig", false); err != nil {
+		if f.sig, err = m.download(ctx, ref.URL+".minisig", false, maxSignatureBytes, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -112,8 +124,11 @@ func (m *Manager) fetch(ctx context.Context, ref Ref, want string) (*fetched, er
 	return f, nil
 }
 
-// download GETs url; a 404 is nil, nil unless required.
-func (m *Manager) download(ctx context.Context, url string, required bool) ([]byte, error) {
+// download GETs url; a 404 is nil, nil unless required. A body over limit
+// bytes — by its Content-Length, or by what arrives — is refused with
+// tooLarge(size) (size -1 when the server did not say), or a plain error
+// when tooLarge is nil.
+func (m *Manager) download(ctx context.Context, url string, required bool, limit int64, tooLarge func(size int64) error) ([]byte, error) {
 	hc := m.HTTPClient
 	if hc == nil {
 		hc = http.DefaultClient
@@ -133,12 +148,48 @@ func (m *Manager) download(ctx context.Context, url string, required bool) ([]by
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("download %s: %s", url, resp.Status)
 	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxDownload+1))
+	over := func(size int64) error {
+		if tooLarge != nil {
+			return tooLarge(size)
+		}
+		return fmt.Errorf("download %s: larger than %d bytes", url, limit)
+	}
+	if resp.ContentLength > limit {
+		return nil, over(resp.ContentLength)
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("download %s: %w", url, err)
 	}
-	if len(b) > maxDownload {
-		return nil, fmt.Errorf("download %s: larger than %d MB", url, maxDownload>>20)
+	if int64(len(b)) > limit {
+		return nil, over(-1)
+	}
+	return b, nil
+}
+
+// readFileLimited reads a file of at most limit bytes: its size is checked
+// first, and the read stops one byte past the limit in case it grew since.
+func readFileLimited(path string, limit int64, tooLarge func(size int64) error) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	over := func(size int64) error {
+		if tooLarge != nil {
+			return tooLarge(size)
+		}
+		return fmt.Errorf("read %s: larger than %d bytes", path, limit)
+	}
+	if fi, err := f.Stat(); err == nil && fi.Size() > limit {
+		return nil, over(fi.Size())
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if int64(len(b)) > limit {
+		return nil, over(-1)
 	}
 	return b, nil
 }

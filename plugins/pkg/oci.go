@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"path"
@@ -185,7 +186,12 @@ type ociManifest struct {
 // stores the manifest, config and layers in the cache (each checked
 // against its digest), and returns the manifest bytes and the signature
 // when one is attached.
-func (c Cache) pullOCI(ctx context.Context, r Ref, want string, opts RegistryOptions) (manifest []byte, sig []byte, err error) {
+//
+// limit bounds the package: the manifest, then its config and layers
+// together, are checked by their descriptors' sizes before any blob is
+// fetched, so an artifact over the limit leaves nothing in the cache
+// (FetchAll reads no more than a descriptor's size, and checks the digest).
+func (c Cache) pullOCI(ctx context.Context, r Ref, want string, opts RegistryOptions, limit int64) (manifest []byte, sig []byte, err error) {
 	repo, err := opts.repository(r)
 	if err != nil {
 		return nil, nil, err
@@ -204,6 +210,9 @@ func (c Cache) pullOCI(ctx context.Context, r Ref, want string, opts RegistryOpt
 	if want != "" && desc.Digest.String() != want {
 		return nil, nil, fmt.Errorf("%s: %w", r.Raw, mismatch(want, desc.Digest.String()))
 	}
+	if desc.Size < 0 || desc.Size > limit {
+		return nil, nil, &ArchiveTooLargeError{Ref: r.Raw, Size: desc.Size, Limit: limit}
+	}
 	manifest, err = content.FetchAll(ctx, repo, desc)
 	if err != nil {
 		return nil, nil, fmt.Errorf("fetch %s: %w", r.Raw, err)
@@ -211,6 +220,19 @@ func (c Cache) pullOCI(ctx context.Context, r Ref, want string, opts RegistryOpt
 	m, err := parseOCIManifest(manifest)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", r.Raw, err)
+	}
+	total := int64(0)
+	for _, d := range append([]ocispec.Descriptor{m.Config}, m.Layers...) {
+		if d.Size < 0 || d.Size > limit-total {
+			// Compared as a remainder so that sizes near MaxInt64 cannot
+			// overflow the sum.
+			size := d.Size
+			if size >= 0 && size <= math.MaxInt64-total {
+				size += total
+			}
+			return nil, nil, &ArchiveTooLargeError{Ref: r.Raw, Size: size, Limit: limit}
+		}
+		total += d.Size
 	}
 	for _, d := range append([]ocispec.Descriptor{m.Config}, m.Layers...) {
 		if _, err := c.Read(d.Digest.String()); err == nil {

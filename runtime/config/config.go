@@ -73,6 +73,10 @@ type Config struct {
 
 	// Trust configures plugin signature verification.
 	Trust Trust `json:"trust,omitzero"`
+
+	// PluginLimits bounds the plugin packages `toolhost plugin add`
+	// downloads: "plugin_limits": {"max_archive_bytes": 209715200}.
+	PluginLimits PluginLimits `json:"plugin_limits,omitzero"`
 }
 
 // ToolOutput bounds what the model sees of one tool call's output.
@@ -239,16 +243,38 @@ type Trust struct {
 	RequireSignatures bool `json:"require_signatures,omitempty"`
 }
 
+// PluginLimits bounds plugin packages.
+type PluginLimits struct {
+	// MaxArchiveBytes is the largest plugin package, in bytes, that
+	// `toolhost plugin add` (and update, and installing locked plugins)
+	// accepts: an https download, an OCI artifact's layers, a local
+	// archive or a packed directory. A larger one is refused before
+	// anything is written to the plugin cache. Default 104857600 (100 MB).
+	MaxArchiveBytes int64 `json:"max_archive_bytes,omitempty" jsonschema:"minimum=0"`
+}
+
+// ArchiveBytes is MaxArchiveBytes, or DefaultPluginMaxArchiveBytes when
+// unset.
+func (l PluginLimits) ArchiveBytes() int64 {
+	if l.MaxArchiveBytes > 0 {
+		return l.MaxArchiveBytes
+	}
+	return DefaultPluginMaxArchiveBytes
+}
+
 // Defaults, in one place.
 const (
-	DefaultMaxLines      = 2000
-	DefaultMaxBytes      = 50 * 1024
-	DefaultBashTimeoutMS = 120_000
-	DefaultAgent         = "build"
-	DefaultWasmTimeoutMS = 60_000
-	DefaultWasmMemoryMB  = 256
-	DefaultWasmOutputMB  = 10
-	DefaultMCPTimeoutMS  = 5000
+	// DefaultPluginMaxArchiveBytes is PluginLimits.MaxArchiveBytes's
+	// default: 100 MB.
+	DefaultPluginMaxArchiveBytes = 100 << 20
+	DefaultMaxLines              = 2000
+	DefaultMaxBytes              = 50 * 1024
+	DefaultBashTimeoutMS         = 120_000
+	DefaultAgent                 = "build"
+	DefaultWasmTimeoutMS         = 60_000
+	DefaultWasmMemoryMB          = 256
+	DefaultWasmOutputMB          = 10
+	DefaultMCPTimeoutMS          = 5000
 )
 
 // Default returns the built-in defaults as a Config: what Load returns when

@@ -51,10 +51,18 @@ func Run(t *testing.T, tool runtime.Tool, opts ...Options) {
 	}
 	dir := t.TempDir()
 	reg, err := runtime.NewRegistry(runtime.Options{
-		Config:    &config.Config{},
-		DataDir:   t.TempDir(),
-		Directory: dir,
-		Worktree:  dir,
+		// Every tool the registry can offer is offered: the experimental
+		// tools are on, search is configured (on a loopback port nothing
+		// listens on; the asker rejects before any search is made), and a
+		// questioner exists (it answers nothing).
+		Config: &config.Config{
+			Experimental: config.Experimental{BatchTool: true, LSPTool: true},
+			Search:       &config.Search{Endpoint: "http://127.0.0.1:9/mcp"},
+		},
+		Questioner: noAnswers{},
+		DataDir:    t.TempDir(),
+		Directory:  dir,
+		Worktree:   dir,
 		// Every question is answered "reject": conformance calls must not
 		// change anything outside the temp project.
 		Asker: permission.AskerFunc(func(context.Context, permission.Request) (permission.Reply, error) {
@@ -75,6 +83,18 @@ func Run(t *testing.T, tool runtime.Tool, opts ...Options) {
 	def, err := tool.Init(ctx, runtime.InitContext{Agent: agent})
 	if err != nil {
 		t.Fatalf("Init: %v", err)
+	}
+	if err := reg.Available(runtime.Call{Tool: id, Agent: agent.Name}); err != nil {
+		// Only the invalid tool: the registry reaches it by routing a call
+		// it cannot understand, and the gate refuses it by name.
+		t.Run("a tool the registry never offers is refused by the gate", func(t *testing.T) {
+			_, err := reg.Call(ctx, runtime.Call{Tool: id, Args: json.RawMessage(`{}`)})
+			var ue *runtime.UnavailableError
+			if !errors.As(err, &ue) {
+				t.Fatalf("call of unoffered %s: err = %v, want *runtime.UnavailableError", id, err)
+			}
+		})
+		return
 	}
 	t.Run("has a description for the model", func(t *testing.T) {
 		if strings.TrimSpace(def.Description) == "" {
@@ -144,6 +164,13 @@ func Run(t *testing.T, tool runtime.Tool, opts ...Options) {
 			}
 		}
 	})
+}
+
+// noAnswers is a questioner with nobody behind it.
+type noAnswers struct{}
+
+func (noAnswers) AskQuestions(context.Context, []runtime.Question) ([][]string, error) {
+	return nil, errors.New("conformance tests ask nobody")
 }
 
 func toString(v any) string {
