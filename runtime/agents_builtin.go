@@ -52,6 +52,16 @@ func defaultRules() permission.Ruleset {
 		// a rule of the user's says otherwise.
 		{Permission: "edit", Pattern: ".git/*", Action: permission.Ask},
 		{Permission: "edit", Pattern: "*/.git/*", Action: permission.Ask},
+		// toolhost's own configuration in the project: a model that could
+		// rewrite it unasked could grant itself every permission for the
+		// next run.
+		{Permission: "edit", Pattern: "toolhost.json", Action: permission.Ask},
+		{Permission: "edit", Pattern: "toolhost.jsonc", Action: permission.Ask},
+		{Permission: "edit", Pattern: "*/toolhost.json", Action: permission.Ask},
+		{Permission: "edit", Pattern: "*/toolhost.jsonc", Action: permission.Ask},
+		{Permission: "edit", Pattern: "toolhost.lock", Action: permission.Ask},
+		{Permission: "edit", Pattern: ".toolhost/*", Action: permission.Ask},
+		{Permission: "edit", Pattern: "*/.toolhost/*", Action: permission.Ask},
 	})
 }
 
