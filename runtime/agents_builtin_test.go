@@ -193,3 +193,42 @@ func TestResolveAgents(t *testing.T) {
 		})
 	}
 }
+
+func TestDefaultRulesGuardTheRepositoryAndToolhostsOwnConfig(t *testing.T) {
+	t.Parallel()
+	userAllows, err := ResolveAgents(&config.Config{Permission: permission.Config{Rules: permission.Ruleset{
+		{Permission: "edit", Pattern: ".git/*", Action: permission.Allow, Source: "user"},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defaults := BuiltinAgents()
+	tests := []struct {
+		name    string
+		agents  map[string]*Agent
+		agent   string
+		pattern string
+		want    permission.Action
+	}{
+		{"a hook under .git asks", defaults, "build", ".git/hooks/pre-commit", permission.Ask},
+		{"a nested repository's config asks", defaults, "build", "vendor/x/.git/config", permission.Ask},
+		{"an absolute path under .git asks", defaults, "build", "/outside/repo/.git/config", permission.Ask},
+		{"toolhost.json in the project asks", defaults, "build", "toolhost.json", permission.Ask},
+		{"a module dropped into .toolhost/tool asks", defaults, "build", ".toolhost/tool/evil.wasm", permission.Ask},
+		{"the plugin lock asks", defaults, "build", "toolhost.lock", permission.Ask},
+		{"an ordinary file is allowed", defaults, "build", "src/main.go", permission.Allow},
+		{"a file named like .gitignore is allowed", defaults, "build", ".gitignore", permission.Allow},
+		{"plan still denies .git", defaults, "plan", ".git/config", permission.Deny},
+		{"plan still writes its plans", defaults, "plan", ".toolhost/plans/p.md", permission.Allow},
+		{"a user's rule changes it", userAllows, "build", ".git/hooks/pre-commit", permission.Allow},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rule, _ := permission.Evaluate("edit", tt.pattern, tt.agents[tt.agent].Rules)
+			if rule.Action != tt.want {
+				t.Errorf("edit %q for %s = %s (%s), want %s", tt.pattern, tt.agent, rule.Action, rule, tt.want)
+			}
+		})
+	}
+}
