@@ -127,30 +127,49 @@ func readArchive(data []byte) (archiveContent, error) {
 	return archiveContent{manifest: m, files: files}, nil
 }
 
+// unpackedDir is where the modules of the archive with digest are
+// unpacked.
+func (c Cache) unpackedDir(digest string) string {
+	h, _ := hexOf(digest)
+	return filepath.Join(c.Dir, "unpacked", h)
+}
+
 // unpack writes an archive's modules under the cache's unpacked/<hex>/
-// (once) and returns the plugin source, each module with the sha256 it
-// has in the archive, which the loader checks again.
-func (c Cache) unpack(digest string, data []byte) (plugins.Source, error) {
+// and returns the plugin source, each module with the sha256 it has in
+// the archive, which the loader checks again. A module already there is
+// hashed and kept when it matches; one that was changed, replaced by
+// something other than a regular file, or deleted from an unpacked
+// directory is written again and returned in restored, as it was found,
+// so the caller can tell the user. A first unpack restores nothing.
+func (c Cache) unpack(digest string, data []byte) (src plugins.Source, restored []Problem, err error) {
 	ac, err := readArchive(data)
 	if err != nil {
-		return plugins.Source{}, err
+		return plugins.Source{}, nil, err
 	}
-	h, err := hexOf(digest)
-	if err != nil {
-		return plugins.Source{}, err
+	if _, err := hexOf(digest); err != nil {
+		return plugins.Source{}, nil, err
 	}
-	dir := filepath.Join(c.Dir, "unpacked", h)
-	src := plugins.Source{Manifest: ac.manifest, Dir: dir}
+	dir := c.unpackedDir(digest)
+	_, statErr := os.Lstat(dir)
+	existed := statErr == nil
+	src = plugins.Source{Manifest: ac.manifest, Dir: dir}
 	for _, mod := range ac.manifest.Modules {
 		b := ac.files[path.Clean(mod)]
 		sum := sha256.Sum256(b)
+		want := "sha256:" + hex.EncodeToString(sum[:])
 		p := filepath.Join(dir, filepath.FromSlash(path.Clean(mod)))
-		if old, err := os.ReadFile(p); err != nil || !bytes.Equal(old, b) {
+		if _, got, ferr := inspectFile(p, want); ferr != nil {
+			if err := c.clearNonRegular(p, ferr); err != nil {
+				return plugins.Source{}, restored, fmt.Errorf("unpack plugin: %w", err)
+			}
 			if err := writeAtomic(p, b); err != nil {
-				return plugins.Source{}, fmt.Errorf("unpack plugin: %w", err)
+				return plugins.Source{}, restored, fmt.Errorf("unpack plugin: %w", err)
+			}
+			if existed {
+				restored = append(restored, Problem{Plugin: ac.manifest.Name, Kind: ProblemModule, File: p, Want: want, Got: got, Err: ferr})
 			}
 		}
 		src.Modules = append(src.Modules, plugins.ModuleFile{Name: mod, Path: p, SHA256: hex.EncodeToString(sum[:])})
 	}
-	return src, nil
+	return src, restored, nil
 }

@@ -71,8 +71,10 @@ func (c Cache) Put(data []byte, want string) (string, error) {
 		return "", mismatch(want, got)
 	}
 	p := c.Path(got)
-	if b, err := os.ReadFile(p); err == nil && Digest(b) == got {
+	if _, _, err := inspectFile(p, got); err == nil {
 		return got, nil
+	} else if err := c.clearNonRegular(p, err); err != nil {
+		return "", fmt.Errorf("write plugin cache: %w", err)
 	}
 	if err := writeAtomic(p, data); err != nil {
 		return "", fmt.Errorf("write plugin cache: %w", err)

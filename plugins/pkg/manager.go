@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"slices"
@@ -60,6 +61,11 @@ type Manager struct {
 	// Inspect loads a fetched plugin and returns its tool ids and hook
 	// exports, refusing a plugin that does not load. Nil skips the check.
 	Inspect func(ctx context.Context, src plugins.Source) (tools, hooks []string, err error)
+	// Logger receives a warning for every cached file that was found
+	// changed and restored (Open heals unpacked modules from the verified
+	// archive, so the tampered code never runs, but the user should learn
+	// that something changed their cache). Nil discards.
+	Logger *slog.Logger
 }
 
 // fetched is a package downloaded into the cache and opened.
@@ -70,6 +76,9 @@ type fetched struct {
 	blob   []byte
 	sig    []byte
 	src    plugins.Source
+	// restored are the unpacked modules that were found changed and
+	// written again.
+	restored []Problem
 }
 
 // fetch downloads ref into the cache. With want set (the locked digest),
@@ -118,7 +127,7 @@ func (m *Manager) fetch(ctx context.Context, ref Ref, want string) (*fetched, er
 	if _, err := m.Cache.Put(f.blob, f.digest); err != nil {
 		return nil, err
 	}
-	if f.src, err = m.Cache.source(f.kind, f.digest, f.blob); err != nil {
+	if f.src, f.restored, err = m.Cache.source(f.kind, f.digest, f.blob); err != nil {
 		return nil, fmt.Errorf("%s: %w", ref.Raw, err)
 	}
 	return f, nil
@@ -194,18 +203,39 @@ func readFileLimited(path string, limit int64, tooLarge func(size int64) error) 
 	return b, nil
 }
 
-// source opens a cached package of a kind.
-func (c Cache) source(kind Kind, digest string, blob []byte) (plugins.Source, error) {
+// source opens a cached package of a kind; restored are the unpacked
+// modules it found changed and wrote again.
+func (c Cache) source(kind Kind, digest string, blob []byte) (plugins.Source, []Problem, error) {
 	if kind == KindOCI {
-		return c.ociSource(blob)
+		src, err := c.ociSource(blob)
+		return src, nil, err
 	}
 	return c.unpack(digest, blob)
+}
+
+// warnRestored logs one warning per file found changed and restored.
+func (m *Manager) warnRestored(restored []Problem) {
+	if m.Logger == nil {
+		return
+	}
+	for _, p := range restored {
+		found := p.Got
+		if found == "" {
+			found = "missing"
+		}
+		m.Logger.Warn("plugin cache was changed; restored the file from the verified archive",
+			"plugin", p.Plugin, "file", p.File, "want", p.Want, "found", found,
+			"remedy", "if you did not change it, check what else writes to the cache")
+	}
 }
 
 // Open returns the plugin a lock entry names, from the cache only: it
 // never touches the network. The package is re-hashed against the lock,
 // its signature checked against the trust policy, and it runs with the
-// capabilities the lock granted.
+// capabilities the lock granted. An unpacked module found changed is
+// written again from the verified archive, so the changed code never
+// runs, and logged as a warning to Logger (`toolhost plugin verify`
+// reports such changes without repairing them).
 func (m *Manager) Open(e Locked) (plugins.Source, error) {
 	blob, err := m.Cache.Read(e.Digest)
 	if err != nil {
@@ -214,7 +244,8 @@ func (m *Manager) Open(e Locked) (plugins.Source, error) {
 	if err := m.checkLockedSignature(e, blob); err != nil {
 		return plugins.Source{}, err
 	}
-	src, err := m.Cache.source(e.Kind, e.Digest, blob)
+	src, restored, err := m.Cache.source(e.Kind, e.Digest, blob)
+	m.warnRestored(restored)
 	if err != nil {
 		return plugins.Source{}, fmt.Errorf("plugin %s: %w", e.Name, err)
 	}
@@ -254,12 +285,14 @@ func (m *Manager) Add(ctx context.Context, raw string, yes bool) (Locked, error)
 		if err != nil {
 			return Locked{}, err
 		}
+		m.warnRestored(f.restored)
 		return *e, m.checkLockedSignature(*e, f.blob)
 	}
 	f, err := m.fetch(ctx, ref, "")
 	if err != nil {
 		return Locked{}, err
 	}
+	m.warnRestored(f.restored)
 	keyID, err := m.signature(f, raw)
 	if err != nil {
 		return Locked{}, err
@@ -299,8 +332,11 @@ func (m *Manager) InstallLocked(ctx context.Context) ([]Locked, error) {
 			continue
 		}
 		ref, err := ParseRef(e.Ref, m.Base)
+		var f *fetched
 		if err == nil {
-			_, err = m.fetch(ctx, ref, e.Digest)
+			if f, err = m.fetch(ctx, ref, e.Digest); err == nil {
+				m.warnRestored(f.restored)
+			}
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("plugin %s: %w", e.Name, err))
@@ -390,6 +426,7 @@ func (m *Manager) Update(ctx context.Context, names []string, yes bool) ([]Chang
 			if err != nil {
 				return err
 			}
+			m.warnRestored(f.restored)
 			if f.digest == old.Digest {
 				return nil
 			}
@@ -441,44 +478,4 @@ func (m *Manager) Remove(name string) (Locked, error) {
 		return Locked{}, fmt.Errorf("no plugin named %s in %s", name, m.LockPath)
 	}
 	return e, lock.Write(m.LockPath)
-}
-
-// Verify re-hashes the cache against the lock: every package, every OCI
-// blob, every unpacked module. It returns one error per plugin that does
-// not match, naming both digests.
-func (m *Manager) Verify() ([]Locked, []error) {
-	lock, err := ReadLock(m.LockPath)
-	if err != nil {
-		return nil, []error{err}
-	}
-	var errs []error
-	for _, e := range lock.Plugins {
-		if err := m.verify(e); err != nil {
-			errs = append(errs, fmt.Errorf("plugin %s: %w", e.Name, err))
-		}
-	}
-	return lock.Plugins, errs
-}
-
-func (m *Manager) verify(e Locked) error {
-	src, err := m.Open(e)
-	if err != nil {
-		return err
-	}
-	if e.Kind == KindOCI {
-		blob, _ := m.Cache.Read(e.Digest)
-		if err := m.Cache.verifyOCIBlobs(blob); err != nil {
-			return err
-		}
-	}
-	for _, mf := range src.Modules {
-		b, err := os.ReadFile(mf.Path)
-		if err != nil {
-			return err
-		}
-		if h, _ := hexOf(Digest(b)); h != mf.SHA256 {
-			return fmt.Errorf("module %s: %w", mf.Name, mismatch("sha256:"+mf.SHA256, Digest(b)))
-		}
-	}
-	return nil
 }

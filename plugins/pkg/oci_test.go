@@ -77,8 +77,8 @@ func TestOCIPackagesRoundTripThroughARealRegistry(t *testing.T) {
 			t.Fatal(err)
 		}
 		os.WriteFile(src.Modules[0].Path, []byte("\x00asm evil"), 0o644)
-		if _, errs := m2.Verify(); len(errs) != 1 || !errors.Is(errs[0], ErrDigestMismatch) {
-			t.Fatalf("verify = %v, want the layer refused", errs)
+		if r, err := m2.Verify(); err != nil || len(r.Problems) != 1 || !errors.Is(r.Problems[0], ErrDigestMismatch) {
+			t.Fatalf("verify = %+v, %v; want the layer refused", r, err)
 		}
 		os.WriteFile(m2.Cache.Path(e.Digest), []byte("{}"), 0o644)
 		if _, err := m2.Open(e); !errors.Is(err, ErrDigestMismatch) || !strings.Contains(err.Error(), e.Digest) {

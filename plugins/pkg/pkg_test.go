@@ -180,8 +180,8 @@ func TestHTTPSArchivesArePinnedByDigestAndRunOffline(t *testing.T) {
 		if !errors.Is(err, ErrDigestMismatch) || !strings.Contains(err.Error(), e.Digest) || !strings.Contains(err.Error(), Digest(b)) {
 			t.Fatalf("err = %v, want the tampered blob refused", err)
 		}
-		if _, errs := m2.Verify(); len(errs) != 1 {
-			t.Errorf("verify = %v, want one problem", errs)
+		if r, err := m2.Verify(); err != nil || len(r.Problems) != 1 {
+			t.Errorf("verify = %+v, %v; want one problem", r, err)
 		}
 	})
 
