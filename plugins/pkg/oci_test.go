@@ -80,6 +80,14 @@ func TestOCIPackagesRoundTripThroughARealRegistry(t *testing.T) {
 		if r, err := m2.Verify(); err != nil || len(r.Problems) != 1 || !errors.Is(r.Problems[0], ErrDigestMismatch) {
 			t.Fatalf("verify = %+v, %v; want the layer refused", r, err)
 		}
+		layer := src.Modules[0].Path
+		r, err := m2.Repair(ctx)
+		if err != nil || !r.OK() || len(r.Restored) != 1 || r.Restored[0].File != layer || r.Restored[0].From != ref {
+			t.Fatalf("repair = %+v, %v; want the layer fetched again", r, err)
+		}
+		if b, _ := os.ReadFile(layer); string(b) != string(fakeModule) {
+			t.Fatalf("layer after repair = %q", b)
+		}
 		os.WriteFile(m2.Cache.Path(e.Digest), []byte("{}"), 0o644)
 		if _, err := m2.Open(e); !errors.Is(err, ErrDigestMismatch) || !strings.Contains(err.Error(), e.Digest) {
 			t.Fatalf("open = %v, want the tampered manifest refused with both digests", err)
@@ -138,6 +146,22 @@ func TestOCIPackagesRoundTripThroughARealRegistry(t *testing.T) {
 		e.Signature = strings.Replace(e.Signature, e.Signature[len(e.Signature)/2:len(e.Signature)/2+4], "AAAA", 1)
 		if _, err := m.Open(e); err == nil {
 			t.Error("a lock entry with an altered signature was opened")
+		}
+		// Verify reports it; repair fetches the signature attached in the
+		// registry again.
+		lock, _ := ReadLock(m.LockPath)
+		good := lock.Plugins[0].Signature
+		lock.Plugins[0].Signature = e.Signature
+		lock.Write(m.LockPath)
+		r, err := m.Verify()
+		if err != nil || len(r.Problems) != 1 || r.Problems[0].Kind != ProblemSignature || r.Problems[0].Got != Digest([]byte(e.Signature)) || r.Problems[0].Want != d {
+			t.Fatalf("verify = %+v, %v; want the edited signature reported", r, err)
+		}
+		if r, err = m.Repair(ctx); err != nil || !r.OK() || len(r.Restored) != 1 || !strings.Contains(r.Restored[0].From, sigTag(d)) {
+			t.Fatalf("repair = %+v, %v; want the signature fetched from the registry", r, err)
+		}
+		if lock, _ := ReadLock(m.LockPath); lock.Plugins[0].Signature != good {
+			t.Error("the signature in the lock was not restored")
 		}
 	})
 }
