@@ -26,6 +26,7 @@ type PluginOptions struct {
 	Args     []string
 	Yes      bool
 	JSON     bool
+	Repair   bool   // verify: restore what does not match
 	Output   string // pack: archive path
 	Key      string // sign, push, keygen: minisign private key file
 	Password string // from --password-env
@@ -73,7 +74,7 @@ offline. See docs/plugins.md.`,
 	update := sub("update [name...]", "Re-resolve tags and move the lock to new versions", cobra.ArbitraryArgs)
 	list := sub("list", "List locked plugins: name, version, digest, tools, capabilities, source", cobra.NoArgs)
 	sub("remove <name>", "Remove a plugin from the config and the lock", cobra.ExactArgs(1))
-	sub("verify", "Re-hash the cache against toolhost.lock", cobra.NoArgs)
+	verify := sub("verify", "Re-hash the cache against toolhost.lock and report what changed (--repair restores it)", cobra.NoArgs)
 	packCmd := sub("pack <dir>", "Build a reproducible .tar.gz of a plugin directory", cobra.ExactArgs(1))
 	push := sub("push <dir|archive> <oci://registry/repo:tag>", "Publish a plugin as an OCI artifact", cobra.ExactArgs(2))
 	sign := sub("sign <archive|oci://…>", "Sign an archive (writes <archive>.minisig) or a published artifact", cobra.ExactArgs(1))
@@ -82,6 +83,7 @@ offline. See docs/plugins.md.`,
 		c.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "agree to the capabilities asked for without asking")
 	}
 	list.Flags().BoolVar(&opts.JSON, "json", false, "print the lock entries as JSON")
+	verify.Flags().BoolVar(&opts.Repair, "repair", false, "restore what does not match: unpacked modules from the verified archive, blobs and signatures fetched again at the locked digest")
 	packCmd.Flags().StringVarP(&opts.Output, "output", "o", "", "archive `file` (default <name>-<version>.tar.gz)")
 	for _, c := range []*cobra.Command{push, sign, keygen} {
 		c.Flags().StringVar(&opts.Key, "key", "", "minisign private key `file`")
@@ -114,6 +116,9 @@ func loadPluginEnv(g *Globals, opts *PluginOptions) (*pluginEnv, error) {
 	cacheDir := host.DefaultCacheDir(os.Getenv)
 	h := &host.Host{Worktree: worktree, Config: loaded.Config}
 	mgr := h.PluginManager(host.Options{CacheDir: cacheDir})
+	// add (re-fetching locked plugins) warns when it finds a cached module
+	// changed and restores it.
+	mgr.Logger = g.logger()
 	env := &pluginEnv{mgr: mgr, worktree: worktree, cacheDir: cacheDir, configFile: filepath.Join(worktree, config.FileNames[0])}
 	for _, n := range config.FileNames {
 		if _, err := os.Stat(filepath.Join(worktree, n)); err == nil {
@@ -256,17 +261,46 @@ func runPlugin(ctx context.Context, g *Globals, opts *PluginOptions) error {
 		fmt.Fprintf(out, "removed %s (%s)\n", e.Name, e.Ref)
 		return nil
 	case "verify":
-		locked, errs := env.mgr.Verify()
-		for _, err := range errs {
-			fmt.Fprintln(out, err)
-		}
-		if len(errs) > 0 {
-			return &ExitError{Code: ExitToolFailed, Err: fmt.Errorf("%d of %d plugins do not match toolhost.lock", len(errs), len(locked))}
-		}
-		fmt.Fprintf(out, "%d plugin(s) match toolhost.lock\n", len(locked))
-		return nil
+		return runPluginVerify(ctx, out, env.mgr, opts.Repair)
 	}
 	return usageError{fmt.Errorf("unknown plugin command %q", opts.Action)}
+}
+
+// runPluginVerify prints every mismatch as found; with repair, also what
+// was restored and what could not be. It exits non-zero while anything
+// still does not match.
+func runPluginVerify(ctx context.Context, out io.Writer, mgr *pkg.Manager, repair bool) error {
+	var r *pkg.Report
+	var err error
+	if repair {
+		r, err = mgr.Repair(ctx)
+	} else {
+		r, err = mgr.Verify()
+	}
+	if r == nil {
+		return err
+	}
+	for _, p := range r.Problems {
+		fmt.Fprintln(out, p.Error())
+	}
+	for _, x := range r.Restored {
+		fmt.Fprintln(out, x)
+	}
+	for _, f := range r.Failed {
+		fmt.Fprintf(out, "could not repair: %v\n", f)
+	}
+	if err != nil {
+		return err
+	}
+	if !r.OK() {
+		remedy := "nothing was changed; run `toolhost plugin verify --repair` to restore them"
+		if repair {
+			remedy = "see above why they could not be restored"
+		}
+		return &ExitError{Code: ExitToolFailed, Err: fmt.Errorf("%d file(s) do not match %s; %s", len(r.Remaining), pkg.LockFile, remedy)}
+	}
+	fmt.Fprintf(out, "%d plugin(s) match %s\n", len(r.Plugins), pkg.LockFile)
+	return nil
 }
 
 func runPluginPack(out io.Writer, opts *PluginOptions) error {

@@ -22,6 +22,7 @@ func TestPluginFlagsReachTheCommand(t *testing.T) {
 		{[]string{"add", "oci://r.example/a/b:1", "--yes"}, PluginOptions{Action: "add", Args: []string{"oci://r.example/a/b:1"}, Yes: true}},
 		{[]string{"update", "jira", "acme"}, PluginOptions{Action: "update", Args: []string{"jira", "acme"}}},
 		{[]string{"list", "--json"}, PluginOptions{Action: "list", Args: []string{}, JSON: true}},
+		{[]string{"verify", "--repair"}, PluginOptions{Action: "verify", Args: []string{}, Repair: true}},
 		{[]string{"pack", "./jira", "-o", "x.tar.gz"}, PluginOptions{Action: "pack", Args: []string{"./jira"}, Output: "x.tar.gz"}},
 		{[]string{"sign", "x.tar.gz", "--key", "k"}, PluginOptions{Action: "sign", Args: []string{"x.tar.gz"}, Key: "k"}},
 	}
@@ -88,8 +89,40 @@ func TestPluginCommandsAddListVerifyAndRemoveALocalPlugin(t *testing.T) {
 	}
 	lock, _ := pkg.ReadLock(filepath.Join(project, pkg.LockFile))
 	cache := pkg.Cache{Dir: filepath.Join(os.Getenv("XDG_CACHE_HOME"), "toolhost", "plugins")}
-	os.WriteFile(cache.Path(lock.Plugins[0].Digest), []byte("tampered"), 0o644)
-	if out, err := run("verify"); err == nil || !strings.Contains(out, lock.Plugins[0].Digest) {
+	digest := lock.Plugins[0].Digest
+	module := filepath.Join(cache.Dir, "unpacked", strings.TrimPrefix(digest, "sha256:"), "acme.wasm")
+	good, err := os.ReadFile(module)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evil := append([]byte("\x00asm\x01\x00\x00\x00"), "evil"...)
+	for _, tamper := range []struct {
+		name, file string
+		want, got  string
+	}{
+		{"a replaced unpacked module", module, pkg.Digest(good), pkg.Digest(evil)},
+		{"a replaced archive blob", cache.Path(digest), digest, pkg.Digest(evil)},
+	} {
+		os.WriteFile(tamper.file, evil, 0o644)
+		before, _ := os.ReadFile(tamper.file)
+		out, err := run("verify")
+		if ExitCode(err) != ExitToolFailed || !strings.Contains(out, tamper.file) || !strings.Contains(out, tamper.want) || !strings.Contains(out, tamper.got) {
+			t.Errorf("verify after %s: %v\n%s\nwant exit %d naming %s, %s and %s", tamper.name, err, out, ExitToolFailed, tamper.file, tamper.want, tamper.got)
+		}
+		if after, _ := os.ReadFile(tamper.file); string(after) != string(before) {
+			t.Errorf("verify changed %s", tamper.file)
+		}
+		// The archive of a local directory is packed again from it.
+		out, err = run("verify", "--repair")
+		if err != nil || !strings.Contains(out, "restored "+tamper.file) || !strings.Contains(out, "1 plugin(s) match") {
+			t.Errorf("verify --repair after %s: %v\n%s", tamper.name, err, out)
+		}
+		if out, err := run("verify"); err != nil {
+			t.Errorf("verify after repairing %s: %v\n%s", tamper.name, err, out)
+		}
+	}
+	os.WriteFile(cache.Path(digest), []byte("tampered"), 0o644)
+	if out, err := run("verify"); err == nil || !strings.Contains(out, digest) {
 		t.Errorf("verify after tampering: %v\n%s", err, out)
 	}
 	if out, err := run("remove", "acme"); err != nil {

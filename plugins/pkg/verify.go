@@ -92,11 +92,8 @@ func (p Problem) Error() string {
 	case ProblemModule:
 		return fmt.Sprintf("plugin %s: unpacked module %s: the verified archive says %s, %s", p.Plugin, p.File, p.Want, found)
 	case ProblemSignature:
-		sig := "no signature"
-		if p.Got != "" {
-			sig = "the signature (" + p.Got + ")"
-		}
-		return fmt.Sprintf("plugin %s: %s: %s over the package %s: %v", p.Plugin, p.File, sig, p.Want, p.Err)
+		// Err names the signature's digest and the package's.
+		return fmt.Sprintf("plugin %s: %s: %v", p.Plugin, p.File, p.Err)
 	case ProblemLock:
 		return fmt.Sprintf("plugin %s: %s: %v; restore it from version control", p.Plugin, p.File, p.Err)
 	}
@@ -187,7 +184,8 @@ func (m *Manager) Repair(ctx context.Context) (*Report, error) {
 		// second pass looks at what the first repair uncovered.
 		for pass := 0; pass < 2 && len(ps) > 0; pass++ {
 			r.Problems = append(r.Problems, ps...)
-			restored, err := m.repair(ctx, e, ps)
+			restored, uncovered, err := m.repair(ctx, e, ps)
+			r.Problems = append(r.Problems, uncovered...)
 			r.Restored = append(r.Restored, restored...)
 			for _, x := range restored {
 				lockChanged = lockChanged || x.Kind == ProblemSignature
@@ -280,27 +278,31 @@ func (m *Manager) checkSignatureOf(e Locked, blob []byte) (Problem, bool) {
 	if e.Kind == KindDir {
 		return Problem{}, true
 	}
-	keyID, err := checkSignature(m.Trust, blob, []byte(e.Signature), "plugin "+e.Name)
+	p := Problem{Plugin: e.Name, Kind: ProblemSignature, File: m.LockPath, Want: e.Digest}
+	what := "the package " + e.Digest
+	if e.Signature != "" {
+		p.Got = Digest([]byte(e.Signature))
+		what = fmt.Sprintf("the signature (%s) of the package %s", p.Got, e.Digest)
+	}
+	keyID, err := checkSignature(m.Trust, blob, []byte(e.Signature), what)
 	if err == nil && e.KeyID != "" && keyID != e.KeyID {
 		if e.Signature == "" {
-			err = fmt.Errorf("%w, but toolhost.lock says key %s signed it", ErrUnsigned, e.KeyID)
+			err = fmt.Errorf("%s: %w, but %s says key %s signed it", what, ErrUnsigned, LockFile, e.KeyID)
 		} else {
-			err = fmt.Errorf("%w with key %s, which toolhost.lock names: that key is not in trust.keys (add it back if you still trust it) or the signature is by another key", ErrBadSignature, e.KeyID)
+			err = fmt.Errorf("%s: %w with key %s, which %s names: that key is not in trust.keys (add it back if you still trust it), or the signature is by another key", what, ErrBadSignature, e.KeyID, LockFile)
 		}
 	}
 	if err == nil {
 		return Problem{}, true
 	}
-	p := Problem{Plugin: e.Name, Kind: ProblemSignature, File: m.LockPath, Want: e.Digest, Err: err}
-	if e.Signature != "" {
-		p.Got = Digest([]byte(e.Signature))
-	}
+	p.Err = err
 	return p, false
 }
 
 // repair restores what check found wrong with one plugin; e's Signature
-// changes when a signature is restored.
-func (m *Manager) repair(ctx context.Context, e *Locked, ps []Problem) ([]Restored, error) {
+// changes when a signature is restored. uncovered are unpacked modules a
+// fetch found changed behind a bad blob, which check could not see.
+func (m *Manager) repair(ctx context.Context, e *Locked, ps []Problem) (restored []Restored, uncovered []Problem, err error) {
 	var blobs, modules, sigs []Problem
 	for _, p := range ps {
 		switch p.Kind {
@@ -311,47 +313,47 @@ func (m *Manager) repair(ctx context.Context, e *Locked, ps []Problem) ([]Restor
 		case ProblemSignature:
 			sigs = append(sigs, p)
 		case ProblemLock:
-			return nil, fmt.Errorf("%s does not match the package it pins; restore it from version control, or remove the plugin and add it again", m.LockPath)
+			return nil, nil, fmt.Errorf("%s does not match the package it pins; restore it from version control, or remove the plugin and add it again", m.LockPath)
 		}
 	}
-	var restored []Restored
 	fromArchive := "the verified archive " + e.Digest
 	switch {
 	case len(blobs) > 0:
 		for _, p := range blobs {
 			if err := m.Cache.clearNonRegular(p.File, p.Err); err != nil {
-				return restored, err
+				return restored, uncovered, err
 			}
 		}
 		ref, err := ParseRef(e.Ref, m.Base)
 		if err != nil {
-			return restored, fmt.Errorf("fetch again at %s: %w", e.Digest, err)
+			return restored, uncovered, fmt.Errorf("fetch again at %s: %w", e.Digest, err)
 		}
 		f, err := m.fetch(ctx, ref, e.Digest)
 		if err != nil {
-			return restored, fmt.Errorf("fetch again at %s: %w", e.Digest, err)
+			return restored, uncovered, fmt.Errorf("fetch again at %s: %w", e.Digest, err)
 		}
 		for _, p := range blobs {
 			restored = append(restored, Restored{Plugin: e.Name, Kind: ProblemBlob, File: p.File, Digest: p.Want, From: e.Ref})
 		}
+		uncovered = f.restored
 		for _, p := range f.restored {
 			restored = append(restored, Restored{Plugin: e.Name, Kind: ProblemModule, File: p.File, Digest: p.Want, From: fromArchive})
 		}
 	case len(modules) > 0:
 		for _, p := range modules {
 			if err := m.Cache.clearNonRegular(p.File, p.Err); err != nil {
-				return restored, err
+				return restored, uncovered, err
 			}
 		}
 		blob, err := m.Cache.Read(e.Digest)
 		if err != nil {
-			return restored, err
+			return restored, uncovered, err
 		}
 		// Every module found wrong is written again, including those of
 		// an unpacked directory deleted whole, which unpack does not count
 		// as restored.
 		if _, _, err := m.Cache.unpack(e.Digest, blob); err != nil {
-			return restored, err
+			return restored, uncovered, err
 		}
 		for _, p := range modules {
 			restored = append(restored, Restored{Plugin: e.Name, Kind: ProblemModule, File: p.File, Digest: p.Want, From: fromArchive})
@@ -360,11 +362,11 @@ func (m *Manager) repair(ctx context.Context, e *Locked, ps []Problem) ([]Restor
 	if len(sigs) > 0 {
 		r, err := m.restoreSignature(ctx, e)
 		if err != nil {
-			return restored, err
+			return restored, uncovered, err
 		}
 		restored = append(restored, r)
 	}
-	return restored, nil
+	return restored, uncovered, nil
 }
 
 // restoreSignature fetches the signature of e's package from its source

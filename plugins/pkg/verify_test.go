@@ -437,3 +437,42 @@ func TestProblemsUnwrapToTheirCause(t *testing.T) {
 		t.Fatalf("problems = %v, want not cached", r.Problems)
 	}
 }
+
+func TestRepairAlsoRestoresWhatABadBlobHid(t *testing.T) {
+	t.Parallel()
+	f := newTamperFixture(t)
+	os.Remove(f.blob)
+	os.WriteFile(f.module, evilModule, 0o644)
+	edited := editedSignature(t, f.e.Signature)
+	f.editLock(t, func(e *Locked) { e.Signature = edited })
+	r, err := f.m.Verify()
+	if err != nil || len(r.Problems) != 1 || r.Problems[0].File != f.blob {
+		t.Fatalf("verify = %+v, %v; want only the missing blob, which hides the rest", r, err)
+	}
+	r, err = f.m.Repair(context.Background())
+	if err != nil || !r.OK() {
+		t.Fatalf("repair = %+v, %v", r, err)
+	}
+	var found, restored []string
+	for _, p := range r.Problems {
+		found = append(found, string(p.Kind)+" "+p.File+" "+p.Got)
+	}
+	for _, x := range r.Restored {
+		restored = append(restored, string(x.Kind)+" "+x.File)
+	}
+	wantFound := []string{
+		"blob " + f.blob + " ",
+		"module " + f.module + " " + Digest(evilModule),
+		"signature " + f.m.LockPath + " " + Digest([]byte(edited)),
+	}
+	wantRestored := []string{"blob " + f.blob, "module " + f.module, "signature " + f.m.LockPath}
+	if strings.Join(found, "\n") != strings.Join(wantFound, "\n") {
+		t.Errorf("repair found\n%s\nwant\n%s", strings.Join(found, "\n"), strings.Join(wantFound, "\n"))
+	}
+	if strings.Join(restored, "\n") != strings.Join(wantRestored, "\n") {
+		t.Errorf("repair restored\n%s\nwant\n%s", strings.Join(restored, "\n"), strings.Join(wantRestored, "\n"))
+	}
+	if lock, _ := ReadLock(f.m.LockPath); lock.Plugins[0].Signature != string(f.sig) {
+		t.Error("the signature was not restored")
+	}
+}
