@@ -262,6 +262,10 @@ func TestVerifyReportsTamperingWithoutChangingAnythingAndRepairRestoresIt(t *tes
 			f.editLock(t, func(e *Locked) { e.Digest = "sha256:../../../etc" })
 			return tampered{ProblemLock, f.m.LockPath, "", "", "version control", false}
 		}, "restore it from version control"},
+		{"a lock entry whose kind contradicts its package is refused and nothing is touched", func(t *testing.T, f *tamperFixture) tampered {
+			f.editLock(t, func(e *Locked) { e.Kind = KindOCI })
+			return tampered{ProblemLock, f.m.LockPath, "", "", "not an OCI manifest", false}
+		}, "restore it from version control"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
