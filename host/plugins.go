@@ -22,6 +22,9 @@ func (h *Host) PluginManager(opts Options) *pkg.Manager {
 		Trust:    h.Config.Trust,
 		// Downloads stop at plugin_limits.max_archive_bytes.
 		MaxArchiveBytes: h.Config.PluginLimits.ArchiveBytes(),
+		// A module healed from its archive at start is logged: the user
+		// learns that something changed their cache.
+		Logger: opts.Logger,
 	}
 }
 

@@ -212,7 +212,7 @@ func (h *Host) loadPluginModule(ctx context.Context, mf ModuleFile, name string,
 	sum := sha256.Sum256(data)
 	hexSum := hex.EncodeToString(sum[:])
 	if mf.SHA256 != "" && mf.SHA256 != hexSum {
-		return nil, fmt.Errorf("%s has sha256 %s, but the package says %s: the file was changed after it was verified; run `toolhost plugin verify`, then `toolhost plugin update`", mf.Path, hexSum, mf.SHA256)
+		return nil, fmt.Errorf("%s has sha256 %s, but the package says %s: the file was changed after it was verified; run `toolhost plugin verify` to see what changed and `toolhost plugin verify --repair` to restore it", mf.Path, hexSum, mf.SHA256)
 	}
 	if len(data) < 8 || string(data[:4]) != string(wasmMagic) {
 		return nil, errors.New("not a WebAssembly module (no \\0asm header)")
