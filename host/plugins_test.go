@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -206,4 +207,85 @@ func readLockEntry(path, name string) (pkg.Locked, error) {
 		return pkg.Locked{}, fmt.Errorf("%s not locked", name)
 	}
 	return *e, nil
+}
+
+// TestStartHealsATamperedPluginModuleAndSaysSo replaces a locked plugin's
+// unpacked module in the cache between two starts: the second start runs
+// the module from the verified archive again and logs one warning naming
+// the file it restored.
+func TestStartHealsATamperedPluginModuleAndSaysSo(t *testing.T) {
+	t.Parallel()
+	project, env := newProject(t)
+	ctx := context.Background()
+	cacheDir := filepath.Join(env("XDG_CACHE_HOME"), "toolhost")
+	compat, guard := guestModule(t, "compat"), guestModule(t, "guard")
+	vendor := filepath.Join(project, "vendor", "acme")
+	copyInto(t, compat, filepath.Join(vendor, "acme.wasm"))
+	os.WriteFile(filepath.Join(vendor, plugins.ManifestFile),
+		[]byte(`{"name":"acme","version":"0.1.0","abi":"toolhost-abi 1","modules":["acme.wasm"]}`), 0o644)
+	os.WriteFile(filepath.Join(project, "toolhost.json"), []byte(`{"plugin": ["./vendor/acme"]}`), 0o644)
+	opts := Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: cacheDir}
+	probe := &Host{Worktree: project, Config: mustLoadConfig(t, project, env)}
+	if _, err := probe.PluginManager(opts).Add(ctx, "./vendor/acme", true); err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Close(ctx)
+	unpacked, _ := filepath.Glob(filepath.Join(cacheDir, "plugins", "unpacked", "*", "acme.wasm"))
+	if len(unpacked) != 1 {
+		t.Fatalf("unpacked modules = %v, want one", unpacked)
+	}
+	copyInto(t, guard, unpacked[0])
+
+	var logs warnings
+	opts.Logger = slog.New(&logs)
+	h, err = New(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	if src, _ := h.Registry.Source("acme_greet"); src != runtime.SourcePlugin {
+		t.Errorf("acme_greet source = %q after healing, want the plugin", src)
+	}
+	got := logs.matching("acme.wasm")
+	if len(got) != 1 {
+		t.Fatalf("warnings naming acme.wasm = %q, want exactly one", got)
+	}
+	b, _ := os.ReadFile(unpacked[0])
+	if want, _ := os.ReadFile(compat); string(b) != string(want) {
+		t.Error("the tampered module was not restored from the archive")
+	}
+}
+
+// warnings is a slog handler keeping every warning's text.
+type warnings struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (w *warnings) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelWarn }
+func (w *warnings) Handle(_ context.Context, r slog.Record) error {
+	var b strings.Builder
+	b.WriteString(r.Message)
+	r.Attrs(func(a slog.Attr) bool { fmt.Fprintf(&b, " %s=%v", a.Key, a.Value); return true })
+	w.mu.Lock()
+	w.msgs = append(w.msgs, b.String())
+	w.mu.Unlock()
+	return nil
+}
+func (w *warnings) WithAttrs([]slog.Attr) slog.Handler { return w }
+func (w *warnings) WithGroup(string) slog.Handler      { return w }
+func (w *warnings) matching(s string) []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []string
+	for _, m := range w.msgs {
+		if strings.Contains(m, s) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
