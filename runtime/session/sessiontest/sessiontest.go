@@ -9,6 +9,12 @@
 // keys that collide after escaping (the corpus in odd_keys.txt and
 // odd_ids.txt), values shared with the caller, work done on a cancelled
 // context or after Close.
+//
+// A new store's test is three lines:
+//
+//	func TestPostgresKeepsTheStoreContract(t *testing.T) {
+//		sessiontest.Run(t, func(t *testing.T) session.Store { return newTestStore(t) })
+//	}
 package sessiontest
 
 import (
@@ -156,7 +162,7 @@ func want(t *testing.T, s session.Store, sid, ns, key string, want *string) {
 
 func ptr(s string) *string { return &s }
 
-// keys lists a namespace's keys, failing on error.
+// list returns a namespace's entries, failing the test on error.
 func list(t *testing.T, s session.Store, sid, ns string) []session.KV {
 	t.Helper()
 	kvs, err := s.List(t.Context(), sid, ns)
