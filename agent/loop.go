@@ -32,9 +32,9 @@ type Options struct {
 	// Registry runs every tool call, through the full wrapper. Required.
 	Registry *runtime.Registry
 	// Store keeps transcripts (namespace TranscriptNamespace), so a session
-	// can be continued by another process. Nil: transcripts live in memory
-	// for the life of the Runner.
-	Store *session.Store
+	// can be continued by another process. Nil: a session.Memory of the
+	// Runner's own, so transcripts live as long as the Runner.
+	Store session.Store
 	// Env reads environment variables (OPENAI_BASE_URL, OPENAI_API_KEY,
 	// a provider's api_key_env). Default os.Getenv.
 	Env func(string) string
@@ -66,6 +66,9 @@ func New(opts Options) *Runner {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Store == nil {
+		opts.Store = session.NewMemory()
 	}
 	return &Runner{
 		reg:         opts.Registry,

@@ -27,7 +27,7 @@ type harness struct {
 	srv    *agenttest.Server
 	reg    *runtime.Registry
 	runner *Runner
-	store  *session.Store
+	store  session.Store
 
 	mu     sync.Mutex
 	events []Event

@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
-	"sync"
 
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/session"
@@ -89,13 +87,9 @@ type ToolState struct {
 	Time         Timing               `json:"time"`
 }
 
-// transcripts reads and writes conversations: in the session store when
-// there is one, else in memory for the life of the Runner.
+// transcripts reads and writes conversations in the session store.
 type transcripts struct {
-	store *session.Store
-
-	mu  sync.Mutex
-	mem map[string]map[string][]byte // session → key → value
+	store session.Store
 }
 
 func (t *transcripts) put(ctx context.Context, sid, key string, v any) error {
@@ -103,44 +97,18 @@ func (t *transcripts) put(ctx context.Context, sid, key string, v any) error {
 	if err != nil {
 		return fmt.Errorf("encode transcript %s of session %s: %w", key, sid, err)
 	}
-	if t.store == nil {
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		if t.mem == nil {
-			t.mem = map[string]map[string][]byte{}
-		}
-		if t.mem[sid] == nil {
-			t.mem[sid] = map[string][]byte{}
-		}
-		t.mem[sid][key] = b
-		return nil
-	}
-	if err := t.store.Put(ctx, sid, TranscriptNamespace, key, b); err != nil {
+	if err := session.Put(ctx, t.store, sid, TranscriptNamespace, key, b); err != nil {
 		return fmt.Errorf("save transcript of session %s: %w", sid, err)
 	}
 	return nil
 }
 
 func (t *transcripts) list(ctx context.Context, sid string) ([]session.KV, error) {
-	if t.store == nil {
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		var out []session.KV
-		for k, v := range t.mem[sid] {
-			out = append(out, session.KV{Key: k, Value: v})
-		}
-		sortKV(out)
-		return out, nil
-	}
 	kvs, err := t.store.List(ctx, sid, TranscriptNamespace)
 	if err != nil {
 		return nil, fmt.Errorf("load transcript of session %s: %w", sid, err)
 	}
 	return kvs, nil
-}
-
-func sortKV(kvs []session.KV) {
-	slices.SortFunc(kvs, func(a, b session.KV) int { return strings.Compare(a.Key, b.Key) })
 }
 
 // Transcript is a session's stored conversation.

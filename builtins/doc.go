@@ -34,12 +34,11 @@
 // (atomic.go), so a directory swapped for a link mid-call cannot redirect
 // the bytes. The hostile cases are in testdata/symlinks.json.
 //
-// Three process-wide maps are deliberate exceptions to "no mutable globals":
+// One process-wide map is a deliberate exception to "no mutable globals":
 // the per-file locks in filelock.go (every tool in the process must share
-// one lock per file, or concurrent edits lose updates), and the store-less
-// read-stamp map in filetime.go and todo list map in todo.go (used only when
-// a host runs without a session store; todowrite and todoread must share
-// one list per session).
+// one lock per file, or concurrent edits lose updates). Read stamps and
+// todo lists live in the call's session store (runtime.Context.Store),
+// which a Registry always provides, in memory when the host has no other.
 //
 // This package imports runtime and its subpackages, never plugins or front
 // ends.

@@ -24,8 +24,9 @@ type ftEnv struct {
 	deny string // a permission to reject
 }
 
-// newFTEnv makes a project in a temporary directory. Each test gets its own
-// session id, so the process-wide read stamps of tests never mix.
+// newFTEnv makes a project in a temporary directory. NewContext gives each
+// environment a session store of its own, so the read stamps of tests never
+// mix.
 func newFTEnv(t testing.TB) *ftEnv {
 	t.Helper()
 	e := &ftEnv{dir: t.TempDir()}

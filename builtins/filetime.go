@@ -3,12 +3,13 @@ package builtins
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/session"
 )
 
 // fileTimeNamespace is the session-store namespace holding read stamps:
@@ -24,16 +25,6 @@ type readStamp struct {
 	ReadAt time.Time `json:"readAt"`
 }
 
-// memStamps holds read stamps when the host runs without a session store
-// (tc.Store == nil): keyed by session id, then absolute path. It is
-// process-wide on purpose — a store-less host (tests, one-shot CLI calls)
-// has no other place that outlives a single call, and read stamps are only
-// useful across calls. Stamps of different sessions never mix.
-var memStamps = struct {
-	sync.Mutex
-	m map[string]map[string]readStamp
-}{m: map[string]map[string]readStamp{}}
-
 // recordRead stamps path as read by the call's session, with the file's
 // current modification time and size.
 func recordRead(ctx context.Context, tc *runtime.Context, path string) error {
@@ -42,22 +33,15 @@ func recordRead(ctx context.Context, tc *runtime.Context, path string) error {
 		return fmt.Errorf("record read of %s: %w", path, err)
 	}
 	st := readStamp{MTime: info.ModTime(), Size: info.Size(), ReadAt: time.Now()}
-	if tc.Store == nil {
-		memStamps.Lock()
-		defer memStamps.Unlock()
-		s := memStamps.m[tc.SessionID]
-		if s == nil {
-			s = map[string]readStamp{}
-			memStamps.m[tc.SessionID] = s
-		}
-		s[path] = st
-		return nil
+	store, err := sessionStore(tc)
+	if err != nil {
+		return fmt.Errorf("record read of %s: %w", path, err)
 	}
 	b, err := json.Marshal(st)
 	if err != nil {
 		return fmt.Errorf("record read of %s: %w", path, err)
 	}
-	if err := tc.Store.Put(ctx, storeSession(tc), fileTimeNamespace, path, b); err != nil {
+	if err := session.Put(ctx, store, storeSession(tc), fileTimeNamespace, path, b); err != nil {
 		return fmt.Errorf("record read of %s: %w", path, err)
 	}
 	return nil
@@ -65,13 +49,11 @@ func recordRead(ctx context.Context, tc *runtime.Context, path string) error {
 
 // lookupStamp returns the session's read stamp of path.
 func lookupStamp(ctx context.Context, tc *runtime.Context, path string) (readStamp, bool, error) {
-	if tc.Store == nil {
-		memStamps.Lock()
-		defer memStamps.Unlock()
-		st, ok := memStamps.m[tc.SessionID][path]
-		return st, ok, nil
+	store, err := sessionStore(tc)
+	if err != nil {
+		return readStamp{}, false, fmt.Errorf("look up read of %s: %w", path, err)
 	}
-	b, ok, err := tc.Store.Get(ctx, storeSession(tc), fileTimeNamespace, path)
+	b, ok, err := store.Get(ctx, storeSession(tc), fileTimeNamespace, path)
 	if err != nil || !ok {
 		return readStamp{}, false, err
 	}
@@ -82,8 +64,21 @@ func lookupStamp(ctx context.Context, tc *runtime.Context, path string) (readSta
 	return st, true, nil
 }
 
-// storeSession is the session id used as the store bucket; the store
-// rejects an empty id, and a host without sessions still deserves stamps.
+// sessionStore returns the call's session store. A Registry and
+// runtime.NewContext always set one; a Context built by hand without it
+// cannot keep state between calls, and a write tool that forgot its reads
+// would refuse every write, so the tools say what is missing instead.
+func sessionStore(tc *runtime.Context) (session.Store, error) {
+	if tc.Store == nil {
+		return nil, errors.New("no session store in the tool context; build it with runtime.NewContext or run the tool through a Registry")
+	}
+	return tc.Store, nil
+}
+
+// storeSession is the session id the built-in tools keep their state
+// under (read stamps, todos): the store rejects an empty id, and a call
+// without a session (a one-shot `toolhost call`) still deserves stamps and
+// a todo list, shared by every session-less call using the same store.
 func storeSession(tc *runtime.Context) string {
 	if tc.SessionID == "" {
 		return "default"

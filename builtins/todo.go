@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"sync"
 
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/permission"
+	"github.com/toolhost/toolhost/runtime/session"
 )
 
 // The todo tools' ids; each is also the permission it asks (pattern "*").
@@ -59,9 +59,9 @@ type TodoWriteParams struct {
 type TodoReadParams struct{}
 
 // TodoWrite returns the todowrite tool: it replaces the session's todo list
-// with the one given and returns it. The list lives in the session store
-// (namespace "todo"), or in this process's memory when the host runs
-// without a store. Result metadata: todos.
+// with the one given and returns it. The list lives in the call's session
+// store (namespace "todo"; calls without a session id share session
+// "default"). Result metadata: todos.
 func TodoWrite() runtime.Tool {
 	return runtime.Define(TodoWriteToolName, todoWriteDescription, func(ctx context.Context, p TodoWriteParams, tc *runtime.Context) (runtime.Result, error) {
 		todos, err := normalizeTodos(p.Todos)
@@ -160,25 +160,26 @@ func todoResult(todos []Todo) (runtime.Result, error) {
 }
 
 func saveTodos(ctx context.Context, tc *runtime.Context, todos []Todo) error {
-	if tc.Store == nil {
-		memoryTodos.put(tc.SessionID, todos)
-		return nil
+	store, err := sessionStore(tc)
+	if err != nil {
+		return fmt.Errorf("save todo list of session %s: %w", tc.SessionID, err)
 	}
 	b, err := json.Marshal(todos)
 	if err != nil {
 		return fmt.Errorf("encode todos: %w", err)
 	}
-	if err := tc.Store.Put(ctx, tc.SessionID, todoNamespace, todoKey, b); err != nil {
+	if err := session.Put(ctx, store, storeSession(tc), todoNamespace, todoKey, b); err != nil {
 		return fmt.Errorf("save todo list of session %s: %w", tc.SessionID, err)
 	}
 	return nil
 }
 
 func loadTodos(ctx context.Context, tc *runtime.Context) ([]Todo, error) {
-	if tc.Store == nil {
-		return memoryTodos.get(tc.SessionID), nil
+	store, err := sessionStore(tc)
+	if err != nil {
+		return nil, fmt.Errorf("load todo list of session %s: %w", tc.SessionID, err)
 	}
-	b, ok, err := tc.Store.Get(ctx, tc.SessionID, todoNamespace, todoKey)
+	b, ok, err := store.Get(ctx, storeSession(tc), todoNamespace, todoKey)
 	if err != nil {
 		return nil, fmt.Errorf("load todo list of session %s: %w", tc.SessionID, err)
 	}
@@ -189,31 +190,4 @@ func loadTodos(ctx context.Context, tc *runtime.Context) ([]Todo, error) {
 		}
 	}
 	return todos, nil
-}
-
-// memoryTodos holds the lists of sessions when the host has no session
-// store. It is package state, an exception to "no mutable globals": the two
-// tools are built by separate constructors and must share one list per
-// session, exactly as they would through the store, for as long as the
-// process (and so the in-memory session) lives.
-var memoryTodos = &todoMemory{lists: map[string][]Todo{}}
-
-type todoMemory struct {
-	mu    sync.Mutex
-	lists map[string][]Todo
-}
-
-func (m *todoMemory) put(session string, todos []Todo) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.lists[session] = slices.Clone(todos)
-}
-
-func (m *todoMemory) get(session string) []Todo {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if l, ok := m.lists[session]; ok {
-		return slices.Clone(l)
-	}
-	return []Todo{}
 }

@@ -27,7 +27,7 @@ func invokeTool(t *testing.T, tool runtime.Tool, tc *runtime.Context, args any) 
 
 func allowAll(context.Context, permission.Request) error { return nil }
 
-func todoContext(store *session.Store, sessionID string) *runtime.Context {
+func todoContext(store session.Store, sessionID string) *runtime.Context {
 	return runtime.NewContext(runtime.Context{SessionID: sessionID, Store: store}, nil, allowAll)
 }
 
@@ -50,9 +50,9 @@ func TestTodoRoundTrip(t *testing.T) {
 	}
 	tests := []struct {
 		name  string
-		store func(t *testing.T) (write, read *session.Store)
+		store func(t *testing.T) (write, read session.Store)
 	}{
-		{"through the session store, surviving a reopen", func(t *testing.T) (*session.Store, *session.Store) {
+		{"through the session store, surviving a reopen", func(t *testing.T) (session.Store, session.Store) {
 			path := filepath.Join(t.TempDir(), "sessions.db")
 			w, err := session.Open(path)
 			if err != nil {
@@ -64,7 +64,10 @@ func TestTodoRoundTrip(t *testing.T) {
 			}
 			return w, r
 		}},
-		{"in memory when the host has no store", func(*testing.T) (*session.Store, *session.Store) { return nil, nil }},
+		{"in memory when the host has no store", func(*testing.T) (session.Store, session.Store) {
+			m := session.NewMemory()
+			return m, m
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -131,12 +134,13 @@ func TestTodoWriteRejectsInvalidItems(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			sid := "invalid-" + t.Name()
-			_, err := invokeTool(t, TodoWrite(), todoContext(nil, sid), TodoWriteParams{Todos: tt.todo})
+			store := session.NewMemory()
+			_, err := invokeTool(t, TodoWrite(), todoContext(store, sid), TodoWriteParams{Todos: tt.todo})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %v, want one mentioning %s", err, tt.want)
 			}
-			if got := memoryTodos.get(sid); len(got) != 0 {
-				t.Errorf("an invalid list was saved: %v", got)
+			if kvs, err := store.List(t.Context(), sid, todoNamespace); err != nil || len(kvs) != 0 {
+				t.Errorf("an invalid list was saved: %v %v", kvs, err)
 			}
 		})
 	}
@@ -159,8 +163,42 @@ func TestTodoToolsAskTheirOwnPermission(t *testing.T) {
 	if strings.Join(asked, ";") != "todowrite *;todoread *" {
 		t.Errorf("asked %q", asked)
 	}
-	if got := memoryTodos.get("todo-denied"); len(got) != 0 {
-		t.Errorf("a denied write was saved")
+	if kvs, err := tc.Store.List(t.Context(), "todo-denied", todoNamespace); err != nil || len(kvs) != 0 {
+		t.Errorf("a denied write was saved: %v %v", kvs, err)
+	}
+}
+
+func TestTodoCallsWithoutASessionShareTheDefaultList(t *testing.T) {
+	t.Parallel()
+	store := session.NewMemory()
+	list := []Todo{{Content: "x", Status: TodoPending, Priority: "low"}}
+	if _, err := invokeTool(t, TodoWrite(), todoContext(store, ""), TodoWriteParams{Todos: list}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := invokeTool(t, TodoRead(), todoContext(store, ""), TodoReadParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(decodeTodos(t, got.Output)); n != 1 {
+		t.Errorf("a session-less read sees %d todos, want the 1 written", n)
+	}
+	if kvs, _ := store.List(t.Context(), "default", todoNamespace); len(kvs) != 1 {
+		t.Errorf("the list is not kept under session \"default\": %v", kvs)
+	}
+}
+
+func TestStateToolsRefuseAContextWithoutAStore(t *testing.T) {
+	t.Parallel()
+	tc := &runtime.Context{SessionID: "s"} // built by hand, not by NewContext
+	for name, err := range map[string]error{
+		"saveTodos":   saveTodos(t.Context(), tc, nil),
+		"loadTodos":   func() error { _, err := loadTodos(t.Context(), tc); return err }(),
+		"recordRead":  recordRead(t.Context(), tc, "todo_test.go"),
+		"lookupStamp": func() error { _, _, err := lookupStamp(t.Context(), tc, "todo_test.go"); return err }(),
+	} {
+		if err == nil || !strings.Contains(err.Error(), "no session store") {
+			t.Errorf("%s: %v, want an error naming the missing store", name, err)
+		}
 	}
 }
 

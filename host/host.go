@@ -47,7 +47,7 @@ type Host struct {
 	Dirs []string
 	// Files are the config files read, in merge order.
 	Files    []string
-	Store    *session.Store
+	Store    session.Store
 	Worktree string
 	// LoadErrors lists tool modules that failed to load and were skipped.
 	LoadErrors []LoadError

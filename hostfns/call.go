@@ -10,6 +10,7 @@ import (
 	extism "github.com/extism/go-sdk"
 
 	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/session"
 )
 
 // Call is what the host functions know about the call in progress. The
@@ -23,8 +24,13 @@ type Call struct {
 	Context *runtime.Context
 	// Logger receives guest log entries; nil discards them.
 	Logger *slog.Logger
-	// State backs state_get/state_set when Context.Store is nil.
-	State *MemoryState
+	// State keeps the tool state of calls without a session id (a one-shot
+	// `toolhost call`), which must not outlive the host in the shared
+	// session store under a made-up id; the plugin host passes one
+	// session.Memory for its life. Calls with a session id use
+	// Context.Store. Nil: session-less calls have no state, and
+	// state_get/state_set abort the guest saying so.
+	State session.Store
 	// HTTP is what http_request may reach; the zero policy reaches nothing.
 	HTTP HTTPPolicy
 	// Pause, when set, is called before the host blocks on a person (ask);

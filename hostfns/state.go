@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 
 	extism "github.com/extism/go-sdk"
+
+	"github.com/toolhost/toolhost/runtime/session"
 )
 
 // MaxStateValue bounds one state value: state is for cursors and small
@@ -37,15 +38,11 @@ func stateGet(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) {
 	if c.Context == nil {
 		fail(c, NameStateGet, errors.New("state is only available while executing a call"))
 	}
-	ns := StateNamespace(c.Tool)
-	var v []byte
-	var ok bool
-	var err error
-	if st := c.Context.Store; st != nil && c.Context.SessionID != "" {
-		v, ok, err = st.Get(ctx, c.Context.SessionID, ns, key)
-	} else {
-		v, ok = c.State.get(c.Context.SessionID, ns, key)
+	st, sid, err := stateStore(c)
+	if err != nil {
+		fail(c, NameStateGet, err)
 	}
+	v, ok, err := st.Get(ctx, sid, StateNamespace(c.Tool), key)
 	if err != nil {
 		fail(c, NameStateGet, err)
 	}
@@ -79,53 +76,31 @@ func stateSet(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) {
 	if len(s.Value) > 0 && string(s.Value) != "null" {
 		v = append([]byte(nil), s.Value...)
 	}
-	ns := StateNamespace(c.Tool)
-	if st := c.Context.Store; st != nil && c.Context.SessionID != "" {
-		var err error
-		if v == nil {
-			err = st.Delete(ctx, c.Context.SessionID, ns, s.Key)
-		} else {
-			err = st.Put(ctx, c.Context.SessionID, ns, s.Key, v)
-		}
-		if err != nil {
-			fail(c, NameStateSet, err)
-		}
-	} else {
-		c.State.set(c.Context.SessionID, ns, s.Key, v)
+	st, sid, err := stateStore(c)
+	if err != nil {
+		fail(c, NameStateSet, err)
+	}
+	// A nil v deletes the key.
+	if err := st.Update(ctx, sid, StateNamespace(c.Tool), s.Key, func([]byte, bool) ([]byte, error) { return v, nil }); err != nil {
+		fail(c, NameStateSet, err)
 	}
 	stack[0] = 0
 }
 
-// MemoryState keeps tool state in memory for hosts without a session
-// store. The zero value is ready to use; a nil *MemoryState drops writes.
-type MemoryState struct {
-	mu sync.Mutex
-	m  map[[3]string][]byte
-}
+// stateSession is the session id the state of a session-less call is kept
+// under, in Call.State.
+const stateSession = "anonymous"
 
-func (s *MemoryState) get(session, ns, key string) ([]byte, bool) {
-	if s == nil {
-		return nil, false
+// stateStore returns the store and session id holding the call's state.
+func stateStore(c *Call) (session.Store, string, error) {
+	if sid := c.Context.SessionID; sid != "" {
+		if c.Context.Store == nil {
+			return nil, "", errors.New("no session store in the tool context; build it with runtime.NewContext or run the tool through a Registry")
+		}
+		return c.Context.Store, sid, nil
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	v, ok := s.m[[3]string{session, ns, key}]
-	return v, ok
-}
-
-func (s *MemoryState) set(session, ns, key string, v []byte) {
-	if s == nil {
-		return
+	if c.State == nil {
+		return nil, "", errors.New("tool state needs a session id here; pass one (--session)")
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.m == nil {
-		s.m = map[[3]string][]byte{}
-	}
-	k := [3]string{session, ns, key}
-	if v == nil {
-		delete(s.m, k)
-		return
-	}
-	s.m[k] = v
+	return c.State, stateSession, nil
 }

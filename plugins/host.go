@@ -17,6 +17,7 @@ import (
 	"github.com/toolhost/toolhost/hostfns"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
+	"github.com/toolhost/toolhost/runtime/session"
 )
 
 // HostOptions configure a Host. The zero value works: cache in the user
@@ -47,7 +48,7 @@ type Host struct {
 	cacheDir     string
 	pollInterval time.Duration
 	cache        wazero.CompilationCache
-	state        hostfns.MemoryState
+	state        session.Memory // tool state of session-less calls
 	fns          []extism.HostFunction
 	index        fileIndex
 

@@ -164,8 +164,8 @@ func TestStateFollowsTheSessionNotTheInstance(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		name  string
-		store *session.Store
-	}{{"with a session store", store}, {"in memory without one", nil}} {
+		store session.Store
+	}{{"in a bbolt store", store}, {"in a memory store", session.NewMemory()}} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			tools := kitchen(t, nil)
@@ -182,13 +182,37 @@ func TestStateFollowsTheSessionNotTheInstance(t *testing.T) {
 			if strings.Join(got, ",") != "1,2,1,3" {
 				t.Errorf("counts = %v, want 1,2,1,3", got)
 			}
-			if tt.store != nil {
-				v, ok, err := tt.store.Get(context.Background(), "a", "wasm:kitchen_counter", "n")
-				if err != nil || !ok || string(v) != "3" {
-					t.Errorf("stored = %q %v %v", v, ok, err)
-				}
+			v, ok, err := tt.store.Get(context.Background(), "a", "wasm:kitchen_counter", "n")
+			if err != nil || !ok || string(v) != "3" {
+				t.Errorf("stored = %q %v %v", v, ok, err)
 			}
 		})
+	}
+}
+
+func TestStateOfSessionLessCallsStaysInThePluginHost(t *testing.T) {
+	t.Parallel()
+	store, err := session.Open(filepath.Join(t.TempDir(), "sessions.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := kitchen(t, nil)
+	count := func() string {
+		tc := testContext(t, nil, nil)
+		tc.SessionID, tc.Store = "", store
+		res, err := call(t, tools["kitchen_counter"], `{}`, tc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Output
+	}
+	if got := count() + "," + count(); got != "1,2" {
+		t.Errorf("counts = %s, want 1,2", got)
+	}
+	for _, sid := range []string{"anonymous", "default"} {
+		if kvs, err := store.List(t.Context(), sid, "wasm:kitchen_counter"); err != nil || len(kvs) != 0 {
+			t.Errorf("session-less state reached the shared store under %q: %v %v", sid, kvs, err)
+		}
 	}
 }
 

@@ -35,9 +35,10 @@ type Context struct {
 	// keys such as ExtraBypassCwdCheck.
 	Extra map[string]any
 
-	// Store is the session store (approvals, read stamps, todos, state);
-	// nil when the host runs without one.
-	Store *session.Store
+	// Store is the session store (approvals, read stamps, todos, tool
+	// state, transcripts). A Registry and NewContext always set it; a host
+	// built without a store gets a session.Memory.
+	Store session.Store
 
 	// Logger carries the call's attributes (tool, session, call id).
 	Logger *slog.Logger
@@ -107,10 +108,15 @@ func (c *Context) Ask(ctx context.Context, req permission.Request) error {
 }
 
 // NewContext builds a Context for tests and for hosts that run a tool
-// outside a Registry. metadata and ask may be nil (Ask then rejects).
+// outside a Registry. metadata and ask may be nil (Ask then rejects). A nil
+// Store becomes a new session.Memory, which lives as long as the Context
+// and its copies.
 func NewContext(base Context, metadata func(string, map[string]any), ask func(context.Context, permission.Request) error) *Context {
 	c := &base
 	c.onMetadata, c.ask = metadata, ask
+	if c.Store == nil {
+		c.Store = session.NewMemory()
+	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}

@@ -24,7 +24,7 @@ import (
 // refused with a message saying how to allow it.
 type Options struct {
 	Config     *config.Config
-	Store      *session.Store
+	Store      session.Store
 	Asker      permission.Asker
 	Questioner Questioner
 	Logger     *slog.Logger
@@ -89,6 +89,9 @@ func NewRegistry(opts Options) (*Registry, error) {
 	}
 	if opts.DataDir == "" {
 		opts.DataDir = DefaultDataDir()
+	}
+	if opts.Store == nil {
+		opts.Store = session.NewMemory()
 	}
 	agents := opts.Agents
 	if agents == nil {

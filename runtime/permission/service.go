@@ -33,13 +33,16 @@ const noAskerReason = `no one can answer permission requests here; allow it with
 // It is safe for concurrent use; one Service serves every session of a
 // process.
 type Service struct {
-	store *session.Store
-	asker Asker
-	log   *slog.Logger
+	store session.Store
+	// anonymous keeps the approvals of requests without a session id, for
+	// the life of the Service only: an "always" given to a session-less
+	// call must not outlive the process that asked.
+	anonymous session.Store
+	asker     Asker
+	log       *slog.Logger
 
 	mu      sync.Mutex
 	pending map[string]*pending // by request id
-	memory  map[string]Ruleset  // approvals by session, when there is no store
 	lastID  int64               // unix nanos of the last id handed out
 }
 
@@ -53,23 +56,40 @@ type pending struct {
 	err    error
 }
 
-// NewService returns a Service. store may be nil: approvals then live in
-// memory for the life of the Service; with a store they are kept in the
+// NewService returns a Service. Approvals are kept in store under the
 // session (namespace StoreNamespace), so every process using the same store
-// and session id sees them. asker may be nil: a request the rules would ask
+// and session id sees them; a nil store means a session.Memory of this
+// Service's own. Approvals of requests without a session id always stay in
+// this Service's memory. asker may be nil: a request the rules would ask
 // about is then refused with a *DeniedError saying how to allow it. log may
 // be nil.
-func NewService(store *session.Store, asker Asker, log *slog.Logger) *Service {
+func NewService(store session.Store, asker Asker, log *slog.Logger) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{
-		store:   store,
-		asker:   asker,
-		log:     log,
-		pending: make(map[string]*pending),
-		memory:  make(map[string]Ruleset),
+	if store == nil {
+		store = session.NewMemory()
 	}
+	return &Service{
+		store:     store,
+		anonymous: session.NewMemory(),
+		asker:     asker,
+		log:       log,
+		pending:   make(map[string]*pending),
+	}
+}
+
+// anonymousSession is the id the approvals of session-less requests are
+// kept under, in Service.anonymous.
+const anonymousSession = "anonymous"
+
+// approvals returns the store and session id holding a session's
+// approvals.
+func (s *Service) approvals(sessionID string) (session.Store, string) {
+	if sessionID == "" {
+		return s.anonymous, anonymousSession
+	}
+	return s.store, sessionID
 }
 
 // Ask decides req against rules followed by the session's approvals (an
@@ -349,12 +369,8 @@ func (s *Service) Pending() []Request {
 // order given. With a store they are read from it on every call, so
 // approvals given in another process count at once.
 func (s *Service) Approved(ctx context.Context, sessionID string) (Ruleset, error) {
-	if s.store == nil || sessionID == "" {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return slices.Clone(s.memory[sessionID]), nil
-	}
-	data, ok, err := s.store.Get(ctx, sessionID, StoreNamespace, StoreKeyApproved)
+	store, key := s.approvals(sessionID)
+	data, ok, err := store.Get(ctx, key, StoreNamespace, StoreKeyApproved)
 	if err != nil {
 		return nil, fmt.Errorf("read permission approvals of session %s: %w", sessionID, err)
 	}
@@ -363,7 +379,7 @@ func (s *Service) Approved(ctx context.Context, sessionID string) (Ruleset, erro
 	}
 	var rules Ruleset
 	if err := json.Unmarshal(data, &rules); err != nil {
-		return nil, fmt.Errorf("read permission approvals of session %s from %s: %w; delete the session to start over", sessionID, s.store.Path(), err)
+		return nil, fmt.Errorf("read permission approvals of session %s: stored approvals are corrupt: %w; start a new session", sessionID, err)
 	}
 	return rules, nil
 }
@@ -381,16 +397,11 @@ func (s *Service) approve(ctx context.Context, sessionID string, req Request) (R
 		}
 		return rules
 	}
-	if s.store == nil || sessionID == "" {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		s.memory[sessionID] = add(s.memory[sessionID])
-		return slices.Clone(s.memory[sessionID]), nil
-	}
 	var out Ruleset
 	// Update is one transaction, so approvals given at the same moment by
 	// two processes are both kept.
-	err := s.store.Update(ctx, sessionID, StoreNamespace, StoreKeyApproved, func(old []byte, exists bool) ([]byte, error) {
+	store, key := s.approvals(sessionID)
+	err := store.Update(ctx, key, StoreNamespace, StoreKeyApproved, func(old []byte, exists bool) ([]byte, error) {
 		var rules Ruleset
 		if exists {
 			if err := json.Unmarshal(old, &rules); err != nil {

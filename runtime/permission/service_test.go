@@ -72,7 +72,7 @@ func pendingIDs(svc *Service) []string {
 	return ids
 }
 
-func openStore(t *testing.T, path string) *session.Store {
+func openStore(t *testing.T, path string) *session.Bolt {
 	t.Helper()
 	st, err := session.Open(path)
 	if err != nil {
@@ -176,7 +176,7 @@ func TestServiceAlwaysApprovesForTheSessionOnly(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			var st *session.Store
+			var st session.Store = session.NewMemory()
 			if withStore {
 				st = openStore(t, filepath.Join(t.TempDir(), "sessions.db"))
 			}
@@ -537,21 +537,18 @@ func BenchmarkServiceAsk(b *testing.B) {
 	approvals := []byte(`[{"permission":"bash","pattern":"npm *","action":"allow"}]`)
 	for _, withStore := range []bool{false, true} {
 		name := "memory"
-		var st *session.Store
+		var st session.Store = session.NewMemory()
 		if withStore {
 			name = "store"
 			var err error
 			if st, err = session.Open(filepath.Join(b.TempDir(), "s.db")); err != nil {
 				b.Fatal(err)
 			}
-			if err := st.Put(b.Context(), "s", StoreNamespace, StoreKeyApproved, approvals); err != nil {
-				b.Fatal(err)
-			}
+		}
+		if err := session.Put(b.Context(), st, "s", StoreNamespace, StoreKeyApproved, approvals); err != nil {
+			b.Fatal(err)
 		}
 		svc := NewService(st, nil, nil)
-		if !withStore {
-			svc.memory["s"] = Ruleset{{Permission: "bash", Pattern: "npm *", Action: Allow}}
-		}
 		for _, c := range []struct {
 			name string
 			req  Request
@@ -580,5 +577,52 @@ func TestServiceRefusesADuplicatePendingID(t *testing.T) {
 	call.reply <- Reply{Kind: Once}
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestServiceKeepsApprovalsOfSessionLessRequestsOutOfTheStore(t *testing.T) {
+	t.Parallel()
+	st := openStore(t, filepath.Join(t.TempDir(), "sessions.db"))
+	a := newBlockingAsker()
+	svc := NewService(st, a, nil)
+	c, done := start(t, svc, a, askAll, bashRequest("", []string{"git status"}, []string{"git *"}))
+	c.reply <- Reply{Kind: Always}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	// The approval counts for this Service's later session-less requests...
+	if err := svc.Ask(t.Context(), askAll, bashRequest("", []string{"git log"}, nil)); err != nil {
+		t.Errorf("approved command asked again: %v", err)
+	}
+	if got, err := svc.Approved(t.Context(), ""); err != nil || len(got) != 1 {
+		t.Errorf("approved = %v, %v; want the one approval", got, err)
+	}
+	// ...but never reaches the shared store, where it would outlive the
+	// process, under any stand-in id.
+	for _, sid := range []string{"anonymous", "default", "-"} {
+		if kvs, err := st.List(t.Context(), sid, StoreNamespace); err != nil || len(kvs) != 0 {
+			t.Errorf("a session-less approval reached the store under %q: %v %v", sid, kvs, err)
+		}
+	}
+	// Another Service on the same store (another process) does not see it.
+	other := NewService(st, failAsker(t), nil)
+	if got, _ := other.Approved(t.Context(), ""); len(got) != 0 {
+		t.Errorf("another Service sees session-less approvals %v", got)
+	}
+}
+
+func TestServiceRefusesCorruptStoredApprovals(t *testing.T) {
+	t.Parallel()
+	st := session.NewMemory()
+	if err := session.Put(t.Context(), st, "s", StoreNamespace, StoreKeyApproved, []byte("{not json")); err != nil {
+		t.Fatal(err)
+	}
+	svc := NewService(st, failAsker(t), nil)
+	if _, err := svc.Approved(t.Context(), "s"); err == nil || !strings.Contains(err.Error(), "corrupt") {
+		t.Errorf("Approved = %v, want an error saying the approvals are corrupt", err)
+	}
+	// Asking fails closed rather than ignoring the approvals.
+	if err := svc.Ask(t.Context(), askAll, bashRequest("s", []string{"ls"}, nil)); err == nil {
+		t.Error("Ask allowed a request while the session's approvals were unreadable")
 	}
 }

@@ -4,252 +4,46 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"sync"
-	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
-// Store is the session database. It is safe for concurrent use by many
-// goroutines and many processes.
+// Store keeps per-session state as bytes under (session id, namespace,
+// key). Implementations are safe for concurrent use by many goroutines;
+// Bolt also by many processes sharing one file. Every implementation passes
+// sessiontest.Run.
 //
-// The database is opened on first use and kept open while transactions
-// keep coming; it is closed after IdleClose without one, which releases
-// bbolt's exclusive file lock so other toolhost processes sharing the data
-// directory get their turn (they wait up to lockTimeout). A busy
-// long-running host thus pays the open once, and a one-shot CLI call pays
-// it once per process.
-type Store struct {
-	path string
-	// IdleClose is how long the database stays open after the last
-	// transaction. Default 100 ms.
-	IdleClose time.Duration
+// Session ids and namespaces must not be empty; keys may be any string up to
+// 1 KiB, empty, unicode, slashes and NUL included. Values are copied on the
+// way in and out: a caller may keep and modify the slices it passes and
+// receives. A method called with a cancelled context returns an error
+// wrapping ctx.Err() and changes nothing; after Close every method returns
+// an error wrapping ErrClosed.
+type Store interface {
+	// Get returns the value stored under key and whether it exists. A
+	// missing session, namespace or key is (nil, false, nil).
+	Get(ctx context.Context, sessionID, ns, key string) (value []byte, exists bool, err error)
 
-	mu     sync.Mutex
-	db     *bolt.DB
-	active int
-	idle   *time.Timer
-}
+	// Update replaces the value under key with fn's result in one
+	// transaction: concurrent Updates of the same key, from any goroutine
+	// (or process, for a shared store), never lose one another's change.
+	// fn sees a copy of the old value (nil, false when absent) and may be
+	// called more than once; it must not use the store. A nil result
+	// deletes the key; an empty non-nil result stores an empty value. An
+	// error from fn, a panic in fn or the context ending before the
+	// change is committed leaves the value as it was; fn's error is
+	// returned wrapped.
+	Update(ctx context.Context, sessionID, ns, key string, fn func(old []byte, exists bool) ([]byte, error)) error
 
-// Open returns a store backed by the file at path, creating its directory.
-// The file itself is created on first write.
-func Open(path string) (*Store, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("open session store %s: %w", path, err)
-	}
-	return &Store{path: path}, nil
-}
+	// List returns every key and value of a namespace in byte order of the
+	// keys; a missing session or namespace gives none.
+	List(ctx context.Context, sessionID, ns string) ([]KV, error)
 
-// Path is the database file.
-func (s *Store) Path() string { return s.path }
+	// DeleteSession removes everything stored for the session, in every
+	// namespace. A missing session is not an error.
+	DeleteSession(ctx context.Context, sessionID string) error
 
-// lockTimeout bounds how long a transaction waits for another process.
-const lockTimeout = 10 * time.Second
-
-const defaultIdleClose = 100 * time.Millisecond
-
-// acquire returns the open database, opening it if needed, and counts the
-// caller as active until release.
-func (s *Store) acquire(create bool) (*bolt.DB, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.idle != nil {
-		s.idle.Stop()
-		s.idle = nil
-	}
-	if s.db == nil {
-		if !create {
-			if _, err := os.Stat(s.path); errors.Is(err, os.ErrNotExist) {
-				return nil, nil
-			}
-		}
-		db, err := bolt.Open(s.path, 0o600, &bolt.Options{Timeout: lockTimeout})
-		if err != nil {
-			return nil, fmt.Errorf("open session store %s: %w", s.path, err)
-		}
-		// Session state is not worth an fsync per write (it dominated a
-		// read call's cost): writes reach the OS at commit, so a crashed
-		// process loses nothing; only a crash of the machine itself can
-		// lose the last writes. The file is synced when it is closed.
-		db.NoSync = true
-		s.db = db
-	}
-	s.active++
-	return s.db, nil
-}
-
-func (s *Store) release() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.active--
-	if s.active > 0 || s.db == nil {
-		return
-	}
-	d := s.IdleClose
-	if d <= 0 {
-		d = defaultIdleClose
-	}
-	s.idle = time.AfterFunc(d, s.closeIfIdle)
-}
-
-func (s *Store) closeIfIdle() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.active == 0 && s.db != nil {
-		_ = s.db.Sync()
-		_ = s.db.Close()
-		s.db = nil
-	}
-}
-
-// Close closes the database now; later transactions open it again.
-func (s *Store) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.idle != nil {
-		s.idle.Stop()
-		s.idle = nil
-	}
-	if s.db == nil || s.active > 0 {
-		return nil
-	}
-	err := errors.Join(s.db.Sync(), s.db.Close())
-	s.db = nil
-	return err
-}
-
-func (s *Store) do(ctx context.Context, write bool, fn func(tx *bolt.Tx) error) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	db, err := s.acquire(write)
-	if err != nil {
-		return err
-	}
-	if db == nil { // nothing written yet: every read finds nothing
-		return fn(nil)
-	}
-	defer s.release()
-	if write {
-		return db.Update(fn)
-	}
-	return db.View(fn)
-}
-
-func bucket(tx *bolt.Tx, sessionID, ns string, create bool) (*bolt.Bucket, error) {
-	if tx == nil {
-		return nil, nil
-	}
-	if create {
-		sb, err := tx.CreateBucketIfNotExists([]byte(sessionID))
-		if err != nil {
-			return nil, err
-		}
-		return sb.CreateBucketIfNotExists([]byte(ns))
-	}
-	sb := tx.Bucket([]byte(sessionID))
-	if sb == nil {
-		return nil, nil
-	}
-	return sb.Bucket([]byte(ns)), nil
-}
-
-func checkIDs(sessionID, ns string) error {
-	if sessionID == "" {
-		return errors.New("session store: empty session id")
-	}
-	if ns == "" {
-		return errors.New("session store: empty namespace")
-	}
-	return nil
-}
-
-// Get returns the value stored under key, and whether it exists.
-func (s *Store) Get(ctx context.Context, sessionID, ns, key string) ([]byte, bool, error) {
-	if err := checkIDs(sessionID, ns); err != nil {
-		return nil, false, err
-	}
-	var out []byte
-	var ok bool
-	err := s.do(ctx, false, func(tx *bolt.Tx) error {
-		b, err := bucket(tx, sessionID, ns, false)
-		if err != nil || b == nil {
-			return err
-		}
-		if v := b.Get([]byte(key)); v != nil {
-			out, ok = append([]byte(nil), v...), true
-		}
-		return nil
-	})
-	return out, ok, err
-}
-
-// Put stores value under key.
-func (s *Store) Put(ctx context.Context, sessionID, ns, key string, value []byte) error {
-	return s.Update(ctx, sessionID, ns, key, func([]byte, bool) ([]byte, error) { return value, nil })
-}
-
-// Delete removes key; deleting a missing key is not an error.
-func (s *Store) Delete(ctx context.Context, sessionID, ns, key string) error {
-	if err := checkIDs(sessionID, ns); err != nil {
-		return err
-	}
-	return s.do(ctx, true, func(tx *bolt.Tx) error {
-		b, err := bucket(tx, sessionID, ns, true)
-		if err != nil {
-			return err
-		}
-		return b.Delete([]byte(key))
-	})
-}
-
-// Update atomically replaces the value under key with fn's result; fn sees
-// the old value (nil, false when absent). Returning a nil slice deletes the
-// key. An error from fn aborts the transaction and is returned.
-func (s *Store) Update(ctx context.Context, sessionID, ns, key string, fn func(old []byte, exists bool) ([]byte, error)) error {
-	if err := checkIDs(sessionID, ns); err != nil {
-		return err
-	}
-	return s.do(ctx, true, func(tx *bolt.Tx) error {
-		b, err := bucket(tx, sessionID, ns, true)
-		if err != nil {
-			return err
-		}
-		old := b.Get([]byte(key))
-		var cp []byte
-		if old != nil {
-			cp = append([]byte(nil), old...)
-		}
-		nv, err := fn(cp, old != nil)
-		if err != nil {
-			return err
-		}
-		if nv == nil {
-			return b.Delete([]byte(key))
-		}
-		return b.Put([]byte(key), nv)
-	})
-}
-
-// List returns every key and value of a namespace, in key order.
-func (s *Store) List(ctx context.Context, sessionID, ns string) ([]KV, error) {
-	if err := checkIDs(sessionID, ns); err != nil {
-		return nil, err
-	}
-	var out []KV
-	err := s.do(ctx, false, func(tx *bolt.Tx) error {
-		b, err := bucket(tx, sessionID, ns, false)
-		if err != nil || b == nil {
-			return err
-		}
-		return b.ForEach(func(k, v []byte) error {
-			out = append(out, KV{Key: string(k), Value: append([]byte(nil), v...)})
-			return nil
-		})
-	})
-	return out, err
+	// Close releases the store. Calling it again returns nil; any other
+	// method afterwards returns an error wrapping ErrClosed.
+	Close() error
 }
 
 // KV is one entry of List.
@@ -257,3 +51,43 @@ type KV struct {
 	Key   string
 	Value []byte
 }
+
+// ErrClosed is wrapped by the errors of a Store used after Close.
+var ErrClosed = errors.New("session store is closed")
+
+// Put stores value under key, replacing what was there. A nil value is
+// stored as an empty one; use Delete to remove a key.
+func Put(ctx context.Context, s Store, sessionID, ns, key string, value []byte) error {
+	if value == nil {
+		value = []byte{}
+	}
+	return s.Update(ctx, sessionID, ns, key, func([]byte, bool) ([]byte, error) { return value, nil })
+}
+
+// Delete removes key; deleting a missing key is not an error.
+func Delete(ctx context.Context, s Store, sessionID, ns, key string) error {
+	return s.Update(ctx, sessionID, ns, key, func([]byte, bool) ([]byte, error) { return nil, nil })
+}
+
+// checkIDs refuses the empty session id and namespace, which no backend
+// could tell apart from "all sessions" or "no namespace".
+func checkIDs(sessionID, ns string) error {
+	if sessionID == "" {
+		return errors.New("session store: empty session id; pass the id of the session the state belongs to")
+	}
+	if ns == "" {
+		return errors.New("session store: empty namespace; name the kind of state (\"todo\", \"filetime\", ...)")
+	}
+	return nil
+}
+
+// ctxErr wraps a context's error, or is nil while the context lives.
+func ctxErr(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("session store: %w", err)
+	}
+	return nil
+}
+
+// closedErr is returned by a closed store.
+func closedErr() error { return fmt.Errorf("session store: %w", ErrClosed) }
