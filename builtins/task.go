@@ -106,8 +106,8 @@ func Task(runner SubagentRunner) runtime.Tool {
 			return nil, fmt.Errorf("render task.txt: %w", err)
 		}
 		return &runtime.Definition{
-			Description:         b.String(),
-			Parameters:          schema,
+			Description: b.String(),
+			Parameters:  schema,
 			Execute: func(ctx context.Context, args json.RawMessage, tc *runtime.Context) (runtime.Result, error) {
 				var p TaskParams
 				if err := json.Unmarshal(args, &p); err != nil {
