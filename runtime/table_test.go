@@ -188,3 +188,31 @@ func TestTheDefinitionCacheFollowsTheResolvedTool(t *testing.T) {
 		}
 	}
 }
+
+// TestCallsWhileASourceComesAndGoesAlwaysFindATool: a module added and
+// removed over and over while calls run never leaves read missing, since
+// the built-in stays underneath (run with -race).
+func TestCallsWhileASourceComesAndGoesAlwaysFindATool(t *testing.T) {
+	t.Parallel()
+	r := newTestRegistry(t, nil)
+	r.Add(SourceBuiltin, sourced("read", SourceBuiltin))
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for range 200 {
+			r.Add(SourceWasm, sourced("read", SourceWasm))
+			r.Remove(SourceWasm, "read")
+		}
+	})
+	for range 4 {
+		wg.Go(func() {
+			for range 100 {
+				res, err := r.Call(context.Background(), Call{Tool: "read"})
+				if err != nil || (res.Output != string(SourceWasm) && res.Output != string(SourceBuiltin)) {
+					t.Errorf("call while the module came and went: %q, %v", res.Output, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
