@@ -124,8 +124,14 @@ func (r *Registry) Add(src Source, tools ...Tool) {
 func (r *Registry) Register(t Tool) { r.Add(SourceRuntime, t) }
 
 // Remove deletes src's tools with the given ids. An id another source also
-// holds resolves to that source's tool again.
+// holds resolves to that source's tool again. A source the registry does
+// not know (a tool id passed as the source by mistake) is logged as an
+// error and removes nothing.
 func (r *Registry) Remove(src Source, ids ...string) {
+	if rank(src) < 0 {
+		r.log.Error("remove from an unknown source ignored; use one of the runtime.Source constants", "source", src, "ids", ids)
+		return
+	}
 	r.mu.Lock()
 	removed := false
 	for _, id := range ids {

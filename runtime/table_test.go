@@ -113,13 +113,17 @@ func TestShadowingIsLoggedAndAnUnknownSourceRefused(t *testing.T) {
 	r.Add(SourceBuiltin, sourced("echo", SourceBuiltin))
 	r.Add(SourceWasm, sourced("echo", SourceWasm))
 	r.Add(Source("builtins"), sourced("stray", SourceBuiltin))
+	r.Remove("echo") // a tool id where the source belongs
 	mu.Lock()
 	defer mu.Unlock()
 	if !strings.Contains(logs.String(), "tool id collision") || !strings.Contains(logs.String(), "hidden=builtin") {
 		t.Errorf("no shadowing warning logged: %s", logs.String())
 	}
-	if r.Has("stray") || !strings.Contains(logs.String(), "unknown source") {
+	if r.Has("stray") || !strings.Contains(logs.String(), "tools from an unknown source") {
 		t.Errorf("a tool from an unknown source was added, or not logged: %s", logs.String())
+	}
+	if src, _ := r.Source("echo"); src != SourceWasm || !strings.Contains(logs.String(), "remove from an unknown source") {
+		t.Errorf("a remove naming no source changed %s, or was not logged: %s", src, logs.String())
 	}
 }
 
