@@ -221,7 +221,7 @@ func (ru *run) denyRules() permission.Ruleset {
 	}
 	rules := make(permission.Ruleset, 0, len(ru.req.deny))
 	for _, id := range ru.req.deny {
-		rules = append(rules, permission.Rule{Permission: permission.ToolPermission(id), Pattern: "*", Action: permission.Deny, Source: "subagent session"})
+		rules = append(rules, permission.Rule{Permission: ru.reg.Permission(id), Pattern: "*", Action: permission.Deny, Source: "subagent session"})
 	}
 	return rules
 }

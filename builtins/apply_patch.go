@@ -31,7 +31,16 @@ type ApplyPatchParams struct {
 // written are restored, so a patch applies completely or not at all.
 // Output lists "A", "M" or "D" and the path of each file changed.
 func ApplyPatch() runtime.Tool {
-	return runtime.Define("apply_patch", applyPatchDescription, runApplyPatch)
+	return runtime.Declare(runtime.Define("apply_patch", applyPatchDescription, runApplyPatch), applyPatchTraits)
+}
+
+// applyPatchTraits: governed by "edit", which it asks for each path itself;
+// offered only to the models that edit with it (usesApplyPatch); overwrites.
+var applyPatchTraits = runtime.Traits{
+	Permission:          "edit",
+	ChecksOwnPermission: true,
+	Available:           applyPatchAvailable,
+	Hints:               &runtime.Hints{Destructive: true},
 }
 
 // fileState is one file as the patch leaves it (or as it was).
@@ -303,6 +312,35 @@ func commitStates(project string, dests map[string]patchDest, paths []string, or
 			return rollback(err)
 		}
 		done = append(done, undo{pth, orig, mode})
+	}
+	return nil
+}
+
+// usesApplyPatch reports whether a model edits files with apply_patch
+// instead of edit and write: the GPT models from gpt-5 on (not gpt-4*, not
+// the open-weight gpt-oss), as OpenCode chooses.
+func usesApplyPatch(model string) bool {
+	return strings.Contains(model, "gpt-") && !strings.Contains(model, "oss") && !strings.Contains(model, "gpt-4")
+}
+
+// applyPatchAvailable offers apply_patch to the models that use it. For an
+// unknown model a direct call may use it, while a listing shows edit and
+// write instead, so a model is offered one set of editing tools.
+func applyPatchAvailable(env runtime.Env) error {
+	switch {
+	case env.Model == "" && env.Listing:
+		return runtime.NotOffered("no model is named, and a listing for an unknown model offers edit and write", "")
+	case env.Model != "" && !usesApplyPatch(env.Model):
+		return runtime.NotOffered(fmt.Sprintf("model %s edits files with edit and write; apply_patch is offered to the GPT models from gpt-5 on", env.Model), "")
+	}
+	return nil
+}
+
+// offeredWithoutApplyPatch is the availability of edit and write: every
+// model but those that edit with apply_patch.
+func offeredWithoutApplyPatch(env runtime.Env) error {
+	if usesApplyPatch(env.Model) {
+		return runtime.NotOffered(fmt.Sprintf("model %s edits files with apply_patch instead", env.Model), "")
 	}
 	return nil
 }

@@ -79,10 +79,13 @@ type BashParams struct {
 // code, -1 when a signal ended the shell), signal (its name, when one did),
 // description, cwd.
 func Bash() runtime.Tool {
-	return runtime.DefineDynamic(BashToolName,
+	return runtime.Declare(runtime.DefineDynamic(BashToolName,
 		func(context.Context, runtime.InitContext) (string, error) { return bashDescription(), nil },
-		runBash)
+		runBash), bashTraits)
 }
+
+// bashTraits: asks "bash" for each command itself; may change anything.
+var bashTraits = runtime.Traits{ChecksOwnPermission: true, Hints: &runtime.Hints{Destructive: true}}
 
 func runBash(ctx context.Context, p BashParams, tc *runtime.Context) (runtime.Result, error) {
 	if strings.TrimSpace(p.Command) == "" {

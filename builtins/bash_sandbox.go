@@ -83,9 +83,9 @@ func BashSandboxPolicy(tc *runtime.Context, cfg *config.Config, env func(string)
 // judge what the command line names.
 func externalAllowed(tc *runtime.Context, home string) []string {
 	var rules permission.Ruleset
-	if tc.Registry != nil {
-		if a, err := tc.Registry.Agent(tc.Agent); err == nil {
-			rules = append(rules, a.Rules...)
+	if tc.Rulebook != nil {
+		if agentRules, err := tc.Rulebook.AgentRules(tc.Agent); err == nil {
+			rules = append(rules, agentRules...)
 		}
 	}
 	rules = append(rules, tc.Rules...)

@@ -205,7 +205,7 @@ func TestBashSandboxPolicy(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			tc := runtime.NewContext(runtime.Context{Directory: "/p/sub", Worktree: "/p", Registry: reg, Rules: tt.rules, StateDirs: reg.StateDirs()}, nil, nil)
+			tc := runtime.NewContext(runtime.Context{Directory: "/p/sub", Worktree: "/p", Rulebook: reg, Rules: tt.rules, StateDirs: reg.StateDirs()}, nil, nil)
 			cfg := &config.Config{Sandbox: config.Sandbox{Writable: []string{"rel", "~/w", "/abs"}}}
 			p := BashSandboxPolicy(tc, cfg, func(string) string { return "" })
 			base := []string{"/p", "/p/sub", os.TempDir()}

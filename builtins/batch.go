@@ -62,7 +62,7 @@ type batchOutcome struct {
 
 // Batch returns the batch tool: it runs up to 25 calls of other tools at
 // once, each through the registry's whole path (validation, hooks,
-// permissions, truncation) as tc.Registry.Call, with call ids
+// permissions, truncation) as tc.Caller.Call, with call ids
 // "<batch call id>-<index>", the batch's agent, model and per-call rules:
 // the registry's gate refuses a tool that agent is not offered, so a batch
 // reaches nothing a direct call could not. Results come back in call order, one failure
@@ -74,14 +74,26 @@ type batchOutcome struct {
 // keep the batch's small).
 func Batch() runtime.Tool {
 	inner := runtime.Define(BatchToolName, batchDescription, runBatch)
-	return runtime.ToolFunc{Name: BatchToolName, InitFunc: func(ctx context.Context, ic runtime.InitContext) (*runtime.Definition, error) {
+	return runtime.Declare(runtime.ToolFunc{Name: BatchToolName, InitFunc: func(ctx context.Context, ic runtime.InitContext) (*runtime.Definition, error) {
 		def, err := inner.Init(ctx, ic)
 		if err != nil {
 			return nil, err
 		}
 		def.FormatValidationError = formatBatchValidationError
 		return def, nil
-	}}
+	}}, batchTraits)
+}
+
+// batchTraits: offered only with experimental.batch_tool; the gate asks
+// "batch" before it runs, and each call inside goes through the gate again.
+var batchTraits = runtime.Traits{
+	Available: func(env runtime.Env) error {
+		if !env.Config.Experimental.BatchTool {
+			return runtime.NotOffered("the batch tool is experimental and off", `"experimental": {"batch_tool": true}`)
+		}
+		return nil
+	},
+	Hints: &runtime.Hints{},
 }
 
 // formatBatchValidationError shows the expected payload, since a malformed
@@ -100,7 +112,7 @@ func runBatch(ctx context.Context, p BatchParams, tc *runtime.Context) (runtime.
 	if len(p.ToolCalls) == 0 {
 		return runtime.Result{}, errors.New("batch: provide at least one tool call")
 	}
-	if tc.Registry == nil {
+	if tc.Caller == nil {
 		return runtime.Result{}, errors.New("batch needs a tool registry to run calls, and this host runs tools without one; call the tools directly")
 	}
 	outcomes := make([]batchOutcome, len(p.ToolCalls))
@@ -160,11 +172,14 @@ func batchOne(ctx context.Context, tc *runtime.Context, i int, c BatchCall) batc
 	// An unknown tool would be routed to the invalid tool and come back as
 	// a successful call; report it as the failure it is. A known tool the
 	// agent is not offered is refused by the registry's gate.
-	if !tc.Registry.Has(c.Tool) {
+	if !tc.Caller.Has(c.Tool) {
+		offered, err := tc.Caller.Offered(runtime.Call{Agent: tc.Agent, Model: tc.Model, Rules: tc.Rules})
+		if err != nil {
+			return fail("Tool '%s' not in registry, and the tools offered cannot be listed: %v", c.Tool, err)
+		}
 		var available []string
-		for _, id := range tc.Registry.IDs() {
-			offered := tc.Registry.Available(runtime.Call{Tool: id, Agent: tc.Agent, Model: tc.Model, Rules: tc.Rules}) == nil
-			if offered && !slices.Contains(batchUnsuggested, id) {
+		for _, id := range offered {
+			if !slices.Contains(batchUnsuggested, id) {
 				available = append(available, id)
 			}
 		}
@@ -178,7 +193,7 @@ func batchOne(ctx context.Context, tc *runtime.Context, i int, c BatchCall) batc
 	if err != nil {
 		return fail("encode parameters: %v", err)
 	}
-	res, err := tc.Registry.Call(ctx, runtime.Call{
+	res, err := tc.Caller.Call(ctx, runtime.Call{
 		Tool:      c.Tool,
 		Args:      args,
 		SessionID: tc.SessionID,

@@ -48,7 +48,7 @@ type CodeSearchParams struct {
 // call asks permission codesearch for the query and times out after 30
 // seconds. Result metadata: query, tokensNum.
 func CodeSearch() runtime.Tool {
-	return runtime.WithOwnPermission(runtime.Define(CodeSearchToolName, codesearchDescription, func(ctx context.Context, p CodeSearchParams, tc *runtime.Context) (runtime.Result, error) {
+	return runtime.Declare(runtime.Define(CodeSearchToolName, codesearchDescription, func(ctx context.Context, p CodeSearchParams, tc *runtime.Context) (runtime.Result, error) {
 		if strings.TrimSpace(p.Query) == "" {
 			return runtime.Result{}, errors.New("query is empty; name the library or API and what you want to know")
 		}
@@ -68,5 +68,9 @@ func CodeSearch() runtime.Tool {
 			text = "No code snippets or documentation found. Try a different query, be more specific about the library or concept, or check the spelling of framework names."
 		}
 		return runtime.Result{Title: "Code search: " + p.Query, Output: text, Metadata: meta}, nil
-	}))
+	}), codeSearchTraits)
 }
+
+// codeSearchTraits: asks "codesearch" for the query itself; offered only
+// with a search endpoint; reads the web.
+var codeSearchTraits = runtime.Traits{ChecksOwnPermission: true, Available: searchConfigured, Hints: &runtime.Hints{ReadOnly: true, OpenWorld: true}}

@@ -39,7 +39,7 @@ type EditParams struct {
 // serialised; the write is atomic. Metadata: diff (unified), filepath,
 // additions, deletions, replacer (which matcher found oldString).
 func Edit() runtime.Tool {
-	return runtime.Define("edit", editDescription, func(ctx context.Context, p EditParams, tc *runtime.Context) (runtime.Result, error) {
+	return runtime.Declare(runtime.Define("edit", editDescription, func(ctx context.Context, p EditParams, tc *runtime.Context) (runtime.Result, error) {
 		if p.FilePath == "" {
 			return runtime.Result{}, errors.New("filePath is required")
 		}
@@ -57,7 +57,16 @@ func Edit() runtime.Tool {
 		}
 		res.Output = "Edit applied successfully."
 		return res, nil
-	})
+	}), editTraits)
+}
+
+// editTraits: governed by "edit", which it asks for the path itself; not
+// offered to the models that edit with apply_patch; overwrites.
+var editTraits = runtime.Traits{
+	Permission:          "edit",
+	ChecksOwnPermission: true,
+	Available:           offeredWithoutApplyPatch,
+	Hints:               &runtime.Hints{Destructive: true},
 }
 
 // editSpec is one replacement of an edit or multiedit call.

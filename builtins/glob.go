@@ -33,8 +33,11 @@ type GlobParams struct {
 // Glob returns the glob tool: files whose path matches a glob pattern
 // (doublestar syntax, ** included), newest first, honouring .gitignore.
 func Glob() runtime.Tool {
-	return runtime.Define("glob", globDescription, runGlob)
+	return runtime.Declare(runtime.Define("glob", globDescription, runGlob), globTraits)
 }
+
+// globTraits: asks "glob" for the pattern itself; changes nothing.
+var globTraits = runtime.Traits{ChecksOwnPermission: true, Hints: &runtime.Hints{ReadOnly: true, Idempotent: true}}
 
 func runGlob(ctx context.Context, p GlobParams, tc *runtime.Context) (runtime.Result, error) {
 	pattern := strings.TrimPrefix(filepath.ToSlash(p.Pattern), "./")

@@ -46,8 +46,11 @@ type GrepParams struct {
 // .gitignore, searches files on the walking goroutines, and shows up to 100
 // matching lines, newest files first.
 func Grep() runtime.Tool {
-	return runtime.Define("grep", grepDescription, runGrep)
+	return runtime.Declare(runtime.Define("grep", grepDescription, runGrep), grepTraits)
 }
+
+// grepTraits: asks "grep" for the pattern itself; changes nothing.
+var grepTraits = runtime.Traits{ChecksOwnPermission: true, Hints: &runtime.Hints{ReadOnly: true, Idempotent: true}}
 
 func runGrep(ctx context.Context, p GrepParams, tc *runtime.Context) (runtime.Result, error) {
 	if p.Pattern == "" {

@@ -25,11 +25,15 @@ type InvalidParams struct {
 // told what went wrong in an ordinary tool result it can act on. It is never
 // offered to the model.
 func Invalid() runtime.Tool {
-	return runtime.Define(InvalidToolName, invalidDescription, func(_ context.Context, p InvalidParams, _ *runtime.Context) (runtime.Result, error) {
+	return runtime.Declare(runtime.Define(InvalidToolName, invalidDescription, func(_ context.Context, p InvalidParams, _ *runtime.Context) (runtime.Result, error) {
 		return runtime.Result{
 			Title:    "Invalid Tool",
 			Output:   "The arguments provided to the tool are invalid: " + p.Error,
 			Metadata: map[string]any{"tool": p.Tool},
 		}, nil
-	})
+	}), invalidTraits)
 }
+
+// invalidTraits: the registry's fallback: never offered, reached only by
+// routing.
+var invalidTraits = runtime.Traits{Fallback: true, Hints: &runtime.Hints{}}

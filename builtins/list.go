@@ -41,8 +41,11 @@ type ListParams struct {
 // List returns the list tool: a tree of a directory's files, with common
 // build and dependency folders and .gitignore'd files left out.
 func List() runtime.Tool {
-	return runtime.Define("list", listDescription, runList)
+	return runtime.Declare(runtime.Define("list", listDescription, runList), listTraits)
 }
+
+// listTraits: asks "list" for the directory itself; changes nothing.
+var listTraits = runtime.Traits{ChecksOwnPermission: true, Hints: &runtime.Hints{ReadOnly: true, Idempotent: true}}
 
 func runList(ctx context.Context, p ListParams, tc *runtime.Context) (runtime.Result, error) {
 	for _, g := range p.Ignore {

@@ -69,7 +69,7 @@ type LSPParams struct {
 // Result metadata: server, errors (count for the file), diagnostics (per
 // file, errors only).
 func LSP() runtime.Tool {
-	return runtime.WithOwnPermission(runtime.Define(LSPToolName, lspDescription, func(ctx context.Context, p LSPParams, tc *runtime.Context) (runtime.Result, error) {
+	return runtime.Declare(runtime.Define(LSPToolName, lspDescription, func(ctx context.Context, p LSPParams, tc *runtime.Context) (runtime.Result, error) {
 		if p.FilePath == "" {
 			return runtime.Result{}, errors.New("filePath is empty; pass the file to check")
 		}
@@ -99,7 +99,20 @@ func LSP() runtime.Tool {
 		out, count := formatDiagnostics(path, root, diags)
 		meta := map[string]any{"server": name, "errors": count, "diagnostics": diags}
 		return runtime.Result{Title: rel, Output: out, Metadata: meta}, nil
-	}))
+	}), lspTraits)
+}
+
+// lspTraits: asks "lsp" for the file itself; offered only with
+// experimental.lsp_tool; changes nothing.
+var lspTraits = runtime.Traits{
+	ChecksOwnPermission: true,
+	Available: func(env runtime.Env) error {
+		if !env.Config.Experimental.LSPTool {
+			return runtime.NotOffered("the lsp tool is experimental and off", `"experimental": {"lsp_tool": true}`)
+		}
+		return nil
+	},
+	Hints: &runtime.Hints{ReadOnly: true, Idempotent: true},
 }
 
 // lspServerFor finds the configured server for a file's extension; when

@@ -31,7 +31,7 @@ type MultiEditItem struct {
 // atomic: every edit is applied in memory first, and the file is written
 // once, only when all of them apply. The error names the failing edit.
 func MultiEdit() runtime.Tool {
-	return runtime.Define("multiedit", multieditDescription, func(ctx context.Context, p MultiEditParams, tc *runtime.Context) (runtime.Result, error) {
+	return runtime.Declare(runtime.Define("multiedit", multieditDescription, func(ctx context.Context, p MultiEditParams, tc *runtime.Context) (runtime.Result, error) {
 		if p.FilePath == "" {
 			return runtime.Result{}, errors.New("filePath is required")
 		}
@@ -53,5 +53,13 @@ func MultiEdit() runtime.Tool {
 		}
 		res.Output = fmt.Sprintf("Applied %d edits successfully.", len(specs))
 		return res, nil
-	})
+	}), multieditTraits)
+}
+
+// multieditTraits: governed by "edit", which it asks for the path itself;
+// overwrites.
+var multieditTraits = runtime.Traits{
+	Permission:          "edit",
+	ChecksOwnPermission: true,
+	Hints:               &runtime.Hints{Destructive: true},
 }

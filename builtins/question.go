@@ -32,7 +32,7 @@ var errNoQuestioner = errors.New("no person can answer questions here (the host 
 // Result metadata: answers (one list of chosen or typed answers per
 // question).
 func Question() runtime.Tool {
-	return runtime.Define(QuestionToolName, questionDescription, func(ctx context.Context, p QuestionParams, tc *runtime.Context) (runtime.Result, error) {
+	return runtime.Declare(runtime.Define(QuestionToolName, questionDescription, func(ctx context.Context, p QuestionParams, tc *runtime.Context) (runtime.Result, error) {
 		if tc.Questioner == nil {
 			return runtime.Result{}, errNoQuestioner
 		}
@@ -60,5 +60,17 @@ func Question() runtime.Tool {
 			Output:   "User has answered your questions: " + strings.Join(parts, ", ") + ". You can now continue with the user's answers in mind.",
 			Metadata: map[string]any{"answers": answers},
 		}, nil
-	})
+	}), questionTraits)
+}
+
+// questionTraits: offered only where a person can answer; the gate asks
+// "question" before it runs.
+var questionTraits = runtime.Traits{
+	Available: func(env runtime.Env) error {
+		if !env.CanAsk {
+			return runtime.NotOffered("no person can answer questions in this host", "")
+		}
+		return nil
+	},
+	Hints: &runtime.Hints{},
 }

@@ -77,8 +77,11 @@ type ReadParams struct {
 // file allocates about as much as reading the first (see
 // BenchmarkReadLastPage100MB).
 func Read() runtime.Tool {
-	return runtime.Define("read", readDescription, runRead)
+	return runtime.Declare(runtime.Define("read", readDescription, runRead), readTraits)
 }
+
+// readTraits: asks "read" for the path itself; changes nothing.
+var readTraits = runtime.Traits{ChecksOwnPermission: true, Hints: &runtime.Hints{ReadOnly: true, Idempotent: true}}
 
 func runRead(ctx context.Context, p ReadParams, tc *runtime.Context) (runtime.Result, error) {
 	if p.FilePath == "" {

@@ -73,7 +73,7 @@ type skillFrontMatter struct {
 // directory and a sample of its other files. Result metadata: name, dir.
 func Skill(dirs []string) runtime.Tool {
 	dirs = slices.Clone(dirs)
-	return runtime.DefineDynamic(SkillToolName,
+	return runtime.Declare(runtime.DefineDynamic(SkillToolName,
 		func(_ context.Context, ic runtime.InitContext) (string, error) {
 			skills, _ := discoverSkills(dirs)
 			var rules permission.Ruleset
@@ -94,8 +94,11 @@ func Skill(dirs []string) runtime.Tool {
 		},
 		func(ctx context.Context, p SkillParams, tc *runtime.Context) (runtime.Result, error) {
 			return loadSkill(ctx, dirs, p, tc)
-		})
+		}), skillTraits)
 }
+
+// skillTraits: asks "skill" for the skill's name itself.
+var skillTraits = runtime.Traits{ChecksOwnPermission: true, Hints: &runtime.Hints{}}
 
 func loadSkill(ctx context.Context, dirs []string, p SkillParams, tc *runtime.Context) (runtime.Result, error) {
 	skills, problems := discoverSkills(dirs)

@@ -100,15 +100,14 @@ type SubagentRunner interface {
 // Result metadata: sessionId, agent, model, summary (the child's tool calls).
 func Task(runner SubagentRunner) runtime.Tool {
 	schema := runtime.SchemaFor[TaskParams]()
-	return runtime.ToolFunc{Name: TaskToolName, InitFunc: func(ctx context.Context, ic runtime.InitContext) (*runtime.Definition, error) {
+	return runtime.Declare(runtime.ToolFunc{Name: TaskToolName, InitFunc: func(ctx context.Context, ic runtime.InitContext) (*runtime.Definition, error) {
 		var b strings.Builder
 		if err := taskDescription.Execute(&b, map[string]any{"Agents": usableSubagents(runner, ic.Agent)}); err != nil {
 			return nil, fmt.Errorf("render task.txt: %w", err)
 		}
 		return &runtime.Definition{
-			Description:         b.String(),
-			Parameters:          schema,
-			ChecksOwnPermission: true, // asks "task" for the subagent's name
+			Description: b.String(),
+			Parameters:  schema,
 			Execute: func(ctx context.Context, args json.RawMessage, tc *runtime.Context) (runtime.Result, error) {
 				var p TaskParams
 				if err := json.Unmarshal(args, &p); err != nil {
@@ -117,8 +116,12 @@ func Task(runner SubagentRunner) runtime.Tool {
 				return runTask(ctx, runner, ic, p, tc)
 			},
 		}, nil
-	}}
+	}}, taskTraits)
 }
+
+// taskTraits: asks "task" for the subagent's name itself; delegates, which
+// changes the truncation hint.
+var taskTraits = runtime.Traits{ChecksOwnPermission: true, Delegates: true, Hints: &runtime.Hints{}}
 
 // usableSubagents are the subagents caller's rules do not deny.
 func usableSubagents(runner SubagentRunner, caller *runtime.Agent) []*runtime.Agent {

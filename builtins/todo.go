@@ -63,7 +63,7 @@ type TodoReadParams struct{}
 // store (namespace "todo"; calls without a session id share session
 // "default"). Result metadata: todos.
 func TodoWrite() runtime.Tool {
-	return runtime.Define(TodoWriteToolName, todoWriteDescription, func(ctx context.Context, p TodoWriteParams, tc *runtime.Context) (runtime.Result, error) {
+	return runtime.Declare(runtime.Define(TodoWriteToolName, todoWriteDescription, func(ctx context.Context, p TodoWriteParams, tc *runtime.Context) (runtime.Result, error) {
 		todos, err := normalizeTodos(p.Todos)
 		if err != nil {
 			return runtime.Result{}, err
@@ -75,13 +75,16 @@ func TodoWrite() runtime.Tool {
 			return runtime.Result{}, err
 		}
 		return todoResult(todos)
-	})
+	}), todoWriteTraits)
 }
+
+// todoWriteTraits: asks "todowrite" itself; changes only the session's list.
+var todoWriteTraits = runtime.Traits{ChecksOwnPermission: true, Hints: &runtime.Hints{}}
 
 // TodoRead returns the todoread tool: the session's todo list as the last
 // todowrite left it, an empty list when there is none. Result metadata: todos.
 func TodoRead() runtime.Tool {
-	return runtime.Define(TodoReadToolName, todoReadDescription, func(ctx context.Context, _ TodoReadParams, tc *runtime.Context) (runtime.Result, error) {
+	return runtime.Declare(runtime.Define(TodoReadToolName, todoReadDescription, func(ctx context.Context, _ TodoReadParams, tc *runtime.Context) (runtime.Result, error) {
 		if err := tc.Ask(ctx, permission.Request{Permission: TodoReadToolName, Patterns: []string{"*"}, Always: []string{"*"}}); err != nil {
 			return runtime.Result{}, err
 		}
@@ -90,8 +93,11 @@ func TodoRead() runtime.Tool {
 			return runtime.Result{}, err
 		}
 		return todoResult(todos)
-	})
+	}), todoReadTraits)
 }
+
+// todoReadTraits: asks "todoread" itself; changes nothing.
+var todoReadTraits = runtime.Traits{ChecksOwnPermission: true, Hints: &runtime.Hints{ReadOnly: true, Idempotent: true}}
 
 // normalizeTodos checks each item and numbers those without an id. The
 // wrapper validates against the schema already; this also guards direct

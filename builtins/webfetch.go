@@ -52,10 +52,13 @@ func WebFetch() runtime.Tool {
 // custom transport (and tests). The client's own Timeout should be zero:
 // the tool applies the call's timeout.
 func WebFetchWithClient(client *http.Client) runtime.Tool {
-	return runtime.Define("webfetch", webfetchDescription, func(ctx context.Context, p WebFetchParams, tc *runtime.Context) (runtime.Result, error) {
+	return runtime.Declare(runtime.Define("webfetch", webfetchDescription, func(ctx context.Context, p WebFetchParams, tc *runtime.Context) (runtime.Result, error) {
 		return runWebFetch(ctx, client, p, tc)
-	})
+	}), webfetchTraits)
 }
+
+// webfetchTraits: asks "webfetch" for the URL itself; reads the web.
+var webfetchTraits = runtime.Traits{ChecksOwnPermission: true, Hints: &runtime.Hints{ReadOnly: true, OpenWorld: true}}
 
 func runWebFetch(ctx context.Context, client *http.Client, p WebFetchParams, tc *runtime.Context) (runtime.Result, error) {
 	u, err := url.Parse(p.URL)

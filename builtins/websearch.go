@@ -57,7 +57,7 @@ type WebSearchParams struct {
 // asks permission websearch for the query and times out after 25 seconds.
 // Result metadata: query, numResults, type, livecrawl.
 func WebSearch() runtime.Tool {
-	return runtime.WithOwnPermission(runtime.DefineDynamic(WebSearchToolName,
+	return runtime.Declare(runtime.DefineDynamic(WebSearchToolName,
 		func(context.Context, runtime.InitContext) (string, error) {
 			var b strings.Builder
 			err := websearchDescription.Execute(&b, map[string]any{"Year": time.Now().Year(), "DefaultResults": websearchResults})
@@ -92,7 +92,20 @@ func WebSearch() runtime.Tool {
 				text = "No search results found. Please try a different query."
 			}
 			return runtime.Result{Title: "Web search: " + p.Query, Output: text, Metadata: meta}, nil
-		}))
+		}), webSearchTraits)
+}
+
+// webSearchTraits: asks "websearch" for the query itself; offered only with
+// a search endpoint; reads the web.
+var webSearchTraits = runtime.Traits{ChecksOwnPermission: true, Available: searchConfigured, Hints: &runtime.Hints{ReadOnly: true, OpenWorld: true}}
+
+// searchConfigured is the availability of websearch and codesearch: they
+// need a search endpoint.
+func searchConfigured(env runtime.Env) error {
+	if env.Config.Search == nil {
+		return runtime.NotOffered("no search endpoint is configured", `a "search" section in the config`)
+	}
+	return nil
 }
 
 // searchCall calls one tool of the search MCP endpoint and returns the

@@ -30,7 +30,7 @@ type WriteParams struct {
 // permission is asked with the unified diff, so a person sees the change.
 // Metadata: filepath, exists, diff, additions, deletions.
 func Write() runtime.Tool {
-	return runtime.Define("write", writeDescription, func(ctx context.Context, p WriteParams, tc *runtime.Context) (runtime.Result, error) {
+	return runtime.Declare(runtime.Define("write", writeDescription, func(ctx context.Context, p WriteParams, tc *runtime.Context) (runtime.Result, error) {
 		if p.FilePath == "" {
 			return runtime.Result{}, errors.New("filePath is required")
 		}
@@ -92,5 +92,15 @@ func Write() runtime.Tool {
 				"deletions": d.Deletions,
 			},
 		}, nil
-	})
+	}), writeTraits)
+}
+
+// writeTraits: governed by "edit", so one rule covers every way of changing
+// a file, which it asks for the path itself; not offered to the models that
+// edit with apply_patch; overwrites.
+var writeTraits = runtime.Traits{
+	Permission:          "edit",
+	ChecksOwnPermission: true,
+	Available:           offeredWithoutApplyPatch,
+	Hints:               &runtime.Hints{Destructive: true},
 }

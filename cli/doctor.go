@@ -135,7 +135,7 @@ func Doctor(ctx context.Context, dir string, opts *DoctorOptions) (*DoctorReport
 	if _, err := reg.Agent(opts.Agent); err != nil {
 		return nil, usageError{err}
 	}
-	tc := runtime.NewContext(runtime.Context{Directory: dir, Worktree: worktree, Agent: opts.Agent, Registry: reg, Config: loaded.Config, StateDirs: reg.StateDirs()}, nil, nil)
+	tc := runtime.NewContext(runtime.Context{Directory: dir, Worktree: worktree, Agent: opts.Agent, Rulebook: reg, Config: loaded.Config, StateDirs: reg.StateDirs()}, nil, nil)
 	policy := builtins.BashSandboxPolicy(tc, loaded.Config, env)
 	rep := &DoctorReport{
 		Sandbox: SandboxReport{Enabled: loaded.Config.Sandbox.On(), Network: policy.Network, Protected: policy.Protected, Plan: policy.Plan()},

@@ -37,7 +37,7 @@ func (h *Host) Watch(ctx context.Context) {
 		return
 	}
 	h.wasm.Watch(ctx, h.Dirs, func(added []runtime.Tool, removed []string) {
-		h.Registry.Remove(removed...)
+		h.Registry.Remove(runtime.SourceWasm, removed...)
 		h.Registry.Add(runtime.SourceWasm, added...)
 	})
 }

@@ -420,7 +420,7 @@ func (t *remoteTool) Init(context.Context, runtime.InitContext) (*runtime.Defini
 }
 
 // execute calls the server. The tool does not check a permission itself
-// (its Definition leaves ChecksOwnPermission unset), so the registry's gate
+// (it declares no runtime.Traits), so the registry's gate
 // has already asked the permission named by the tool id, pattern "*":
 // rules such as "everything_*": "ask" apply before the server is called.
 func (t *remoteTool) execute(ctx context.Context, args json.RawMessage, tc *runtime.Context) (runtime.Result, error) {

@@ -108,28 +108,23 @@ func (s *Server) ServeStdio(ctx context.Context) error {
 	return s.sdk.Run(ctx, &sdk.StdioTransport{})
 }
 
-// annotations derives MCP hints from what a built-in tool does. Tools from
-// other sources (wasm, plugins, MCP servers) get none: an absent hint tells a
-// client to assume the worst, which is the honest answer for code we did not
-// write.
+// annotations are the MCP hints of what a tool declares it does
+// (runtime.Traits.Hints), whatever its source. A tool that declares
+// nothing — wasm modules, plugins, MCP servers' tools — gets none: an
+// absent hint tells a client to assume the worst, which is the honest
+// answer for code nobody here reviewed.
 func annotations(t runtime.ToolInfo) *sdk.ToolAnnotations {
-	if t.Source != runtime.SourceBuiltin {
+	h := t.Traits.Hints
+	if h == nil {
 		return nil
 	}
-	f := false
-	tr := true
-	a := &sdk.ToolAnnotations{DestructiveHint: &f, OpenWorldHint: &f}
-	switch t.ID {
-	case "read", "glob", "grep", "list", "todoread", "lsp":
-		a.ReadOnlyHint = true
-		a.IdempotentHint = true
-	case "write", "edit", "multiedit", "apply_patch", "bash":
-		a.DestructiveHint = &tr
-	case "webfetch", "websearch", "codesearch":
-		a.ReadOnlyHint = true
-		a.OpenWorldHint = &tr
+	destructive, openWorld := h.Destructive, h.OpenWorld
+	return &sdk.ToolAnnotations{
+		ReadOnlyHint:    h.ReadOnly,
+		IdempotentHint:  h.Idempotent,
+		DestructiveHint: &destructive,
+		OpenWorldHint:   &openWorld,
 	}
-	return a
 }
 
 func (s *Server) handler(id string) sdk.ToolHandler {

@@ -46,9 +46,13 @@ type Context struct {
 	// Config is the loaded configuration, for tools with settings.
 	Config *config.Config
 
-	// Registry is the registry running this call, for tools that call
-	// other tools (batch) or list them (invalid).
-	Registry *Registry
+	// Caller runs calls of other tools through the whole wrapper, for
+	// tools that call tools (batch); nil outside a registry.
+	Caller Caller
+
+	// Rulebook reads the agent's rules and the session's approvals without
+	// asking (DecideExternal, the bash sandbox); nil outside a registry.
+	Rulebook Rulebook
 
 	// Rules are the call's extra permission rules (Call.Rules); a tool that
 	// calls other tools passes them on.

@@ -1,14 +1,28 @@
 // Package runtime is toolhost's tool contract and the machinery every tool
-// call goes through: the Tool interface and its call Context, the wrapper
-// (the gate, argument validation, permission plumbing, output truncation,
-// hooks, panic recovery, logging), the Registry that assembles tools from
-// every source, the built-in agents and their permission rules.
+// call goes through: the Tool interface and its call Context, the traits a
+// tool declares, the Registry that keeps tools from every source, the chain
+// of steps that wraps every call, the built-in agents and their permission
+// rules.
 //
-// The gate (gate.go) is the wrapper's first step: every route a call can
-// take ends in Registry.Call, so a tool an agent is not offered is refused
-// there whatever the route, and a tool that declares no permission check of
-// its own (Definition.ChecksOwnPermission) is checked against its id's
-// permission before it runs.
+// Where each idea lives:
+//   - tool.go, context.go, define.go: the contract for writing a tool.
+//   - traits.go: what a tool declares about itself (Traits, through the
+//     optional Declarer interface, io/fs style): the permission that
+//     governs it and the patterns the gate asks, whether it checks its own
+//     permission, where it is offered (a model, a flag, a person to ask),
+//     its effects (MCP hints). Nothing in this module knows a tool by its
+//     name; a tool that shares a built-in's name shares none of its rules.
+//   - table.go: the tools of every source under (source, id), resolved by
+//     precedence runtime > mcp > plugin > wasm > builtin, so removing one
+//     source's tool reveals the next; Generation and the change
+//     notification (changes.go) tell front ends to list again.
+//   - prepare.go: initialising a tool per agent and model, cached.
+//   - call.go, chain.go, steps.go, gate.go: Registry.Call and the chain it
+//     runs — logging, the gate's two questions (offered? its own
+//     permission?), hooks before, validation, hooks after, truncation,
+//     panic recovery, the tool — each step a small function with its own
+//     tests, composed in one place (Registry.run). Tools that call tools get
+//     a Caller, tools that read rules a Rulebook, never the Registry.
 //
 // It is named after what it is — the runtime tools run in — as
 // k8s.io/apimachinery/pkg/runtime is; import the standard library's runtime

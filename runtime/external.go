@@ -145,7 +145,7 @@ func (d ExternalDecision) Allowed() bool {
 // what is allowed and report what they skipped. target is resolved
 // (symlinks followed) first; isDir says it names a directory.
 //
-// Without a Registry (a Context from NewContext) only c.Rules are known;
+// Without a Rulebook (a Context from NewContext) only c.Rules are known;
 // when the agent's rules or the approvals cannot be read the decision is
 // Ask, so an unknown never allows.
 func (c *Context) DecideExternal(ctx context.Context, target string, isDir bool) ExternalDecision {
@@ -157,14 +157,13 @@ func (c *Context) DecideExternal(ctx context.Context, target string, isDir bool)
 	d.Pattern = externalPattern(d.Resolved, isDir)
 	unknown := permission.Rule{Permission: PermissionExternalDirectory, Pattern: "*", Action: permission.Ask, Source: permission.NoRuleSource}
 	var rules, approved permission.Ruleset
-	if c.Registry != nil {
-		agent, err := c.Registry.Agent(c.Agent)
-		if err != nil {
+	if c.Rulebook != nil {
+		var err error
+		if rules, err = c.Rulebook.AgentRules(c.Agent); err != nil {
 			d.Rule = unknown
 			return d
 		}
-		rules = agent.Rules
-		if approved, err = c.Registry.Permissions().Approved(ctx, c.SessionID); err != nil {
+		if approved, err = c.Rulebook.Approved(ctx, c.SessionID); err != nil {
 			approved = nil // approvals only allow; without them the rules still decide
 		}
 	}

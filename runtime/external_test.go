@@ -154,7 +154,7 @@ func TestDecideExternalUsesTheAgentRulesAndSessionApprovals(t *testing.T) {
 			Patterns: []string{filepath.Join(dir, "*")}, Always: []string{filepath.Join(dir, "*")},
 		})
 	}
-	tc := NewContext(Context{Directory: project, Worktree: project, Agent: "build", SessionID: "ses", Registry: r}, nil, nil)
+	tc := NewContext(Context{Directory: project, Worktree: project, Agent: "build", SessionID: "ses", Rulebook: r}, nil, nil)
 	for dir, want := range map[string]permission.Action{allowed: permission.Allow, approvedDir: permission.Allow, denied: permission.Deny, root: permission.Ask} {
 		if got := tc.DecideExternal(context.Background(), filepath.Join(dir, "f"), false).Rule.Action; got != want {
 			t.Errorf("%s: action %s, want %s", dir, got, want)

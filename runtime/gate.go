@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -23,13 +24,19 @@ import (
 //     the tool is not available and names the config key a user would
 //     change, instead of routing the call somewhere else.
 //  2. Does a tool that does not check its own permission (wasm, plugin and
-//     MCP-client tools, any tool that leaves Definition.ChecksOwnPermission
-//     unset) have its id's permission? The gate asks it — permission
-//     permission.ToolPermission(id), pattern "*" — so deny refuses and ask
-//     asks, exactly as a rule for a built-in tool would.
+//     MCP-client tools, any tool that does not declare
+//     Traits.ChecksOwnPermission) have its own permission? The gate asks
+//     it — the declared Traits.Permission, else the id; the declared
+//     Traits.Patterns, else "*" — so deny refuses and ask asks, exactly as
+//     a rule for a built-in tool would.
 //
-// The invalid tool is not offered; the registry reaches it only by routing
-// a call it cannot understand, and that routed call skips the gate.
+// Both questions read what the tool declares (Traits), never its name: a
+// module called edit.wasm is governed by the permission "edit.wasm" names
+// unless it declares another. The fallback tool (invalid) is not offered;
+// the registry reaches it only by routing a call it cannot understand, and
+// that routed call skips the gate. The two questions are two steps of the
+// chain (offer and askOwnPermission), with the tool's initialisation
+// between them, which the second needs.
 
 // UnavailableError is a call to a tool the agent is not offered: disabled
 // by a "tools" map, denied outright by a permission rule, or not available
@@ -69,105 +76,98 @@ func (r *Registry) Available(c Call) error {
 	if err != nil {
 		return err
 	}
-	if u := r.unavailable(c.Tool, c.Model, agent, c.Rules); u != nil {
+	if u := r.unavailable(c.Tool, c.Model, agent, c.Rules, false); u != nil {
 		return u
 	}
 	return nil
 }
 
-// gate admits a call or refuses it: first whether the tool is offered, then
-// (after the tool is initialised, which the second question needs) its own
-// permission when the tool does not check one itself. rules are the agent's
-// rules followed by the call's (Call.Rules).
-func (r *Registry) gate(ctx context.Context, c Call, agent *Agent, rules permission.Ruleset) (*prepared, error) {
-	if u := r.unavailable(c.Tool, c.Model, agent, c.Rules); u != nil {
-		r.log.Info("call refused: tool not offered", "tool", c.Tool, "agent", agent.Name, "reason", u.Reason)
-		return nil, u
+// offer is the gate's first question as a step: a tool the agent is not
+// offered on this model is refused with the *UnavailableError unavailable
+// returns, before anything about it is initialised.
+func offer(unavailable func(id, model string, agent *Agent, callRules permission.Ruleset, listing bool) *UnavailableError) step {
+	return func(next handler) handler {
+		return func(ctx context.Context, in *invocation) (Result, error) {
+			if u := unavailable(in.call.Tool, in.call.Model, in.agent, in.call.Rules, false); u != nil {
+				return Result{}, u
+			}
+			return next(ctx, in)
+		}
 	}
-	p, err := r.prepare(ctx, c.Tool, agent, c.Model)
-	if err != nil {
-		return nil, err
-	}
-	if p.def.ChecksOwnPermission {
-		return p, nil
-	}
-	meta := map[string]any{"tool": c.Tool, "source": string(p.source)}
-	if len(c.Args) > 0 && json.Valid(c.Args) {
-		meta["arguments"] = json.RawMessage(c.Args)
-	}
-	err = r.perms.Ask(ctx, rules, permission.Request{
-		SessionID:  c.SessionID,
-		MessageID:  c.MessageID,
-		CallID:     c.CallID,
-		Tool:       c.Tool,
-		Permission: permission.ToolPermission(c.Tool),
-		Patterns:   []string{"*"},
-		Always:     []string{"*"},
-		Metadata:   meta,
-	})
-	if err != nil {
-		return nil, err
-	}
-	return p, nil
 }
 
-// usesApplyPatch reports whether a model edits files with apply_patch
-// instead of edit and write: the GPT models from gpt-5 on (not gpt-4*, not
-// the open-weight gpt-oss), as OpenCode chooses.
-func usesApplyPatch(model string) bool {
-	return strings.Contains(model, "gpt-") && !strings.Contains(model, "oss") && !strings.Contains(model, "gpt-4")
+// askOwnPermission is the gate's second question as a step: for a tool
+// that does not check its own permission (Traits.ChecksOwnPermission
+// unset), ask its permission (Traits.Permission, else its id) for the
+// patterns its Traits derive from the arguments ("*" by default), under
+// the agent's and the call's rules. It runs after prepareTool.
+func askOwnPermission(perms *permission.Service) step {
+	return func(next handler) handler {
+		return func(ctx context.Context, in *invocation) (Result, error) {
+			tr, c := in.tool.traits, in.call
+			if tr.ChecksOwnPermission {
+				return next(ctx, in)
+			}
+			meta := map[string]any{"tool": c.Tool, "source": string(in.tool.source)}
+			if len(c.Args) > 0 && json.Valid(c.Args) {
+				meta["arguments"] = json.RawMessage(c.Args)
+			}
+			err := perms.Ask(ctx, in.rules, permission.Request{
+				SessionID:  c.SessionID,
+				MessageID:  c.MessageID,
+				CallID:     c.CallID,
+				Tool:       c.Tool,
+				Permission: permissionOf(c.Tool, tr),
+				Patterns:   patternsOf(tr, c.Args),
+				Always:     []string{"*"},
+				Metadata:   meta,
+			})
+			if err != nil {
+				return Result{}, err
+			}
+			return next(ctx, in)
+		}
+	}
 }
 
 // unavailable decides whether id is offered to agent on model under the
-// agent's rules followed by callRules, and when it is not, says why and how to enable it. Registry.Tools (via
-// offered) and the gate both ask it, so listing and calling cannot
-// disagree. An unknown model ("") makes no choice between the edit tools:
-// a direct call may use either, while a listing shows edit and write.
-func (r *Registry) unavailable(id, model string, agent *Agent, callRules permission.Ruleset) *UnavailableError {
-	cfg := r.opts.Config
+// agent's rules followed by callRules, and when it is not, says why and
+// how to enable it. Registry.Tools (via offered) and the gate both ask it,
+// so listing and calling cannot disagree, except that a listing (listing
+// set) lets a tool's availability pick one of two alternatives for an
+// unknown model (see Env.Listing). What the tool declares decides first
+// (Traits: never offered when it is the fallback, else its Available),
+// then the rules for its permission, then the "tools" maps.
+func (r *Registry) unavailable(id, model string, agent *Agent, callRules permission.Ruleset, listing bool) *UnavailableError {
 	refuse := func(reason, remedy string) *UnavailableError {
 		return &UnavailableError{Tool: id, Agent: agent.Name, Reason: reason, Remedy: remedy}
 	}
-	switch id {
-	case "invalid":
+	tr := r.Traits(id)
+	if tr.Fallback {
 		return refuse("it only reports calls the host could not understand, and is reached by routing, never called", "")
-	case "apply_patch":
-		if model != "" && !usesApplyPatch(model) {
-			return refuse(fmt.Sprintf("model %s edits files with edit and write; apply_patch is offered to the GPT models from gpt-5 on", model), "")
-		}
-	case "edit", "write":
-		if usesApplyPatch(model) {
-			return refuse(fmt.Sprintf("model %s edits files with apply_patch instead", model), "")
-		}
-	case "websearch", "codesearch":
-		if cfg.Search == nil {
-			return refuse("no search endpoint is configured", `a "search" section in the config`)
-		}
-	case "lsp":
-		if !cfg.Experimental.LSPTool {
-			return refuse("the lsp tool is experimental and off", `"experimental": {"lsp_tool": true}`)
-		}
-	case "batch":
-		if !cfg.Experimental.BatchTool {
-			return refuse("the batch tool is experimental and off", `"experimental": {"batch_tool": true}`)
-		}
-	case "question":
-		if r.opts.Questioner == nil {
-			return refuse("no person can answer questions in this host", "")
+	}
+	if tr.Available != nil {
+		if err := available(tr.Available, Env{Model: model, Listing: listing, Config: r.opts.Config, CanAsk: r.opts.Questioner != nil}); err != nil {
+			var u *UnavailableError
+			if errors.As(err, &u) {
+				return refuse(u.Reason, u.Remedy)
+			}
+			return refuse(err.Error(), "")
 		}
 	}
+	perm := permissionOf(id, tr)
 	// The last rule for the tool's permission decides, the call's rules
-	// after the agent's (permission.Disabled over both).
-	if rule, ok := lastRuleFor(id, callRules); ok {
+	// after the agent's.
+	if rule, ok := lastRuleFor(perm, callRules); ok {
 		if deniesOutright(rule) {
 			// The call's rules (a subagent session's) are not the user's
 			// to change.
-			return deniedBy(refuse("permission "+rule.String()+" denies it to this call", ""), id, rule)
+			return deniedBy(refuse("permission "+rule.String()+" denies it to this call", ""), perm, rule)
 		}
-	} else if rule, ok := lastRuleFor(id, agent.Rules); ok && deniesOutright(rule) {
-		return deniedBy(refuse("permission "+rule.String()+" denies it outright", permissionRemedy(id, agent.Name, rule)), id, rule)
+	} else if rule, ok := lastRuleFor(perm, agent.Rules); ok && deniesOutright(rule) {
+		return deniedBy(refuse("permission "+rule.String()+" denies it outright", permissionRemedy(perm, agent.Name, rule)), perm, rule)
 	}
-	if on, key := toolSwitch(cfg.Tools, id); !on {
+	if on, key := toolSwitch(r.opts.Config.Tools, id); !on {
 		return refuse(fmt.Sprintf(`the config disables it with "tools": {%q: false}`, key), fmt.Sprintf(`"tools": {%q: true}`, id))
 	}
 	if on, key := toolSwitch(agent.Tools, id); !on {
@@ -175,6 +175,17 @@ func (r *Registry) unavailable(id, model string, agent *Agent, callRules permiss
 			fmt.Sprintf(`"agent": {%q: {"tools": {%q: true}}}`, agent.Name, id))
 	}
 	return nil
+}
+
+// available runs a tool's Available; a panic is a refusal, so a broken
+// declaration hides the tool instead of crashing a listing.
+func available(f func(Env) error, env Env) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("its availability check crashed (%v); this is a bug in the tool", v)
+		}
+	}()
+	return f(env)
 }
 
 // deniesOutright reports whether rule, the last for a tool's permission,
@@ -186,14 +197,13 @@ func deniesOutright(rule permission.Rule) bool {
 
 // deniedBy makes u a permission denial by rule, so permission.Kind and the
 // exit code treat it as one.
-func deniedBy(u *UnavailableError, id string, rule permission.Rule) *UnavailableError {
-	u.Err = &permission.DeniedError{Permission: permission.ToolPermission(id), Pattern: "*", Rules: permission.Ruleset{rule}}
+func deniedBy(u *UnavailableError, perm string, rule permission.Rule) *UnavailableError {
+	u.Err = &permission.DeniedError{Permission: perm, Pattern: "*", Rules: permission.Ruleset{rule}}
 	return u
 }
 
-// lastRuleFor is the last rule for id's permission, whatever its pattern.
-func lastRuleFor(id string, rules permission.Ruleset) (permission.Rule, bool) {
-	perm := permission.ToolPermission(id)
+// lastRuleFor is the last rule for permission perm, whatever its pattern.
+func lastRuleFor(perm string, rules permission.Ruleset) (permission.Rule, bool) {
 	for i := len(rules) - 1; i >= 0; i-- {
 		if permission.Match(rules[i].Permission, perm) {
 			return rules[i], true
@@ -206,8 +216,7 @@ func lastRuleFor(id string, rules permission.Ruleset) (permission.Rule, bool) {
 // agent's rule denies outright: in the agent's section when the rule is a
 // built-in agent's own, else in the top-level "permission" (the rule's
 // source, shown in the reason, says which file holds it).
-func permissionRemedy(id, agent string, rule permission.Rule) string {
-	perm := permission.ToolPermission(id)
+func permissionRemedy(perm, agent string, rule permission.Rule) string {
 	if strings.HasPrefix(rule.Source, ruleSourceAgent) {
 		return fmt.Sprintf(`"agent": {%q: {"permission": {%q: "allow"}}}`, agent, perm)
 	}

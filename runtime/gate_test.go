@@ -37,18 +37,53 @@ type gateCase struct {
 	Remedy    string `json:"remedy"`
 }
 
-// countingTool is a tool that records how often it ran.
+// countingTool is a tool that records how often it ran; own declares that
+// it checks its own permission.
 func countingTool(id string, ran *atomic.Int32, own bool) Tool {
-	return ToolFunc{Name: id, InitFunc: func(context.Context, InitContext) (*Definition, error) {
+	t := countingToolWith(id, ran, Traits{ChecksOwnPermission: own})
+	if !own {
+		return t.(declared).Tool // declares nothing at all
+	}
+	return t
+}
+
+// countingToolWith is a counting tool declaring tr.
+func countingToolWith(id string, ran *atomic.Int32, tr Traits) Tool {
+	return Declare(ToolFunc{Name: id, InitFunc: func(context.Context, InitContext) (*Definition, error) {
 		return &Definition{
-			Description:         "Counts its calls.",
-			ChecksOwnPermission: own,
+			Description: "Counts its calls.",
 			Execute: func(context.Context, json.RawMessage, *Context) (Result, error) {
 				ran.Add(1)
 				return Result{Title: id, Output: id + " ran"}, nil
 			},
 		}, nil
-	}}
+	}}, tr)
+}
+
+// corpusTools are the tools of the gate corpus: each declares one kind of
+// trait, under a name that says which, so the corpus tests the gate's
+// reading of declarations, not any built-in (builtins has its own corpus
+// for those).
+func corpusTools(ran *atomic.Int32) []Tool {
+	refuseUnless := func(ok func(Env) bool, reason, remedy string) func(Env) error {
+		return func(env Env) error {
+			if !ok(env) {
+				return NotOffered(reason, remedy)
+			}
+			return nil
+		}
+	}
+	return []Tool{
+		countingToolWith("writer", ran, Traits{Permission: "edit", ChecksOwnPermission: true}),
+		countingToolWith("edit", ran, Traits{ChecksOwnPermission: true}),
+		countingToolWith("modeled", ran, Traits{ChecksOwnPermission: true, Available: refuseUnless(func(env Env) bool { return env.Model == "" || env.Model == "m1" }, "offered to m1 only", "")}),
+		countingToolWith("alternative", ran, Traits{ChecksOwnPermission: true, Available: refuseUnless(func(env Env) bool { return !(env.Listing && env.Model == "") }, "a listing for an unknown model shows the other", "")}),
+		countingToolWith("flagged", ran, Traits{ChecksOwnPermission: true, Available: refuseUnless(func(env Env) bool { return env.Config.Experimental.BatchTool }, "its flag is off", `"experimental": {"batch_tool": true}`)}),
+		countingToolWith("asking", ran, Traits{ChecksOwnPermission: true, Available: refuseUnless(func(env Env) bool { return env.CanAsk }, "no person can answer", "")}),
+		countingToolWith("crashing", ran, Traits{ChecksOwnPermission: true, Available: func(Env) error { panic("broken declaration") }}),
+		countingToolWith("plain", ran, Traits{Available: func(Env) error { return errors.New("not today") }}),
+		countingToolWith("fallback", ran, Traits{Fallback: true}),
+	}
 }
 
 // TestGateOffersExactlyWhatTheCorpusSays runs every entry of the corpus
@@ -73,9 +108,7 @@ func TestGateOffersExactlyWhatTheCorpusSays(t *testing.T) {
 			}
 			r := newTestRegistry(t, &cfg)
 			var ran atomic.Int32
-			for _, id := range []string{"apply_patch", "edit", "write", "batch", "lsp", "websearch", "question", "invalid"} {
-				r.Add(SourceBuiltin, countingTool(id, &ran, true))
-			}
+			r.Add(SourceBuiltin, corpusTools(&ran)...)
 			r.Add(SourceWasm, countingTool("probe", &ran, false))
 
 			call := Call{Tool: tc.Tool, Agent: tc.Agent, Model: tc.Model, Rules: tc.CallRules, Args: json.RawMessage(`{}`)}
@@ -243,7 +276,7 @@ func TestRoutingToInvalidSkipsTheGate(t *testing.T) {
 	for _, agent := range []string{"build", "explore"} {
 		r := newTestRegistry(t, nil)
 		var ran atomic.Int32
-		r.Add(SourceBuiltin, countingTool("invalid", &ran, false))
+		r.Add(SourceBuiltin, countingToolWith("invalid", &ran, Traits{Fallback: true}))
 		if _, err := r.Call(context.Background(), Call{Tool: "frobnicate", Agent: agent}); err != nil || ran.Load() != 1 {
 			t.Errorf("%s: unknown tool: err %v, invalid ran %d times; want it routed to invalid", agent, err, ran.Load())
 		}
@@ -261,15 +294,22 @@ func TestAvailableNamesAnUnknownAgent(t *testing.T) {
 	}
 }
 
-func TestWithOwnPermissionDeclaresWithoutChangingTheTool(t *testing.T) {
+func TestWithOwnPermissionKeepsTheOtherTraitsAndTheTool(t *testing.T) {
 	t.Parallel()
 	shared := &Definition{Description: "Shared."}
 	inner := ToolFunc{Name: "x", InitFunc: func(context.Context, InitContext) (*Definition, error) { return shared, nil }}
-	def, err := WithOwnPermission(inner).Init(context.Background(), InitContext{})
-	if err != nil {
-		t.Fatal(err)
+	tool := WithOwnPermission(Declare(inner, Traits{Permission: "edit", Delegates: true}))
+	tr := TraitsOf(tool)
+	if !tr.ChecksOwnPermission || tr.Permission != "edit" || !tr.Delegates || tool.ID() != "x" {
+		t.Errorf("traits %+v of %q", tr, tool.ID())
 	}
-	if !def.ChecksOwnPermission || shared.ChecksOwnPermission || def.Description != "Shared." || WithOwnPermission(inner).ID() != "x" {
-		t.Errorf("declared %+v, shared %+v", def, shared)
+	if def, err := tool.Init(context.Background(), InitContext{}); err != nil || def != shared {
+		t.Errorf("init: %v, %v; want the tool's own definition", def, err)
+	}
+	if u, ok := tool.(interface{ Unwrap() Tool }); !ok || u.Unwrap().ID() != "x" {
+		t.Error("a declared tool does not unwrap to the tool it wraps")
+	}
+	if tr := TraitsOf(inner); tr.Permission != "" || tr.ChecksOwnPermission || tr.Available != nil || tr.Patterns != nil || tr.Fallback || tr.Delegates || tr.Hints != nil {
+		t.Errorf("a tool that declares nothing has traits %+v", tr)
 	}
 }

@@ -1,11 +1,9 @@
 package runtime
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -100,10 +98,10 @@ func TestCallRoutesUnknownToolsAndBrokenJSONToInvalid(t *testing.T) {
 			r := newTestRegistry(t, nil)
 			r.Add(SourceBuiltin, echoTool("echo"))
 			var got invalidArgs
-			r.Add(SourceBuiltin, Define("invalid", "x", func(_ context.Context, a invalidArgs, _ *Context) (Result, error) {
+			r.Add(SourceBuiltin, Declare(Define("invalid", "x", func(_ context.Context, a invalidArgs, _ *Context) (Result, error) {
 				got = a
 				return Result{Title: "Invalid Tool", Output: "The arguments provided to the tool are invalid: " + a.Error}, nil
-			}))
+			}), Traits{Fallback: true}))
 			res, err := r.Call(context.Background(), tc.call)
 			if err != nil {
 				t.Fatal(err)
@@ -245,97 +243,9 @@ func TestCallDeliversLiveMetadataAndPermissionDecisions(t *testing.T) {
 	}
 }
 
-func TestToolsFiltersByModelConfigAndPermissions(t *testing.T) {
-	t.Parallel()
-	ids := []string{"read", "edit", "write", "apply_patch", "batch", "question", "bash", "websearch", "webfetch", "invalid"}
-	mk := func() []Tool {
-		var ts []Tool
-		for _, id := range ids {
-			ts = append(ts, echoTool(id))
-		}
-		return ts
-	}
-	perm := func(s string) permission.Config {
-		var c permission.Config
-		if err := json.Unmarshal([]byte(s), &c); err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
-	tests := []struct {
-		name  string
-		cfg   config.Config
-		model string
-		asker bool
-		want  []string
-	}{
-		{"defaults offer edit and write but not batch, question or search", config.Config{}, "claude-sonnet", false,
-			[]string{"bash", "edit", "read", "webfetch", "write"}},
-		{"gpt-5 gets apply_patch instead of edit and write", config.Config{}, "gpt-5", false,
-			[]string{"apply_patch", "bash", "read", "webfetch"}},
-		{"gpt-4o and gpt-oss keep edit and write", config.Config{}, "gpt-oss-120b", false,
-			[]string{"bash", "edit", "read", "webfetch", "write"}},
-		{"flags and a questioner add batch, question and websearch", config.Config{Experimental: config.Experimental{BatchTool: true}, Search: &config.Search{}}, "", true,
-			[]string{"bash", "batch", "edit", "question", "read", "webfetch", "websearch", "write"}},
-		{"a wholly denied edit permission hides every editing tool", config.Config{Permission: perm(`{"edit":"deny"}`)}, "gpt-5", false,
-			[]string{"bash", "read", "webfetch"}},
-		{"a partial bash deny keeps bash", config.Config{Permission: perm(`{"bash":{"rm *":"deny"}}`)}, "", false,
-			[]string{"bash", "edit", "read", "webfetch", "write"}},
-		{"config tools map disables by id", config.Config{Tools: map[string]bool{"webfetch": false, "b*": false}}, "", false,
-			[]string{"edit", "read", "write"}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			cfg := tc.cfg
-			r := newTestRegistry(t, &cfg, func(o *Options) {
-				if tc.asker {
-					o.Questioner = fakeQuestioner{}
-				}
-			})
-			r.Add(SourceBuiltin, mk()...)
-			tools, err := r.Tools(context.Background(), tc.model, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, ti := range tools {
-				got = append(got, ti.ID)
-			}
-			if !slices.Equal(got, tc.want) {
-				t.Errorf("tools = %v, want %v", got, tc.want)
-			}
-		})
-	}
-}
-
 type fakeQuestioner struct{}
 
 func (fakeQuestioner) AskQuestions(context.Context, []Question) ([][]string, error) { return nil, nil }
-
-func TestLaterSourcesOverrideEarlierOnesWithAWarning(t *testing.T) {
-	t.Parallel()
-	var logs bytes.Buffer
-	r := newTestRegistry(t, nil, func(o *Options) { o.Logger = slog.New(slog.NewTextHandler(&logs, nil)) })
-	r.Add(SourceBuiltin, echoTool("echo"))
-	r.Add(SourceWasm, Define("echo", "wasm echo", func(context.Context, struct{}, *Context) (Result, error) {
-		return Result{Output: "from wasm"}, nil
-	}))
-	res, err := r.Call(context.Background(), Call{Tool: "echo"})
-	if err != nil || res.Output != "from wasm" {
-		t.Fatalf("res %q err %v", res.Output, err)
-	}
-	if src, _ := r.Source("echo"); src != SourceWasm {
-		t.Errorf("source = %s", src)
-	}
-	if !strings.Contains(logs.String(), "tool id collision") {
-		t.Errorf("no collision warning logged: %s", logs.String())
-	}
-	r.Remove("echo")
-	if slices.Contains(r.IDs(), "echo") {
-		t.Error("Remove did not remove")
-	}
-}
 
 func TestCallRulesApplyAfterTheAgentsAndReachNestedCalls(t *testing.T) {
 	t.Parallel()
@@ -348,7 +258,7 @@ func TestCallRulesApplyAfterTheAgentsAndReachNestedCalls(t *testing.T) {
 	}))
 	// A tool that calls another, passing its rules on as batch does.
 	r.Add(SourceBuiltin, Define("outer", "x", func(ctx context.Context, _ struct{}, tc *Context) (Result, error) {
-		return tc.Registry.Call(ctx, Call{Tool: "note", SessionID: tc.SessionID, Agent: tc.Agent, Rules: tc.Rules})
+		return tc.Caller.Call(ctx, Call{Tool: "note", SessionID: tc.SessionID, Agent: tc.Agent, Rules: tc.Rules})
 	}))
 	deny := permission.Ruleset{{Permission: "note", Pattern: "*", Action: permission.Deny, Source: "subagent session"}}
 	for _, tool := range []string{"note", "outer"} {

@@ -41,37 +41,6 @@ type Definition struct {
 
 	// TruncateTail keeps the end of long output instead of the start.
 	TruncateTail bool
-
-	// ChecksOwnPermission declares that Execute asks, through tc.Ask and on
-	// every call, the permission that governs the tool (read asks "read"
-	// for the path, bash "bash" for each command). The gate then leaves
-	// permission to the tool. Unset — wasm, plugin and MCP-client tools,
-	// and any tool that does not declare it — the gate asks the tool's own
-	// permission, permission.ToolPermission(id) with pattern "*", before
-	// the call runs: deny refuses, ask asks. Leaving it unset is the safe
-	// default; it can only add a question. See WithOwnPermission.
-	ChecksOwnPermission bool
-}
-
-// WithOwnPermission returns t with Definition.ChecksOwnPermission set, for
-// tools built with Define whose handler asks its own permission:
-//
-//	runtime.WithOwnPermission(runtime.Define("deploy", "…", deploy))
-func WithOwnPermission(t Tool) Tool {
-	return ownPermission{t}
-}
-
-// ownPermission is a Tool whose definitions declare ChecksOwnPermission.
-type ownPermission struct{ Tool }
-
-func (t ownPermission) Init(ctx context.Context, ic InitContext) (*Definition, error) {
-	def, err := t.Tool.Init(ctx, ic)
-	if err != nil {
-		return nil, err
-	}
-	d := *def // the tool may hand out one Definition to every caller
-	d.ChecksOwnPermission = true
-	return &d, nil
 }
 
 // Result is what a call returns.
@@ -93,10 +62,14 @@ type Attachment struct {
 // PermissionRequest is what a tool passes to Context.Ask.
 type PermissionRequest = permission.Request
 
-// Source says where a tool came from. Later sources override earlier ones.
+// Source says where a tool came from. The registry keeps each source's
+// tools apart, and an id names the tool of the highest-precedence source
+// holding it (see Registry.Add).
 type Source string
 
-// The tool sources, in precedence order (lowest first).
+// The tool sources, in precedence order (lowest first): a runtime
+// registration beats an MCP server's tool, which beats a plugin's, a wasm
+// module's, then a built-in.
 const (
 	SourceBuiltin Source = "builtin"
 	SourceWasm    Source = "wasm"

@@ -44,37 +44,24 @@ func decide(permission, pattern string, sets ...Ruleset) Action {
 	return Ask
 }
 
-// editTools are the tools that all ask for (and are hidden by) the "edit"
-// permission, so one rule covers every way of changing a file.
-var editTools = map[string]bool{"edit": true, "write": true, "apply_patch": true, "patch": true, "multiedit": true}
-
-// ToolPermission is the permission name a tool is governed by: "edit" for
-// the file-changing tools (edit, write, apply_patch, patch, multiedit), the
-// tool's own id for every other tool.
-func ToolPermission(tool string) string {
-	if editTools[tool] {
-		return "edit"
-	}
-	return tool
-}
-
-// Disabled returns the tools that rules hide from the model entirely: a tool
-// is disabled only when the LAST rule matching its permission name (see
-// ToolPermission) has pattern "*" and action deny. A partial deny such as
-// {"bash": {"rm *": "deny"}} leaves bash offered, since other commands may
-// still run; a tool denied outright is not offered, so the model does not
-// waste calls on it.
-func Disabled(tools []string, rules Ruleset) map[string]bool {
+// Disabled returns the permissions that rules take away entirely: a
+// permission is disabled only when the LAST rule matching its name has
+// pattern "*" and action deny. A partial deny such as {"bash": {"rm *":
+// "deny"}} leaves bash's tool offered, since other commands may still
+// run; a tool whose permission is disabled is not offered, so the model
+// does not waste calls on it. Which permission governs a tool is the
+// tool's own declaration (runtime.Traits.Permission, else its id), not
+// this package's business.
+func Disabled(perms []string, rules Ruleset) map[string]bool {
 	out := make(map[string]bool)
-	for _, tool := range tools {
-		perm := ToolPermission(tool)
+	for _, perm := range perms {
 		for i := len(rules) - 1; i >= 0; i-- {
 			r := rules[i]
 			if !Match(r.Permission, perm) {
 				continue
 			}
 			if r.Pattern == "*" && r.Action == Deny {
-				out[tool] = true
+				out[perm] = true
 			}
 			break
 		}

@@ -107,7 +107,7 @@ func TestDecideAgreesWithEvaluate(t *testing.T) {
 
 func TestDisabled(t *testing.T) {
 	t.Parallel()
-	tools := []string{"bash", "edit", "write", "apply_patch", "multiedit", "read", "todowrite", "todoread", "mcp_github_search"}
+	perms := []string{"bash", "edit", "read", "todowrite", "todoread", "mcp_github_search"}
 	tests := []struct {
 		name   string
 		config string
@@ -116,32 +116,20 @@ func TestDisabled(t *testing.T) {
 		{"a partial deny does not disable bash", `{"*":"allow","bash":{"rm *":"deny"}}`, nil},
 		{"an exception after a deny-all keeps bash", `{"bash":{"*":"deny","git *":"allow"}}`, nil},
 		{"a deny-all for bash disables bash", `{"bash":"deny"}`, []string{"bash"}},
-		{"denying edit disables every file-changing tool", `{"edit":"deny"}`, []string{"apply_patch", "edit", "multiedit", "write"}},
-		{"todo tools are governed by their own names", `{"todowrite":"deny"}`, []string{"todowrite"}},
+		{"denying edit disables edit and nothing else", `{"edit":"deny"}`, []string{"edit"}},
+		{"todo permissions are separate", `{"todowrite":"deny"}`, []string{"todowrite"}},
 		{"a permission wildcard disables matching tools", `{"mcp_*":"deny"}`, []string{"mcp_github_search"}},
-		{"a later allow re-enables a tool", `{"*":"deny","read":"allow"}`, []string{"apply_patch", "bash", "edit", "mcp_github_search", "multiedit", "todoread", "todowrite", "write"}},
+		{"a later allow re-enables a tool", `{"*":"deny","read":"allow"}`, []string{"bash", "edit", "mcp_github_search", "todoread", "todowrite"}},
 		{"ask does not disable", `{"bash":"ask"}`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got := slices.Sorted(maps.Keys(Disabled(tools, decode(t, tt.config))))
+			got := slices.Sorted(maps.Keys(Disabled(perms, decode(t, tt.config))))
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("Disabled under %s = %v, want %v", tt.config, got, tt.want)
 			}
 		})
-	}
-}
-
-func TestToolPermission(t *testing.T) {
-	t.Parallel()
-	for tool, want := range map[string]string{
-		"edit": "edit", "write": "edit", "apply_patch": "edit", "multiedit": "edit", "patch": "edit",
-		"bash": "bash", "todowrite": "todowrite", "todoread": "todoread", "mcp_x_y": "mcp_x_y",
-	} {
-		if got := ToolPermission(tool); got != want {
-			t.Errorf("ToolPermission(%q) = %q, want %q", tool, got, want)
-		}
 	}
 }
 
