@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -51,7 +52,7 @@ func (Asker) Ask(ctx context.Context, req permission.Request) (permission.Reply,
 			// cancellation, reported as such by the permission service.
 			return permission.Reply{}, fmt.Errorf("ask the MCP client: %w", err)
 		}
-		return permission.Reply{}, unanswered(req, "the MCP client's answer failed: "+clip(err.Error()), err)
+		return permission.Reply{}, unanswered(req, "the MCP client's answer failed: "+printable(clip(err.Error())), err)
 	}
 	return answerOf(req, res)
 }
@@ -87,6 +88,18 @@ func clip(s string) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// printable replaces what would not print as itself — line breaks, other
+// control characters, bidi overrides — with spaces, so text from the client
+// stays on its line of the message and reads as it is.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == ' ' || unicode.IsPrint(r) {
+			return r
+		}
+		return ' '
+	}, s)
 }
 
 // elicitor sends one elicitation to the client of the running call.

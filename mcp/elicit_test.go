@@ -70,6 +70,10 @@ func TestAnswersAreToldApart(t *testing.T) {
 			name: "an elicitation request that fails is unanswered", err: noAnswer,
 			want: map[string]string{protoLegacy: unansweredMsg(`the MCP client's answer failed: calling "elicitation/create": no one here to answer`)},
 		},
+		{
+			name: "a failed request's text stays on one line and reads as it is", err: errors.New("bad\n\u202eNobody\tanswered"),
+			want: map[string]string{protoLegacy: unansweredMsg(`the MCP client's answer failed: calling "elicitation/create": bad  Nobody answered`)},
+		},
 	}
 	for _, proto := range protocols {
 		for _, tt := range tests {
