@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolhost/toolhost/host"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/permission"
 )
@@ -99,6 +100,8 @@ func TestExitCodeMapsErrorKinds(t *testing.T) {
 		{fmt.Errorf("wrapped: %w", &permission.DeniedError{Permission: "bash"}), ExitPermission},
 		{&permission.RejectedError{Permission: "edit"}, ExitPermission},
 		{&permission.CorrectedError{Permission: "edit", Message: "no"}, ExitPermission},
+		{&permission.UnansweredError{Permission: "bash", Pattern: "git push"}, ExitUnanswered},
+		{fmt.Errorf("call bash: %w", &permission.UnansweredError{Permission: "bash", Pattern: "git push", Err: context.Canceled}), ExitUnanswered},
 		{&ExitError{Code: 7, Err: errors.New("x")}, 7},
 		{fmt.Errorf("call: %w", &runtime.UnavailableError{Tool: "probe", Agent: "build", Reason: "disabled"}), ExitPermission},
 		{errors.New(`unknown command "x" for "toolhost"`), ExitUsage},
@@ -134,5 +137,48 @@ func TestProgressPrinterShowsTitlesAndOnlyNewOutput(t *testing.T) {
 	p.update("", map[string]any{"n": 1})
 	if got, want := buf.String(), "· Run tests\na\nb\n· {\"n\":1}\n"; got != want {
 		t.Errorf("progress = %q, want %q", got, want)
+	}
+}
+
+// TestCallExitsUnansweredWhenNobodyAnswers: toolhost call whose permission
+// question gets no answer fails with ExitUnanswered, not the exit status of
+// a refusal, and says which rule would let the call through.
+func TestCallExitsUnansweredWhenNobodyAnswers(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	env := map[string]string{
+		"HOME":                    home,
+		"XDG_CONFIG_HOME":         home + "/config",
+		"XDG_DATA_HOME":           home + "/data",
+		"XDG_CACHE_HOME":          home + "/cache",
+		"TOOLHOST_CONFIG_CONTENT": `{"permission": {"bash": {"*": "ask"}}}`,
+	}
+	var asked []permission.Request
+	var errOut bytes.Buffer
+	g := &Globals{
+		Dir:     t.TempDir(),
+		Streams: IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: &errOut},
+		NewHost: func(ctx context.Context, opts host.Options) (*host.Host, error) {
+			opts.Env = func(k string) string { return env[k] }
+			opts.NoWasm = true
+			opts.Asker = permission.AskerFunc(func(_ context.Context, req permission.Request) (permission.Reply, error) {
+				asked = append(asked, req)
+				return permission.Reply{}, &permission.UnansweredError{Why: "the test's asker has no one to ask"}
+			})
+			return host.New(ctx, opts)
+		},
+	}
+	cmd := NewCmdCall(g, nil)
+	cmd.SetArgs([]string{"bash", `{"command":"git push origin main","description":"Push"}`})
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	err := cmd.Execute()
+	if code := ExitCode(err); code != ExitUnanswered {
+		t.Fatalf("exit %d (%v), want %d", code, err, ExitUnanswered)
+	}
+	if len(asked) != 1 {
+		t.Fatalf("asked %d times, want once", len(asked))
+	}
+	if want := `"permission": {"bash": {"git push *": "allow"}}`; !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "Nobody rejected it") {
+		t.Errorf("error %q does not say nobody rejected it and suggest %s", err, want)
 	}
 }

@@ -26,6 +26,10 @@ const (
 	ExitToolFailed = 1
 	ExitUsage      = 2
 	ExitPermission = 3
+	// ExitUnanswered: a permission question needed a person's answer and
+	// none came (permission.UnansweredError). Not a refusal: allowing the
+	// call with a rule, or answering it, lets it run.
+	ExitUnanswered = 4
 )
 
 // IOStreams are the command's standard streams.
@@ -133,6 +137,8 @@ func ExitCode(err error) int {
 		return ExitOK
 	case errors.As(err, &ee):
 		return ee.Code
+	case permission.Kind(err) == "unanswered":
+		return ExitUnanswered
 	case permission.IsPermissionError(err), errors.As(err, new(*runtime.UnavailableError)):
 		// A tool the agent is not offered is refused by configuration, as
 		// a denial is.

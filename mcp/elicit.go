@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -22,31 +24,82 @@ type Asker struct{}
 
 var _ permission.Asker = Asker{}
 
-// noElicitReason is the remedy for a request nobody can answer; %q are the
-// permission and an example pattern.
-const noElicitReason = `this MCP client cannot show permission requests (it does not support elicitation); allow it with a rule such as "permission": {%q: {%q: "allow"}} in toolhost.json`
+// noElicitReason is the remedy for a request nobody can answer; %s is the
+// rule to add.
+const noElicitReason = `this MCP client cannot show permission requests (it does not support elicitation); allow it with a rule such as %s in toolhost.json`
 
-// Ask implements permission.Asker.
+// Ask implements permission.Asker. The person's answer decides: accept with
+// once or always allows, accept with reject and decline refuse (a
+// *permission.RejectedError, or a *permission.CorrectedError with their
+// message). Anything else is not a refusal but a question nobody answered —
+// cancel (what a headless client such as Claude Code in print mode sends),
+// a retry without an answer, an answer that cannot be read, an elicitation
+// request that failed — and becomes a *permission.UnansweredError whose
+// remedy names the narrowest rule to add and how the client could answer.
 func (Asker) Ask(ctx context.Context, req permission.Request) (permission.Reply, error) {
 	elicit, _ := ctx.Value(elicitorKey{}).(elicitor)
 	if elicit == nil {
-		example := "*"
-		if len(req.Always) > 0 {
-			example = req.Always[0]
-		} else if len(req.Patterns) > 0 {
-			example = req.Patterns[0]
-		}
 		pattern := "*"
 		if len(req.Patterns) > 0 {
 			pattern = req.Patterns[0]
 		}
-		return permission.Reply{}, &permission.DeniedError{Permission: req.Permission, Pattern: pattern, Reason: fmt.Sprintf(noElicitReason, req.Permission, example)}
+		return permission.Reply{}, &permission.DeniedError{Permission: req.Permission, Pattern: pattern, Reason: fmt.Sprintf(noElicitReason, permission.SuggestRule(req.Permission, permission.RulePattern(req)))}
 	}
 	res, err := elicit(ctx, permissionForm(req))
 	if err != nil {
-		return permission.Reply{}, fmt.Errorf("ask the MCP client: %w", err)
+		if ctx.Err() != nil {
+			// The call was cancelled or timed out while it waited: a
+			// cancellation, reported as such by the permission service.
+			return permission.Reply{}, fmt.Errorf("ask the MCP client: %w", err)
+		}
+		return permission.Reply{}, unanswered(req, "the MCP client's answer failed: "+printable(clip(err.Error())), err)
 	}
-	return replyOf(res), nil
+	return answerOf(req, res)
+}
+
+// unansweredRemedy is what the user can do when a question goes unanswered;
+// %s is the rule to add.
+const unansweredRemedy = `add %s to toolhost.json, or let their MCP client answer permission questions (for Claude Code: an Elicitation hook in settings.json; see docs/mcp.md in toolhost)`
+
+func unanswered(req permission.Request, why string, cause error) *permission.UnansweredError {
+	pattern := "*"
+	if len(req.Patterns) > 0 {
+		pattern = req.Patterns[0]
+	}
+	return &permission.UnansweredError{
+		Permission: req.Permission,
+		Pattern:    pattern,
+		Why:        why,
+		Remedy:     fmt.Sprintf(unansweredRemedy, permission.SuggestRule(req.Permission, permission.RulePattern(req))),
+		Err:        cause,
+	}
+}
+
+// maxQuoted bounds client-supplied text quoted back in a message.
+const maxQuoted = 200
+
+// clip shortens client-supplied text to maxQuoted bytes, on a rune boundary.
+func clip(s string) string {
+	if len(s) <= maxQuoted {
+		return s
+	}
+	cut := maxQuoted
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// printable replaces what would not print as itself — line breaks, other
+// control characters, bidi overrides — with spaces, so text from the client
+// stays on its line of the message and reads as it is.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == ' ' || unicode.IsPrint(r) {
+			return r
+		}
+		return ' '
+	}, s)
 }
 
 // elicitor sends one elicitation to the client of the running call.
@@ -180,19 +233,44 @@ func writeMetadata(b *strings.Builder, meta map[string]any) {
 	}
 }
 
-// replyOf reads the person's answer. Declining or dismissing the form is a
-// rejection: never allow silently.
-func replyOf(res *sdk.ElicitResult) permission.Reply {
-	if res == nil || res.Action != "accept" {
-		return permission.Reply{Kind: permission.Reject}
+// The actions of an elicitation result (protocol "ElicitResult.action").
+const (
+	actionAccept  = "accept"  // the person submitted the form
+	actionDecline = "decline" // the person explicitly declined
+	actionCancel  = "cancel"  // dismissed without a choice, or nobody to show it to
+)
+
+// answerOf reads the person's answer. Only an accepted form with once or
+// always allows; decline and an explicit reject are refusals; everything
+// else is unanswered. Never allow silently.
+func answerOf(req permission.Request, res *sdk.ElicitResult) (permission.Reply, error) {
+	if res == nil {
+		return permission.Reply{}, unanswered(req, "the MCP client came back without an answer to the permission question", nil)
+	}
+	switch res.Action {
+	case actionAccept:
+	case actionDecline:
+		return permission.Reply{Kind: permission.Reject}, nil
+	case actionCancel:
+		return permission.Reply{}, unanswered(req, `the MCP client dismissed it with "cancel", as a client with no one to show it to does`, nil)
+	default:
+		return permission.Reply{}, unanswered(req, fmt.Sprintf("the MCP client answered with the unknown action %q", clip(res.Action)), nil)
 	}
 	msg, _ := res.Content[fieldMessage].(string)
-	switch d, _ := res.Content[fieldDecision].(string); permission.ReplyKind(d) {
+	msg = strings.TrimSpace(msg)
+	d, _ := res.Content[fieldDecision].(string)
+	switch permission.ReplyKind(d) {
 	case permission.Once:
-		return permission.Reply{Kind: permission.Once}
+		return permission.Reply{Kind: permission.Once}, nil
 	case permission.Always:
-		return permission.Reply{Kind: permission.Always}
-	default:
-		return permission.Reply{Kind: permission.Reject, Message: strings.TrimSpace(msg)}
+		return permission.Reply{Kind: permission.Always}, nil
+	case permission.Reject:
+		return permission.Reply{Kind: permission.Reject, Message: msg}, nil
 	}
+	if msg != "" {
+		// No valid decision, but the person wrote to the agent: that is a
+		// refusal with feedback, not silence.
+		return permission.Reply{Kind: permission.Reject, Message: msg}, nil
+	}
+	return permission.Reply{}, unanswered(req, fmt.Sprintf("the MCP client accepted the form without a decision of once, always or reject (got %q)", clip(d)), nil)
 }

@@ -111,8 +111,10 @@ func (s *Server) resume(ctx context.Context, req *sdk.CallToolRequest) *sdk.Call
 		return toResult(runtime.Result{}, errExpired)
 	}
 	pc.expiry.Stop()
+	// A retry without an answer (or with one of another kind) hands the
+	// call nil: the question went unanswered, which refuses the call
+	// without claiming the person rejected it (see answerOf).
 	ans, _ := req.Params.InputResponses[inputKey].(*sdk.ElicitResult)
-	// A retry without an answer is a dismissal: reject, never allow.
 	pc.current.answer <- ans
 	pc.current = nil
 	pc.progress.retarget(ctx, req.Session, req.Params.GetProgressToken())
@@ -135,6 +137,12 @@ func (s *Server) serve(ctx context.Context, pc *parkedCall) *sdk.CallToolResult 
 		})
 		s.parked.put(pc)
 		return &sdk.CallToolResult{
+			// The go-sdk writes "content" even when it is empty (no
+			// omitempty), so a nil slice goes out as null, which clients
+			// that check the result against the schema refuse; and an
+			// input-required result may carry no content (the go-sdk
+			// refuses one with both). An empty array satisfies both.
+			Content:       []sdk.Content{},
 			InputRequests: sdk.InputRequestMap{inputKey: q.params},
 			RequestState:  pc.state,
 		}

@@ -3,6 +3,7 @@ package permission
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -103,7 +104,10 @@ func (s *Service) approvals(sessionID string) (session.Store, string) {
 //     which also settles the session's other pending requests that are now
 //     allowed; reject → *RejectedError (a *CorrectedError when the person
 //     gave a message), and every other pending request of the session is
-//     rejected too, since the person wants the agent to stop.
+//     rejected too, since the person wants the agent to stop;
+//   - the Asker returns an *UnansweredError (nobody could answer): that
+//     error, with Permission, Pattern and Remedy filled in when empty; the
+//     session's other pending requests are left alone.
 //
 // A request without patterns is evaluated as the single pattern "*", so a
 // rule denying the permission outright still applies. Cancelling ctx stops
@@ -192,9 +196,26 @@ func (s *Service) wait(ctx context.Context, rules Ruleset, req Request) error {
 	case <-ctx.Done():
 		s.settle(p, fmt.Errorf("wait for permission %s: %w", req.Permission, ctx.Err()))
 	case a := <-answers:
-		if a.err != nil {
+		var u *UnansweredError
+		switch {
+		case errors.As(a.err, &u):
+			// Not a person's no: only this request fails, with the
+			// remedy as the asker worded it.
+			un := *u
+			if un.Permission == "" {
+				un.Permission = req.Permission
+			}
+			if un.Pattern == "" {
+				un.Pattern = patternsOf(req)[0]
+			}
+			if un.Remedy == "" {
+				un.Remedy = "add " + SuggestRule(req.Permission, RulePattern(req)) + " to toolhost.json"
+			}
+			s.log.InfoContext(ctx, "permission unanswered", "id", req.ID, "session", req.SessionID, "permission", req.Permission, "why", un.Why)
+			s.settle(p, &un)
+		case a.err != nil:
 			s.settle(p, fmt.Errorf("ask permission %s: %w", req.Permission, a.err))
-		} else {
+		default:
 			s.answer(ctx, p, a.reply)
 		}
 	}
@@ -429,6 +450,17 @@ func (s *Service) newID() string {
 	s.lastID = n
 	s.mu.Unlock()
 	return fmt.Sprintf("per_%016x%08x", n, rand.Uint32())
+}
+
+// RulePattern is the pattern of the narrowest rule that lets requests like
+// req through without asking: its first Always pattern (what an "always"
+// answer would approve, e.g. "git push *"), else its first pattern, else
+// "*". Use it with SuggestRule.
+func RulePattern(req Request) string {
+	if len(req.Always) > 0 {
+		return req.Always[0]
+	}
+	return patternsOf(req)[0]
 }
 
 // patternsOf is the patterns a request is decided on: its own, or "*" when

@@ -3,6 +3,7 @@ package permission
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -439,7 +440,7 @@ func TestServicePendingIsOldestFirst(t *testing.T) {
 	}
 }
 
-func TestKindTellsTheThreeFailuresApart(t *testing.T) {
+func TestKindTellsTheFailuresApart(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
@@ -449,6 +450,7 @@ func TestKindTellsTheThreeFailuresApart(t *testing.T) {
 		{"a denial", &DeniedError{Permission: "bash", Pattern: "rm x"}, "denied"},
 		{"a wrapped rejection", errorsJoin(&RejectedError{Permission: "bash"}), "rejected"},
 		{"a correction", &CorrectedError{Permission: "bash", Message: "no"}, "corrected"},
+		{"a wrapped unanswered request", fmt.Errorf("call bash: %w", &UnansweredError{Permission: "bash", Pattern: "ls"}), "unanswered"},
 		{"a cancellation", context.Canceled, ""},
 	}
 	for _, tt := range tests {
@@ -624,5 +626,66 @@ func TestServiceRefusesCorruptStoredApprovals(t *testing.T) {
 	// Asking fails closed rather than ignoring the approvals.
 	if err := svc.Ask(t.Context(), askAll, bashRequest("s", []string{"ls"}, nil)); err == nil {
 		t.Error("Ask allowed a request while the session's approvals were unreadable")
+	}
+}
+
+// TestServiceUnansweredFailsOnlyItsOwnRequest: an Asker that could not get
+// an answer fails that request alone, as unanswered, with the narrowest
+// rule as the remedy; unlike a rejection, the session's other questions
+// keep waiting for their answers.
+func TestServiceUnansweredFailsOnlyItsOwnRequest(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		// what the asker returns for "git push origin main"
+		unanswered *UnansweredError
+		want       string
+	}{
+		{
+			name:       "the service fills in permission, pattern and the rule from the request's always pattern",
+			unanswered: &UnansweredError{Why: "the client answered cancel"},
+			want:       `permission bash for "git push origin main" needs the user's approval, but the question could not be shown to them or was not answered (the client answered cancel). Nobody rejected it; do not retry it now. Tell the user what you wanted to do and that, to allow it, they can add "permission": {"bash": {"git push *": "allow"}} to toolhost.json`,
+		},
+		{
+			name:       "the asker's own remedy is kept",
+			unanswered: &UnansweredError{Permission: "bash", Pattern: "git push origin main", Remedy: "answer in the other window"},
+			want:       `permission bash for "git push origin main" needs the user's approval, but the question could not be shown to them or was not answered. Nobody rejected it; do not retry it now. Tell the user what you wanted to do and that, to allow it, they can answer in the other window`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			blocking := newBlockingAsker()
+			asker := AskerFunc(func(ctx context.Context, req Request) (Reply, error) {
+				if req.Patterns[0] == "git push origin main" {
+					return Reply{}, fmt.Errorf("ask the client: %w", tt.unanswered)
+				}
+				return blocking.Ask(ctx, req)
+			})
+			svc := NewService(nil, asker, nil)
+			sibling, siblingDone := start(t, svc, blocking, askAll, bashRequest("s1", []string{"ls"}, nil))
+			err := svc.Ask(t.Context(), askAll, bashRequest("s1", []string{"git push origin main"}, []string{"git push *"}))
+			if Kind(err) != "unanswered" || err.Error() != tt.want {
+				t.Fatalf("Ask = %v (kind %q), want kind unanswered with\n%s", err, Kind(err), tt.want)
+			}
+			if got := pendingIDs(svc); !slices.Equal(got, []string{sibling.req.ID}) {
+				t.Fatalf("pending %v, want the sibling %s still waiting", got, sibling.req.ID)
+			}
+			sibling.reply <- Reply{Kind: Once}
+			if err := <-siblingDone; err != nil {
+				t.Errorf("sibling = %v, want it allowed by its own answer", err)
+			}
+		})
+	}
+}
+
+func TestUnansweredErrorUnwrapsItsCause(t *testing.T) {
+	t.Parallel()
+	err := &UnansweredError{Permission: "edit", Pattern: "a.go", Err: context.DeadlineExceeded}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("errors.Is(%v, DeadlineExceeded) = false", err)
+	}
+	if want := `add "permission": {"edit": {"a.go": "allow"}} to toolhost.json`; !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("message %q does not end with the default remedy %q", err, want)
 	}
 }

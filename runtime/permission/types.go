@@ -92,6 +92,8 @@ type Reply struct {
 // Asker is the UI side of permissions: it shows a request to a person and
 // returns their reply. It must return promptly with ctx.Err() when ctx is
 // cancelled (the call was cancelled, or another reply made the question moot).
+// When the question could not be shown or no answer came, it returns an
+// *UnansweredError rather than a Reject: nobody said no.
 type Asker interface {
 	Ask(ctx context.Context, req Request) (Reply, error)
 }
@@ -147,12 +149,65 @@ func (e *CorrectedError) Error() string {
 	return fmt.Sprintf("the user rejected permission to use %s with this feedback: %s", e.Permission, e.Message)
 }
 
-// Kind names which of the three permission failures err is: "denied",
-// "rejected" or "corrected"; "" when err is none of them.
+// UnansweredError means the request needed a person's answer and none
+// came: the front end could not show the question (a headless MCP client
+// answers "cancel"), the answer was missing or unreadable, or the wait
+// ended without one. Nobody said no, so the model must not be told the
+// user rejected anything (it would stop and wait for instructions that
+// never come); it is told the question went unanswered, and Remedy tells
+// the user how to let such calls through. Unlike a rejection it settles
+// only its own request: the session's other pending requests keep waiting.
+// An Asker returns it as its error.
+type UnansweredError struct {
+	Permission string
+	Pattern    string
+	// Why says what happened, e.g. `the MCP client dismissed the question
+	// (action "cancel")`. Empty: not said.
+	Why string
+	// Remedy says how the user can let such calls through: the narrowest
+	// rule to add, or how their client can answer. Empty: SuggestRule of
+	// Permission and Pattern.
+	Remedy string
+	// Err is the failure behind it, when there was one (an elicitation
+	// request that failed); Unwrap returns it.
+	Err error
+}
+
+func (e *UnansweredError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "permission %s for %q needs the user's approval, but the question could not be shown to them or was not answered", e.Permission, e.Pattern)
+	if e.Why != "" {
+		fmt.Fprintf(&b, " (%s)", e.Why)
+	}
+	remedy := e.Remedy
+	if remedy == "" {
+		remedy = "add " + SuggestRule(e.Permission, e.Pattern) + " to toolhost.json"
+	}
+	fmt.Fprintf(&b, ". Nobody rejected it; do not retry it now. Tell the user what you wanted to do and that, to allow it, they can %s", remedy)
+	return b.String()
+}
+
+func (e *UnansweredError) Unwrap() error { return e.Err }
+
+// SuggestRule is the toolhost.json fragment that allows pattern under
+// permission, e.g. "permission": {"bash": {"git push *": "allow"}}: the
+// narrowest rule to offer a user who wants such calls to run without being
+// asked. Pass a request's Always pattern when it has one (it is what an
+// "always" answer would approve), else the pattern that was asked about.
+func SuggestRule(permission, pattern string) string {
+	if pattern == "" {
+		pattern = "*"
+	}
+	return fmt.Sprintf(`"permission": {%q: {%q: "allow"}}`, permission, pattern)
+}
+
+// Kind names which of the permission failures err is: "denied",
+// "rejected", "corrected" or "unanswered"; "" when err is none of them.
 func Kind(err error) string {
 	var d *DeniedError
 	var r *RejectedError
 	var c *CorrectedError
+	var u *UnansweredError
 	switch {
 	case errors.As(err, &d):
 		return "denied"
@@ -160,9 +215,12 @@ func Kind(err error) string {
 		return "corrected"
 	case errors.As(err, &r):
 		return "rejected"
+	case errors.As(err, &u):
+		return "unanswered"
 	}
 	return ""
 }
 
-// IsPermissionError reports whether err is a denial, rejection or correction.
+// IsPermissionError reports whether err is a denial, rejection, correction
+// or an unanswered request.
 func IsPermissionError(err error) bool { return Kind(err) != "" }
