@@ -2,6 +2,7 @@ package permission
 
 import (
 	"strings"
+	"unicode/utf8"
 )
 
 // Hole stands, inside a template pattern (Request.Unresolved), for text that
@@ -88,6 +89,11 @@ func templateMatch(pattern, template string, may bool) bool {
 	if !strings.Contains(template, Hole) {
 		return Match(pattern, template)
 	}
+	if !utf8.ValidString(template) || !utf8.ValidString(pattern) {
+		// Invalid bytes next to a hole may join what fills it into one
+		// character: answer on the safe side of each question.
+		return may
+	}
 	if home, rest, ok := homePrefix(pattern); ok {
 		// The home directory is literal text; matching it against the
 		// template's start is a match of a star-free pattern.
@@ -131,7 +137,7 @@ const (
 
 func globOf(p string) []rune {
 	out := make([]rune, 0, len(p))
-	for _, r := range p {
+	for _, r := range runesOf(p) {
 		switch r {
 		case '*':
 			out = append(out, gStar)
@@ -144,11 +150,31 @@ func globOf(p string) []rune {
 	return out
 }
 
-func literal(s string) []rune { return []rune(s) }
+func literal(s string) []rune { return runesOf(s) }
+
+// runesOf splits s into runes as Match reads it: an invalid byte is one
+// element of its own, distinct from every rune and every other byte (a
+// plain []rune conversion would make them all U+FFFD, and equal).
+func runesOf(s string) []rune {
+	out := make([]rune, 0, len(s))
+	for i := 0; i < len(s); {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && w == 1 {
+			r = invalidByte - rune(s[i])
+		}
+		out = append(out, r)
+		i += w
+	}
+	return out
+}
+
+// invalidByte is the base of the values standing for invalid bytes, below
+// the wildcards'.
+const invalidByte = -1000
 
 func templateRunes(t string) []rune {
 	out := make([]rune, 0, len(t))
-	for _, r := range t {
+	for _, r := range runesOf(t) {
 		if r == 0 {
 			out = append(out, gHole)
 		} else {
