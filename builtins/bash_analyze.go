@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -56,6 +57,22 @@ const maxShellNesting = 8
 // maxWrapperDepth bounds how many wrappers are unwrapped from one command.
 const maxWrapperDepth = 16
 
+// maxNesting bounds how deeply parentheses and braces may nest in a command
+// line. The parser's cost grows steeply with depth (20,000 nested "(" took
+// seconds), and no command a person would approve nests this deep.
+const maxNesting = 200
+
+// maxBraceFields bounds the words one brace expansion may produce before it
+// is treated as unknown rather than expanded: {a,b}{a,b}… doubles with
+// every pair, and {1..99999999} is a few bytes.
+const maxBraceFields = 1024
+
+// maxWorkdirs bounds the directories a relative path is resolved against.
+// Every cd may or may not have run (cd a || cd b), so each one can double
+// the candidates; past this bound the shell's directory is unknown and
+// relative paths are holes. Without it, twelve cds took a minute.
+const maxWorkdirs = 32
+
 // bashScope is where a command line runs.
 type bashScope struct {
 	Workdir  string // the shell's starting directory
@@ -88,6 +105,38 @@ type bashAnalysis struct {
 	// against: the workdir and every cd target.
 	workdirs   []string
 	cwdUnknown bool // some cd target cannot be known
+	// resolved memoizes resolveOnDisk: a long command line names the same
+	// paths against the same directories many times.
+	resolved map[string]string
+	// commandIndex and pathIndex find a request already made, so a long
+	// command line costs time linear in its length.
+	commandIndex map[string]int
+	pathIndex    map[bashPath]bool
+}
+
+// resolve is resolveOnDisk, memoized for the analysis.
+func (an *bashAnalysis) resolve(p string) string {
+	if r, ok := an.resolved[p]; ok {
+		return r
+	}
+	if an.resolved == nil {
+		an.resolved = map[string]string{}
+	}
+	r := resolveOnDisk(p)
+	an.resolved[p] = r
+	return r
+}
+
+// addPath records a path once.
+func (an *bashAnalysis) addPath(p bashPath) {
+	if an.pathIndex[p] {
+		return
+	}
+	if an.pathIndex == nil {
+		an.pathIndex = map[bashPath]bool{}
+	}
+	an.pathIndex[p] = true
+	an.Paths = append(an.Paths, p)
 }
 
 // analyzeBash parses a command line and collects its requests. A command
@@ -97,6 +146,9 @@ func analyzeBash(command string, scope bashScope) (*bashAnalysis, error) {
 	if strings.ContainsRune(command, 0) {
 		return nil, errors.New("parse command: the command contains a NUL byte, which no shell command can hold; remove it")
 	}
+	if d := nestingDepth(command); d > maxNesting {
+		return nil, fmt.Errorf("parse command: parentheses and braces nest %d deep, more than the %d the analysis reads; split the command into simpler ones", d, maxNesting)
+	}
 	out := &bashAnalysis{workdirs: []string{scope.Workdir}}
 	if err := analyzeInto(out, command, scope, 0); err != nil {
 		return nil, err
@@ -105,6 +157,22 @@ func analyzeBash(command string, scope bashScope) (*bashAnalysis, error) {
 }
 
 var shellParser = syntax.Variant(syntax.LangBash)
+
+// nestingDepth is how deeply "(" and "{" nest in src, quotes ignored: an
+// upper bound of the nesting the parser will meet, found in linear time.
+func nestingDepth(src string) int {
+	depth, deepest := 0, 0
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case '(', '{':
+			depth++
+			deepest = max(deepest, depth)
+		case ')', '}':
+			depth = max(depth-1, 0)
+		}
+	}
+	return deepest
+}
 
 func analyzeInto(out *bashAnalysis, src string, scope bashScope, depth int) error {
 	f, err := syntax.NewParser(shellParser).Parse(strings.NewReader(src), "")
@@ -463,8 +531,11 @@ func (a *analyzer) cdTarget(args []*syntax.Word) {
 		return
 	}
 	p := t.value
+	if a.out.cwdUnknown && !filepath.IsAbs(p) {
+		return // relative to a directory already unknown
+	}
 	for _, wd := range a.out.workdirs {
-		a.addWorkdir(resolveOnDisk(joinUnclean(wd, p)))
+		a.addWorkdir(a.out.resolve(joinUnclean(wd, p)))
 		if filepath.IsAbs(p) {
 			break
 		}
@@ -472,9 +543,14 @@ func (a *analyzer) cdTarget(args []*syntax.Word) {
 }
 
 func (a *analyzer) addWorkdir(d string) {
-	if !slices.Contains(a.out.workdirs, d) {
-		a.out.workdirs = append(a.out.workdirs, d)
+	if slices.Contains(a.out.workdirs, d) {
+		return
 	}
+	if len(a.out.workdirs) >= maxWorkdirs {
+		a.out.cwdUnknown = true
+		return
+	}
+	a.out.workdirs = append(a.out.workdirs, d)
 }
 
 // walk makes the requests.
@@ -523,21 +599,29 @@ func clip(s string) string {
 }
 
 func (a *analyzer) unresolvedCommand(display string) {
-	a.addCommand(bashCommandReq{Pattern: display, Template: permission.Hole})
+	a.addCommand(bashCommandReq{Pattern: clip(display), Template: permission.Hole})
 }
 
 // addCommand adds a bash request once; the same pattern twice keeps the
-// stricter template (a Hole beats text).
+// stricter template: a template beats text, and two different templates
+// shown alike (`x '$y' $z` and `x $y '$z'`) become one Hole, since a rule
+// may tell them apart.
 func (a *analyzer) addCommand(r bashCommandReq) {
-	for i, c := range a.out.Commands {
-		if c.Pattern == r.Pattern {
-			if r.Template != "" && (c.Template == "" || r.Template == permission.Hole) {
-				a.out.Commands[i].Template = r.Template
-				a.out.Commands[i].Always = ""
-			}
-			return
+	if i, ok := a.out.commandIndex[r.Pattern]; ok {
+		c := &a.out.Commands[i]
+		switch {
+		case r.Template == "" || r.Template == c.Template:
+		case c.Template == "":
+			c.Template, c.Always = r.Template, ""
+		default:
+			c.Template, c.Always = permission.Hole, ""
 		}
+		return
 	}
+	if a.out.commandIndex == nil {
+		a.out.commandIndex = map[string]int{}
+	}
+	a.out.commandIndex[r.Pattern] = len(a.out.Commands)
 	a.out.Commands = append(a.out.Commands, r)
 }
 
@@ -621,7 +705,7 @@ func (a *analyzer) token(w *syntax.Word) token {
 	if fields, ok := a.staticFields(w); ok && len(fields) == 1 {
 		return token{value: fields[0], display: fields[0], glob: hasUnquotedGlob(w)}
 	}
-	src := a.text(w)
+	src := a.display(w)
 	if hasBraces(w) {
 		return token{value: permission.Hole, display: src}
 	}
@@ -659,6 +743,48 @@ func (a *analyzer) token(w *syntax.Word) token {
 	return token{value: collapseHoles(b.String()), display: src, glob: hasUnquotedGlob(w)}
 }
 
+// maxSubstDisplay is how long a substitution's text may be in a pattern
+// shown to a person; a longer one is shown as "$(…)". The commands inside
+// are requests of their own, and without the bound every level of
+// "$(echo "$(echo …)")" would repeat everything below it: quadratic in the
+// command line's length.
+const maxSubstDisplay = 64
+
+// display is a word's source text with long substitutions abbreviated.
+// Words that display alike still have the same template: it is made from
+// the same text, with every substitution a Hole.
+func (a *analyzer) display(w *syntax.Word) string {
+	src := a.text(w)
+	if len(src) <= maxSubstDisplay {
+		return src
+	}
+	var b strings.Builder
+	var parts func([]syntax.WordPart)
+	parts = func(ps []syntax.WordPart) {
+		for _, p := range ps {
+			t := a.text(p)
+			switch p := p.(type) {
+			case *syntax.DblQuoted:
+				if p.Dollar {
+					b.WriteString("$")
+				}
+				b.WriteString(`"`)
+				parts(p.Parts)
+				b.WriteString(`"`)
+				continue
+			case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp, *syntax.ParamExp:
+				if len(t) > maxSubstDisplay {
+					b.WriteString(t[:2] + "…" + t[len(t)-1:])
+					continue
+				}
+			}
+			b.WriteString(t)
+		}
+	}
+	parts(w.Parts)
+	return b.String()
+}
+
 func collapseHoles(s string) string {
 	for strings.Contains(s, permission.Hole+permission.Hole) {
 		s = strings.ReplaceAll(s, permission.Hole+permission.Hole, permission.Hole)
@@ -678,11 +804,74 @@ func (a *analyzer) staticFields(w *syntax.Word) ([]string, bool) {
 			return nil, false
 		}
 	}
+	if braceFields(w) > maxBraceFields {
+		return nil, false
+	}
 	fields, err := staticExpand(a.expandCfg(), w)
 	if err != nil {
 		return nil, false
 	}
 	return fields, true
+}
+
+// braceFields is how many words brace expansion makes of w, counted without
+// expanding it; counts above maxBraceFields are reported as
+// maxBraceFields+1.
+func braceFields(w *syntax.Word) int {
+	c := *w // SplitBraces replaces the Parts slice
+	if !syntax.SplitBraces(&c) {
+		return 1
+	}
+	return wordBraceFields(&c)
+}
+
+func wordBraceFields(w *syntax.Word) int {
+	n := 1
+	for _, p := range w.Parts {
+		b, ok := p.(*syntax.BraceExp)
+		if !ok {
+			continue
+		}
+		n = min(n*braceExpFields(b), maxBraceFields+1)
+	}
+	return n
+}
+
+func braceExpFields(b *syntax.BraceExp) int {
+	if !b.Sequence {
+		n := 0
+		for _, e := range b.Elems {
+			n = min(n+wordBraceFields(e), maxBraceFields+1)
+		}
+		return max(n, 1)
+	}
+	// {x..y[..step]}: numbers, or single characters, as mvdan expands them.
+	from, err1 := strconv.ParseInt(b.Elems[0].Lit(), 10, 64)
+	to, err2 := strconv.ParseInt(b.Elems[1].Lit(), 10, 64)
+	if err1 != nil || err2 != nil {
+		f, t := b.Elems[0].Lit(), b.Elems[1].Lit()
+		if f == "" || t == "" {
+			return 1
+		}
+		from, to = int64(f[0]), int64(t[0])
+	}
+	step := uint64(1)
+	if len(b.Elems) > 2 {
+		if n, err := strconv.ParseInt(b.Elems[2].Lit(), 10, 64); err == nil && n != 0 {
+			step = uint64(n)
+			if n < 0 {
+				step = uint64(-n)
+			}
+		}
+	}
+	span := uint64(to) - uint64(from) // the distance, even across the sign
+	if from > to {
+		span = uint64(from) - uint64(to)
+	}
+	if span/step >= maxBraceFields {
+		return maxBraceFields + 1
+	}
+	return int(span/step) + 1
 }
 
 func firstLit(w *syntax.Word) (string, bool) {

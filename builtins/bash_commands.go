@@ -51,10 +51,10 @@ func (a *analyzer) command(toks []token, whole bool, depth int) {
 	display := joinDisplay(toks)
 	name := toks[0]
 	if whole || !name.known() || name.glob || depth > maxWrapperDepth {
+		// Past the wrapper bound the command is unknown: unwrapping on
+		// would cost time quadratic in the number of wrappers.
 		a.unresolvedCommand(display)
-		if whole || !name.known() || name.glob {
-			return
-		}
+		return
 	}
 	a.pattern(toks)
 	base := filepath.Base(name.value)
@@ -123,12 +123,23 @@ func (a *analyzer) pattern(toks []token) {
 	for i, t := range toks {
 		values[i] = t.value
 	}
-	prefix := CommandPrefix(values)
+	prefix := CommandPrefix(values[:min(len(values), arityWindow)])
 	if !slices.ContainsFunc(prefix, func(s string) bool { return strings.Contains(s, permission.Hole) }) {
 		r.Always = strings.Join(prefix, " ") + " *"
 	}
 	a.addCommand(r)
 }
+
+// arityWindow is how many leading words CommandPrefix can look at: its
+// longest key plus the largest arity. Passing only those keeps pattern
+// linear in a command's length (CommandPrefix joins every prefix).
+var arityWindow = func() int {
+	n := 0
+	for k, arity := range commandArity {
+		n = max(n, strings.Count(k, " ")+1, arity)
+	}
+	return n + 1
+}()
 
 func allKnown(toks []token) bool {
 	for _, t := range toks {
@@ -400,9 +411,9 @@ func (a *analyzer) pathOperands(base string, args []token) {
 		// cd alone goes home.
 		home, err := os.UserHomeDir()
 		if a.homeAssigned || err != nil {
-			a.out.Paths = append(a.out.Paths, bashPath{Text: "~", IsDir: true})
+			a.out.addPath(bashPath{Text: "~", IsDir: true})
 		} else {
-			a.out.Paths = append(a.out.Paths, bashPath{Abs: resolveOnDisk(home), Text: "~", IsDir: true})
+			a.out.addPath(bashPath{Abs: a.out.resolve(home), Text: "~", IsDir: true})
 		}
 		return
 	}
@@ -427,7 +438,7 @@ func (a *analyzer) pathOperands(base string, args []token) {
 		if isCd && t.known() && (t.value == "-" || strings.HasPrefix(t.value, "+")) {
 			// The previous directory: $OLDPWD, which a fresh shell takes
 			// from toolhost's environment.
-			a.out.Paths = append(a.out.Paths, bashPath{Text: t.display, IsDir: true})
+			a.out.addPath(bashPath{Text: t.display, IsDir: true})
 			continue
 		}
 		a.path(t, base == "tee", isCd)
@@ -461,7 +472,7 @@ func (a *analyzer) path(t token, write, isDir bool) {
 		unresolved = true
 	}
 	if unresolved {
-		a.out.Paths = append(a.out.Paths, bashPath{Text: t.display, Write: write, IsDir: isDir})
+		a.out.addPath(bashPath{Text: t.display, Write: write, IsDir: isDir})
 		return
 	}
 	if isBashDevice(t.value) {
@@ -472,7 +483,7 @@ func (a *analyzer) path(t token, write, isDir bool) {
 		if isDir && a.madeBy(wd, t.value) {
 			continue // the directory this very cd leads to
 		}
-		a.out.Paths = append(a.out.Paths, bashPath{Abs: resolveOnDisk(joinUnclean(wd, t.value)), Text: t.display, Write: write, IsDir: isDir})
+		a.out.addPath(bashPath{Abs: a.out.resolve(joinUnclean(wd, t.value)), Text: t.display, Write: write, IsDir: isDir})
 		if filepath.IsAbs(t.value) {
 			break
 		}
@@ -487,7 +498,7 @@ func (a *analyzer) madeBy(wd, p string) bool {
 		return false
 	}
 	for _, w0 := range a.out.workdirs {
-		if w0 != wd && resolveOnDisk(joinUnclean(w0, p)) == wd {
+		if w0 != wd && a.out.resolve(joinUnclean(w0, p)) == wd {
 			return true
 		}
 	}
