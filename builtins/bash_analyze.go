@@ -374,11 +374,14 @@ func numericTestOperand(x syntax.TestExpr) bool {
 	return ok && isShellNumber(s)
 }
 
-// evaluatingDecl: declare -i evaluates values as arithmetic, declare -n makes
-// a name stand for another (possibly subscripted) name, and an operand that
-// is not fixed text may itself be an assignment with a subscript.
+// evaluatingDecl: declare -n makes a name stand for another (possibly
+// subscripted) name; declare -i gives a variable the integer attribute, so
+// every later assignment to it — `n=$x`, `read n`, `n+=1` anywhere after —
+// evaluates the value as arithmetic, which runs the code in a value like
+// a[$(cmd)]; and an operand that is not fixed text may itself be an
+// assignment with a subscript. Later assignments cannot be tied back to the
+// declaration, so the declaration itself is the unresolvable command.
 func evaluatingDecl(d *syntax.DeclClause) bool {
-	integer := false
 	for _, as := range d.Args {
 		if as.Naked && as.Name == nil && as.Value != nil {
 			s, ok := staticString(as.Value)
@@ -386,30 +389,14 @@ func evaluatingDecl(d *syntax.DeclClause) bool {
 				return true
 			}
 			if strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+") {
-				if strings.ContainsAny(s[1:], "n") {
+				if strings.ContainsAny(s[1:], "ni") {
 					return true
-				}
-				if strings.Contains(s[1:], "i") {
-					integer = true
 				}
 				continue
 			}
 			if strings.Contains(s, "[") {
 				return true
 			}
-		}
-	}
-	if !integer {
-		return false
-	}
-	for _, as := range d.Args {
-		if !as.Naked && as.Value != nil {
-			if s, ok := staticString(as.Value); !ok || !isShellNumber(s) {
-				return true
-			}
-		}
-		if as.Array != nil {
-			return true
 		}
 	}
 	return false
