@@ -615,7 +615,11 @@ func (a *analyzer) addCommand(r bashCommandReq) {
 // env records the setting of a dangerous variable.
 func (a *analyzer) env(name, valueTemplate, valueDisplay string) {
 	r := bashCommandReq{Pattern: "export " + name + "=" + valueDisplay}
-	if strings.Contains(valueTemplate, permission.Hole) {
+	if name == "BASH_CMDS" || name == "BASH_ALIASES" {
+		// The command and alias tables: after this, which program a
+		// command name runs is unknown, as after hash -p.
+		r.Template = permission.Hole
+	} else if strings.Contains(valueTemplate, permission.Hole) {
 		r.Template = "export " + name + "=" + valueTemplate
 	} else {
 		r.Always = r.Pattern

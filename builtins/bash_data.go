@@ -129,6 +129,12 @@ var dangerousEnv = []string{
 	"PATH", "IFS", "CDPATH", "HOME", "XDG_CONFIG_HOME", "SHELL", "TMPDIR",
 	"BASH_ENV", "ENV", "PROMPT_COMMAND", "PS0", "PS1", "PS2", "PS3", "PS4",
 	"SHELLOPTS", "BASHOPTS", "GLOBIGNORE", "BASH_FUNC_*", "BASH_XTRACEFD", "BASH_LOADABLES_PATH",
+	// BASH_CMDS is the command hash table (BASH_CMDS=(ls /bin/rm) makes ls
+	// run rm), BASH_ALIASES the alias table; EXECIGNORE hides programs
+	// from the PATH search; HISTFILE is where `history -w` writes;
+	// BASH_COMPAT and POSIXLY_CORRECT change how later lines parse;
+	// TEXTDOMAIN and TEXTDOMAINDIR choose what $"..." translates to.
+	"BASH_CMDS", "BASH_ALIASES", "EXECIGNORE", "HISTFILE", "BASH_COMPAT", "POSIXLY_CORRECT", "TEXTDOMAIN", "TEXTDOMAINDIR",
 	"GIT_*", "LD_*", "DYLD_*", "GCONV_PATH", "HOSTALIASES", "LOCALDOMAIN", "RESOLV_HOST_CONF",
 	"NODE_OPTIONS", "NODE_PATH", "NODE_REPL_EXTERNAL_MODULE", "NPM_CONFIG_*", "npm_config_*", "YARN_*", "BUN_*", "DENO_*",
 	"PYTHON*", "PIP_*", "VIRTUAL_ENV", "CONDA_*",
