@@ -298,8 +298,6 @@ func (a *analyzer) evaluates(n syntax.Node) bool {
 		return evaluatingTest(n.X)
 	case *syntax.DeclClause:
 		return evaluatingDecl(n)
-	case *syntax.CallExpr:
-		return a.evaluatingCall(n)
 	}
 	return false
 }
@@ -402,76 +400,73 @@ func evaluatingDecl(d *syntax.DeclClause) bool {
 	return false
 }
 
-// evaluatingCall: builtins that take variable names evaluate subscripts in
-// them (read 'a[$(cmd)]', unset, printf -v, test -v, and test's arithmetic
-// operators evaluate their operands), eval-like builtins and shells whose
+// evaluatingCommand: builtins that take variable names evaluate subscripts
+// in them (read 'a[$(cmd)]', unset, printf -v, test -v), declare -i and -n
+// reached through `command` or `builtin`, eval-like builtins and shells whose
 // code is not fixed text, and the opaque commands with their code options.
-func (a *analyzer) evaluatingCall(c *syntax.CallExpr) bool {
-	if len(c.Args) == 0 {
-		return false
-	}
-	name, ok := staticString(c.Args[0])
-	if !ok {
-		return false // an unresolvable command word is a Hole anyway
-	}
-	args := c.Args[1:]
+// It looks at the words after expansion, so `command read 'a[$(cmd)]'`
+// is caught like `read 'a[$(cmd)]'`.
+func evaluatingCommand(name string, args []token) bool {
 	switch {
 	case name == "test" || name == "[":
-		words := make([]string, 0, len(args))
-		known := make([]bool, 0, len(args))
-		for _, w := range args {
-			s, ok := staticString(w)
-			words, known = append(words, s), append(known, ok)
-		}
-		for i, s := range words {
-			if !known[i] {
-				continue
+		return evaluatingTestArgs(name, args)
+	case name == "let":
+		// A let reached through a wrapper (a bare let is a LetClause):
+		// any name in it is a variable whose value is evaluated.
+		for _, t := range args {
+			if !t.known() || !arithOnlyNumbers.MatchString(t.value) {
+				return true
 			}
-			switch s {
-			case "-eq", "-ne", "-lt", "-le", "-gt", "-ge":
-				if i == 0 || i+1 >= len(words) || !known[i-1] || !known[i+1] || !isShellNumber(words[i-1]) || !isShellNumber(words[i+1]) {
+		}
+	case name == "printf":
+		// Only the operand of -v names a variable; options end at the
+		// format, the first word that is not one.
+		for i := 0; i < len(args); i++ {
+			t := args[i]
+			switch {
+			case !t.known():
+				return true // where an option may be: could be -v
+			case t.value == "-v":
+				if i+1 < len(args) && (!args[i+1].known() || strings.Contains(args[i+1].value, "[")) {
 					return true
 				}
-			case "-v", "-R":
-				if i+1 < len(words) && (!known[i+1] || strings.Contains(words[i+1], "[")) {
-					return true
+				i++
+			case strings.HasPrefix(t.value, "-v"):
+				if strings.Contains(t.value, "[") {
+					return true // -va[…]
 				}
+			default:
+				return false // "--" or the format
+			}
+		}
+	case declBuiltins[name]:
+		for _, t := range args {
+			if !t.known() || strings.Contains(t.value, "[") {
+				return true
+			}
+			if (strings.HasPrefix(t.value, "-") || strings.HasPrefix(t.value, "+")) && strings.ContainsAny(t.value[1:], "ni") {
+				return true
 			}
 		}
 	case nameBuiltins[name]:
-		for i, w := range args {
-			s, ok := staticString(w)
-			if name == "printf" {
-				// Only the operand of -v names a variable.
-				if i == 0 || !ok || !isStatic(args[i-1], "-v") {
-					continue
-				}
-			}
-			if !ok || strings.Contains(s, "[") {
+		for _, t := range args {
+			if !t.known() || strings.Contains(t.value, "[") {
 				return true
 			}
 		}
 	case evalBuiltins[name]:
-		for _, w := range args {
-			if _, ok := staticString(w); !ok {
-				return true
-			}
+		if !allKnown(args) {
+			return true
 		}
 	}
 	if opts, ok := opaqueCommands[name]; ok {
 		if opts == "" {
 			// source and .: a file of commands; fixed text is a pattern
 			// like any other, anything else is unknown.
-			for _, w := range args {
-				if _, ok := staticString(w); !ok {
-					return true
-				}
-			}
-			return false
+			return !allKnown(args)
 		}
-		for _, w := range args {
-			s, ok := staticString(w)
-			if !ok || (strings.HasPrefix(s, "-") && strings.ContainsAny(s[1:], opts)) {
+		for _, t := range args {
+			if !t.known() || (strings.HasPrefix(t.value, "-") && strings.ContainsAny(t.value[1:], opts)) {
 				return true
 			}
 		}
@@ -479,9 +474,48 @@ func (a *analyzer) evaluatingCall(c *syntax.CallExpr) bool {
 	return false
 }
 
-func isStatic(w *syntax.Word, want string) bool {
-	s, ok := staticString(w)
-	return ok && s == want
+// arithOnlyNumbers matches arithmetic that names no variable.
+var arithOnlyNumbers = regexp.MustCompile(`^[0-9+\-*/%()<>=!&|^~?:, \t]*$`)
+
+// evaluatingTestArgs: test and [ evaluate a subscript in the operand of -v
+// and -R, and (in some versions) arithmetic in the operands of -eq and its
+// kind. An operator can come from a word whose value is unknown ([ "$op"
+// "$x" ] with op=-v), and a word that may split into several (unquoted $x,
+// a glob) can bring its own operator, so those count as evaluating too.
+func evaluatingTestArgs(name string, args []token) bool {
+	if n := len(args); name == "[" && n > 0 && args[n-1].known() && args[n-1].value == "]" {
+		args = args[:n-1]
+	}
+	unknown := func(i int) bool { return !args[i].known() }
+	for i, t := range args {
+		if t.split || t.glob {
+			return true
+		}
+		if !t.known() {
+			continue
+		}
+		switch t.value {
+		case "-eq", "-ne", "-lt", "-le", "-gt", "-ge":
+			if i == 0 || i+1 >= len(args) || unknown(i-1) || unknown(i+1) || !isShellNumber(args[i-1].value) || !isShellNumber(args[i+1].value) {
+				return true
+			}
+		case "-v", "-R":
+			if i+1 < len(args) && (unknown(i+1) || strings.Contains(args[i+1].value, "[")) {
+				return true
+			}
+		}
+	}
+	// Where test reads an operator: the first of two words, the middle of
+	// three; with four or more, almost anywhere.
+	switch n := len(args); {
+	case n == 2:
+		return unknown(0)
+	case n == 3:
+		return unknown(1)
+	case n >= 4:
+		return !allKnown(args)
+	}
+	return false
 }
 
 // cdTarget records a cd or pushd target as a directory later relative
@@ -669,6 +703,7 @@ type token struct {
 	display string // value, or the source text when the value has holes
 	glob    bool   // unquoted glob characters: the word is a pattern over files
 	braces  bool
+	split   bool // an unquoted expansion: the word may become any number of words
 }
 
 func (t token) known() bool { return !strings.Contains(t.value, permission.Hole) }
@@ -731,7 +766,7 @@ func (a *analyzer) token(w *syntax.Word) token {
 			b.WriteString(permission.Hole)
 		}
 	}
-	return token{value: collapseHoles(b.String()), display: src, glob: hasUnquotedGlob(w)}
+	return token{value: collapseHoles(b.String()), display: src, glob: hasUnquotedGlob(w), split: maysplit(w)}
 }
 
 // maxSubstDisplay is how long a substitution's text may be in a pattern
@@ -933,6 +968,18 @@ func staticString(w *syntax.Word) (string, bool) {
 func hasBraces(w *syntax.Word) bool {
 	for _, p := range w.Parts {
 		if l, ok := p.(*syntax.Lit); ok && strings.Contains(l.Value, "{") && (strings.Contains(l.Value, ",") || strings.Contains(l.Value, "..")) {
+			return true
+		}
+	}
+	return false
+}
+
+// maysplit reports an unquoted expansion, which bash splits into fields
+// (and may remove when empty).
+func maysplit(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch p.(type) {
+		case *syntax.ParamExp, *syntax.CmdSubst, *syntax.ArithmExp:
 			return true
 		}
 	}

@@ -50,6 +50,9 @@ func (a *analyzer) command(toks []token, whole bool, depth int) {
 	}
 	display := joinDisplay(toks)
 	name := toks[0]
+	if !whole && name.known() && !name.glob && evaluatingCommand(filepath.Base(name.value), toks[1:]) {
+		whole = true
+	}
 	if whole || !name.known() || name.glob || depth > maxWrapperDepth {
 		// Past the wrapper bound the command is unknown: unwrapping on
 		// would cost time quadratic in the number of wrappers.

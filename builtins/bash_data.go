@@ -88,6 +88,11 @@ var nameBuiltins = map[string]bool{
 	"typeset": true, "local": true, "readonly": true, "let": true, "shift": false,
 }
 
+// declBuiltins declare variables: besides names with subscripts, their -n
+// (nameref) and -i (integer: later assignments are arithmetic) options
+// evaluate text.
+var declBuiltins = map[string]bool{"declare": true, "typeset": true, "local": true, "export": true, "readonly": true}
+
 // evalBuiltins run their argument text as shell code: eval joins its
 // arguments; trap and alias take code as an argument.
 var evalBuiltins = map[string]bool{"eval": true, "trap": true, "alias": true}
