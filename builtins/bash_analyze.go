@@ -179,7 +179,7 @@ func analyzeInto(out *bashAnalysis, src string, scope bashScope, depth int) erro
 	if err != nil {
 		return fmt.Errorf("parse command: %w; fix the shell syntax and retry", err)
 	}
-	a := &analyzer{src: src, scope: scope, depth: depth, out: out, evaluating: map[syntax.Node]bool{}}
+	a := &analyzer{src: src, scope: scope, depth: depth, out: out, evaluating: map[syntax.Node]bool{}, timed: map[*syntax.CallExpr]bool{}}
 	// A tilde means $HOME, which the command line may set in ways too many
 	// to follow (assignment, read, for, declare …): if it names HOME at
 	// all, a tilde is unknown.
@@ -201,6 +201,8 @@ type analyzer struct {
 	// evaluating are the nodes (a simple command, or a clause) that hold a
 	// construct which evaluates text as code; their request is one Hole.
 	evaluating map[syntax.Node]bool
+	// timed are the commands of time clauses.
+	timed map[*syntax.CallExpr]bool
 }
 
 func (a *analyzer) text(n syntax.Node) string {
@@ -226,6 +228,14 @@ func (a *analyzer) prescan(f *syntax.File) {
 			a.evaluating[owner(stack)] = true
 		}
 		switch n := n.(type) {
+		case *syntax.TimeClause:
+			// bash's time takes -p and "--" before the command; the
+			// parser leaves "--" as the command word.
+			if n.Stmt != nil {
+				if c, ok := n.Stmt.Cmd.(*syntax.CallExpr); ok {
+					a.timed[c] = true
+				}
+			}
 		case *syntax.CallExpr:
 			if len(n.Args) > 0 {
 				if s, ok := staticString(n.Args[0]); ok && (s == "cd" || s == "pushd") {
