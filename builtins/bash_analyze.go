@@ -105,6 +105,10 @@ type bashAnalysis struct {
 	// against: the workdir and every cd target.
 	workdirs   []string
 	cwdUnknown bool // some cd target cannot be known
+	// readsFile: some redirection opens a file for reading, so a
+	// descriptor may be a file, and writing to /dev/stdin, /dev/fd/N … —
+	// which opens the descriptor's file anew, for writing — writes it.
+	readsFile bool
 	// resolved memoizes resolveOnDisk: a long command line names the same
 	// paths against the same directories many times.
 	resolved map[string]string
@@ -235,6 +239,10 @@ func (a *analyzer) prescan(f *syntax.File) {
 				if c, ok := n.Stmt.Cmd.(*syntax.CallExpr); ok {
 					a.timed[c] = true
 				}
+			}
+		case *syntax.Redirect:
+			if n.Op == syntax.RdrIn && !onlyProcSubst(n.Word) {
+				a.out.readsFile = true
 			}
 		case *syntax.CallExpr:
 			if len(n.Args) > 0 {
@@ -749,6 +757,10 @@ func (a *analyzer) token(w *syntax.Word) token {
 	for i, p := range w.Parts {
 		switch p := p.(type) {
 		case *syntax.DblQuoted:
+			if p.Dollar {
+				b.WriteString(permission.Hole) // $"...": translated
+				continue
+			}
 			for _, q := range p.Parts {
 				if lit, ok := q.(*syntax.Lit); ok {
 					s, err := expand.Literal(nil, &syntax.Word{Parts: []syntax.WordPart{&syntax.DblQuoted{Parts: []syntax.WordPart{lit}}}})
@@ -926,7 +938,10 @@ func staticParts(parts []syntax.WordPart) bool {
 		switch p := p.(type) {
 		case *syntax.Lit, *syntax.SglQuoted:
 		case *syntax.DblQuoted:
-			if !staticParts(p.Parts) {
+			// $"..." is translated through the locale's message
+			// catalogue (TEXTDOMAIN, TEXTDOMAINDIR, a .mo file a
+			// command may have just written): not fixed text.
+			if p.Dollar || !staticParts(p.Parts) {
 				return false
 			}
 		default:

@@ -607,6 +607,14 @@ func isBashDevice(p string) bool {
 	return false
 }
 
+// reopensDescriptor: opening these opens the file behind a descriptor of
+// the shell anew (they are links to /proc/self/fd/N), in the mode asked
+// for, not the mode the descriptor was opened with.
+func reopensDescriptor(p string) bool {
+	c := filepath.Clean(p)
+	return c == "/dev/stdin" || c == "/dev/stdout" || c == "/dev/stderr" || strings.HasPrefix(c, "/dev/fd/")
+}
+
 // path records a path operand or redirection target.
 func (a *analyzer) path(t token, write, isDir bool) {
 	unresolved := !t.known() || t.braces
@@ -623,6 +631,11 @@ func (a *analyzer) path(t token, write, isDir bool) {
 		return
 	}
 	if isBashDevice(t.value) {
+		if !write || !a.out.readsFile || !reopensDescriptor(t.value) {
+			return
+		}
+		// `cmd <f >/dev/stdin` writes f: which file is unknown here.
+		a.out.addPath(bashPath{Text: t.display, Write: true})
 		return
 	}
 	isDir = isDir || strings.HasSuffix(t.value, "/")
@@ -659,6 +672,12 @@ func (a *analyzer) redirects(s *syntax.Stmt) {
 		if r.Word == nil {
 			continue
 		}
+		if (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) && a.heredocAmbiguous(r) {
+			// bash ends a here-document inside $( ) at a line like
+			// "EOF)", where the parser reads on: the two would disagree
+			// on which lines are commands.
+			a.unresolvedCommand(a.text(s))
+		}
 		var write bool
 		switch r.Op {
 		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll, syntax.RdrInOut, syntax.RdrAllClob, syntax.AppAllClob:
@@ -678,6 +697,28 @@ func (a *analyzer) redirects(s *syntax.Stmt) {
 		}
 		a.path(a.token(r.Word), write, false)
 	}
+}
+
+// heredocAmbiguous reports a here-document with a body line that starts
+// with its delimiter but is not exactly it: bash may end the document
+// there (it does for "EOF)" inside a command substitution).
+func (a *analyzer) heredocAmbiguous(r *syntax.Redirect) bool {
+	delim, ok := staticString(r.Word)
+	if !ok {
+		return true
+	}
+	if r.Hdoc == nil {
+		return false
+	}
+	for _, line := range strings.Split(a.text(r.Hdoc), "\n") {
+		if r.Op == syntax.DashHdoc {
+			line = strings.TrimLeft(line, "\t")
+		}
+		if line != delim && strings.HasPrefix(line, delim) {
+			return true
+		}
+	}
+	return false
 }
 
 func onlyProcSubst(w *syntax.Word) bool {
