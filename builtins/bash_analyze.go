@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -56,6 +57,22 @@ const maxShellNesting = 8
 // maxWrapperDepth bounds how many wrappers are unwrapped from one command.
 const maxWrapperDepth = 16
 
+// maxNesting bounds how deeply parentheses and braces may nest in a command
+// line. The parser's cost grows steeply with depth (20,000 nested "(" took
+// seconds), and no command a person would approve nests this deep.
+const maxNesting = 200
+
+// maxBraceFields bounds the words one brace expansion may produce before it
+// is treated as unknown rather than expanded: {a,b}{a,b}… doubles with
+// every pair, and {1..99999999} is a few bytes.
+const maxBraceFields = 1024
+
+// maxWorkdirs bounds the directories a relative path is resolved against.
+// Every cd may or may not have run (cd a || cd b), so each one can double
+// the candidates; past this bound the shell's directory is unknown and
+// relative paths are holes. Without it, twelve cds took a minute.
+const maxWorkdirs = 32
+
 // bashScope is where a command line runs.
 type bashScope struct {
 	Workdir  string // the shell's starting directory
@@ -88,6 +105,42 @@ type bashAnalysis struct {
 	// against: the workdir and every cd target.
 	workdirs   []string
 	cwdUnknown bool // some cd target cannot be known
+	// readsFile: some redirection opens a file for reading, so a
+	// descriptor may be a file, and writing to /dev/stdin, /dev/fd/N … —
+	// which opens the descriptor's file anew, for writing — writes it.
+	readsFile bool
+	// resolved memoizes resolveOnDisk: a long command line names the same
+	// paths against the same directories many times.
+	resolved map[string]string
+	// commandIndex and pathIndex find a request already made, so a long
+	// command line costs time linear in its length.
+	commandIndex map[string]int
+	pathIndex    map[bashPath]bool
+}
+
+// resolve is resolveOnDisk, memoized for the analysis.
+func (an *bashAnalysis) resolve(p string) string {
+	if r, ok := an.resolved[p]; ok {
+		return r
+	}
+	if an.resolved == nil {
+		an.resolved = map[string]string{}
+	}
+	r := resolveOnDisk(p)
+	an.resolved[p] = r
+	return r
+}
+
+// addPath records a path once.
+func (an *bashAnalysis) addPath(p bashPath) {
+	if an.pathIndex[p] {
+		return
+	}
+	if an.pathIndex == nil {
+		an.pathIndex = map[bashPath]bool{}
+	}
+	an.pathIndex[p] = true
+	an.Paths = append(an.Paths, p)
 }
 
 // analyzeBash parses a command line and collects its requests. A command
@@ -96,6 +149,9 @@ type bashAnalysis struct {
 func analyzeBash(command string, scope bashScope) (*bashAnalysis, error) {
 	if strings.ContainsRune(command, 0) {
 		return nil, errors.New("parse command: the command contains a NUL byte, which no shell command can hold; remove it")
+	}
+	if d := nestingDepth(command); d > maxNesting {
+		return nil, fmt.Errorf("parse command: parentheses and braces nest %d deep, more than the %d the analysis reads; split the command into simpler ones", d, maxNesting)
 	}
 	out := &bashAnalysis{workdirs: []string{scope.Workdir}}
 	if err := analyzeInto(out, command, scope, 0); err != nil {
@@ -106,12 +162,28 @@ func analyzeBash(command string, scope bashScope) (*bashAnalysis, error) {
 
 var shellParser = syntax.Variant(syntax.LangBash)
 
+// nestingDepth is how deeply "(" and "{" nest in src, quotes ignored: an
+// upper bound of the nesting the parser will meet, found in linear time.
+func nestingDepth(src string) int {
+	depth, deepest := 0, 0
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case '(', '{':
+			depth++
+			deepest = max(deepest, depth)
+		case ')', '}':
+			depth = max(depth-1, 0)
+		}
+	}
+	return deepest
+}
+
 func analyzeInto(out *bashAnalysis, src string, scope bashScope, depth int) error {
 	f, err := syntax.NewParser(shellParser).Parse(strings.NewReader(src), "")
 	if err != nil {
 		return fmt.Errorf("parse command: %w; fix the shell syntax and retry", err)
 	}
-	a := &analyzer{src: src, scope: scope, depth: depth, out: out, evaluating: map[syntax.Node]bool{}}
+	a := &analyzer{src: src, scope: scope, depth: depth, out: out, evaluating: map[syntax.Node]bool{}, timed: map[*syntax.CallExpr]bool{}}
 	// A tilde means $HOME, which the command line may set in ways too many
 	// to follow (assignment, read, for, declare …): if it names HOME at
 	// all, a tilde is unknown.
@@ -133,6 +205,8 @@ type analyzer struct {
 	// evaluating are the nodes (a simple command, or a clause) that hold a
 	// construct which evaluates text as code; their request is one Hole.
 	evaluating map[syntax.Node]bool
+	// timed are the commands of time clauses.
+	timed map[*syntax.CallExpr]bool
 }
 
 func (a *analyzer) text(n syntax.Node) string {
@@ -158,6 +232,18 @@ func (a *analyzer) prescan(f *syntax.File) {
 			a.evaluating[owner(stack)] = true
 		}
 		switch n := n.(type) {
+		case *syntax.TimeClause:
+			// bash's time takes -p and "--" before the command; the
+			// parser leaves "--" as the command word.
+			if n.Stmt != nil {
+				if c, ok := n.Stmt.Cmd.(*syntax.CallExpr); ok {
+					a.timed[c] = true
+				}
+			}
+		case *syntax.Redirect:
+			if n.Op == syntax.RdrIn && !onlyProcSubst(n.Word) {
+				a.out.readsFile = true
+			}
 		case *syntax.CallExpr:
 			if len(n.Args) > 0 {
 				if s, ok := staticString(n.Args[0]); ok && (s == "cd" || s == "pushd") {
@@ -230,8 +316,6 @@ func (a *analyzer) evaluates(n syntax.Node) bool {
 		return evaluatingTest(n.X)
 	case *syntax.DeclClause:
 		return evaluatingDecl(n)
-	case *syntax.CallExpr:
-		return a.evaluatingCall(n)
 	}
 	return false
 }
@@ -306,11 +390,14 @@ func numericTestOperand(x syntax.TestExpr) bool {
 	return ok && isShellNumber(s)
 }
 
-// evaluatingDecl: declare -i evaluates values as arithmetic, declare -n makes
-// a name stand for another (possibly subscripted) name, and an operand that
-// is not fixed text may itself be an assignment with a subscript.
+// evaluatingDecl: declare -n makes a name stand for another (possibly
+// subscripted) name; declare -i gives a variable the integer attribute, so
+// every later assignment to it — `n=$x`, `read n`, `n+=1` anywhere after —
+// evaluates the value as arithmetic, which runs the code in a value like
+// a[$(cmd)]; and an operand that is not fixed text may itself be an
+// assignment with a subscript. Later assignments cannot be tied back to the
+// declaration, so the declaration itself is the unresolvable command.
 func evaluatingDecl(d *syntax.DeclClause) bool {
-	integer := false
 	for _, as := range d.Args {
 		if as.Naked && as.Name == nil && as.Value != nil {
 			s, ok := staticString(as.Value)
@@ -318,11 +405,8 @@ func evaluatingDecl(d *syntax.DeclClause) bool {
 				return true
 			}
 			if strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+") {
-				if strings.ContainsAny(s[1:], "n") {
+				if strings.ContainsAny(s[1:], "ni") {
 					return true
-				}
-				if strings.Contains(s[1:], "i") {
-					integer = true
 				}
 				continue
 			}
@@ -331,92 +415,76 @@ func evaluatingDecl(d *syntax.DeclClause) bool {
 			}
 		}
 	}
-	if !integer {
-		return false
-	}
-	for _, as := range d.Args {
-		if !as.Naked && as.Value != nil {
-			if s, ok := staticString(as.Value); !ok || !isShellNumber(s) {
-				return true
-			}
-		}
-		if as.Array != nil {
-			return true
-		}
-	}
 	return false
 }
 
-// evaluatingCall: builtins that take variable names evaluate subscripts in
-// them (read 'a[$(cmd)]', unset, printf -v, test -v, and test's arithmetic
-// operators evaluate their operands), eval-like builtins and shells whose
+// evaluatingCommand: builtins that take variable names evaluate subscripts
+// in them (read 'a[$(cmd)]', unset, printf -v, test -v), declare -i and -n
+// reached through `command` or `builtin`, eval-like builtins and shells whose
 // code is not fixed text, and the opaque commands with their code options.
-func (a *analyzer) evaluatingCall(c *syntax.CallExpr) bool {
-	if len(c.Args) == 0 {
-		return false
-	}
-	name, ok := staticString(c.Args[0])
-	if !ok {
-		return false // an unresolvable command word is a Hole anyway
-	}
-	args := c.Args[1:]
+// It looks at the words after expansion, so `command read 'a[$(cmd)]'`
+// is caught like `read 'a[$(cmd)]'`.
+func evaluatingCommand(name string, args []token) bool {
 	switch {
 	case name == "test" || name == "[":
-		words := make([]string, 0, len(args))
-		known := make([]bool, 0, len(args))
-		for _, w := range args {
-			s, ok := staticString(w)
-			words, known = append(words, s), append(known, ok)
-		}
-		for i, s := range words {
-			if !known[i] {
-				continue
+		return evaluatingTestArgs(name, args)
+	case name == "let":
+		// A let reached through a wrapper (a bare let is a LetClause):
+		// any name in it is a variable whose value is evaluated.
+		for _, t := range args {
+			if !t.known() || !arithOnlyNumbers.MatchString(t.value) {
+				return true
 			}
-			switch s {
-			case "-eq", "-ne", "-lt", "-le", "-gt", "-ge":
-				if i == 0 || i+1 >= len(words) || !known[i-1] || !known[i+1] || !isShellNumber(words[i-1]) || !isShellNumber(words[i+1]) {
+		}
+	case name == "printf":
+		// Only the operand of -v names a variable; options end at the
+		// format, the first word that is not one.
+		for i := 0; i < len(args); i++ {
+			t := args[i]
+			switch {
+			case !t.known():
+				return true // where an option may be: could be -v
+			case t.value == "-v":
+				if i+1 < len(args) && (!args[i+1].known() || strings.Contains(args[i+1].value, "[")) {
 					return true
 				}
-			case "-v", "-R":
-				if i+1 < len(words) && (!known[i+1] || strings.Contains(words[i+1], "[")) {
-					return true
+				i++
+			case strings.HasPrefix(t.value, "-v"):
+				if strings.Contains(t.value, "[") {
+					return true // -va[…]
 				}
+			default:
+				return false // "--" or the format
+			}
+		}
+	case declBuiltins[name]:
+		for _, t := range args {
+			if !t.known() || strings.Contains(t.value, "[") {
+				return true
+			}
+			if (strings.HasPrefix(t.value, "-") || strings.HasPrefix(t.value, "+")) && strings.ContainsAny(t.value[1:], "ni") {
+				return true
 			}
 		}
 	case nameBuiltins[name]:
-		for i, w := range args {
-			s, ok := staticString(w)
-			if name == "printf" {
-				// Only the operand of -v names a variable.
-				if i == 0 || !ok || !isStatic(args[i-1], "-v") {
-					continue
-				}
-			}
-			if !ok || strings.Contains(s, "[") {
+		for _, t := range args {
+			if !t.known() || strings.Contains(t.value, "[") {
 				return true
 			}
 		}
 	case evalBuiltins[name]:
-		for _, w := range args {
-			if _, ok := staticString(w); !ok {
-				return true
-			}
+		if !allKnown(args) {
+			return true
 		}
 	}
 	if opts, ok := opaqueCommands[name]; ok {
 		if opts == "" {
 			// source and .: a file of commands; fixed text is a pattern
 			// like any other, anything else is unknown.
-			for _, w := range args {
-				if _, ok := staticString(w); !ok {
-					return true
-				}
-			}
-			return false
+			return !allKnown(args)
 		}
-		for _, w := range args {
-			s, ok := staticString(w)
-			if !ok || (strings.HasPrefix(s, "-") && strings.ContainsAny(s[1:], opts)) {
+		for _, t := range args {
+			if !t.known() || (strings.HasPrefix(t.value, "-") && strings.ContainsAny(t.value[1:], opts)) {
 				return true
 			}
 		}
@@ -424,9 +492,48 @@ func (a *analyzer) evaluatingCall(c *syntax.CallExpr) bool {
 	return false
 }
 
-func isStatic(w *syntax.Word, want string) bool {
-	s, ok := staticString(w)
-	return ok && s == want
+// arithOnlyNumbers matches arithmetic that names no variable.
+var arithOnlyNumbers = regexp.MustCompile(`^[0-9+\-*/%()<>=!&|^~?:, \t]*$`)
+
+// evaluatingTestArgs: test and [ evaluate a subscript in the operand of -v
+// and -R, and (in some versions) arithmetic in the operands of -eq and its
+// kind. An operator can come from a word whose value is unknown ([ "$op"
+// "$x" ] with op=-v), and a word that may split into several (unquoted $x,
+// a glob) can bring its own operator, so those count as evaluating too.
+func evaluatingTestArgs(name string, args []token) bool {
+	if n := len(args); name == "[" && n > 0 && args[n-1].known() && args[n-1].value == "]" {
+		args = args[:n-1]
+	}
+	unknown := func(i int) bool { return !args[i].known() }
+	for i, t := range args {
+		if t.split || t.glob {
+			return true
+		}
+		if !t.known() {
+			continue
+		}
+		switch t.value {
+		case "-eq", "-ne", "-lt", "-le", "-gt", "-ge":
+			if i == 0 || i+1 >= len(args) || unknown(i-1) || unknown(i+1) || !isShellNumber(args[i-1].value) || !isShellNumber(args[i+1].value) {
+				return true
+			}
+		case "-v", "-R":
+			if i+1 < len(args) && (unknown(i+1) || strings.Contains(args[i+1].value, "[")) {
+				return true
+			}
+		}
+	}
+	// Where test reads an operator: the first of two words, the middle of
+	// three; with four or more, almost anywhere.
+	switch n := len(args); {
+	case n == 2:
+		return unknown(0)
+	case n == 3:
+		return unknown(1)
+	case n >= 4:
+		return !allKnown(args)
+	}
+	return false
 }
 
 // cdTarget records a cd or pushd target as a directory later relative
@@ -463,8 +570,11 @@ func (a *analyzer) cdTarget(args []*syntax.Word) {
 		return
 	}
 	p := t.value
+	if a.out.cwdUnknown && !filepath.IsAbs(p) {
+		return // relative to a directory already unknown
+	}
 	for _, wd := range a.out.workdirs {
-		a.addWorkdir(resolveOnDisk(joinUnclean(wd, p)))
+		a.addWorkdir(a.out.resolve(joinUnclean(wd, p)))
 		if filepath.IsAbs(p) {
 			break
 		}
@@ -472,9 +582,14 @@ func (a *analyzer) cdTarget(args []*syntax.Word) {
 }
 
 func (a *analyzer) addWorkdir(d string) {
-	if !slices.Contains(a.out.workdirs, d) {
-		a.out.workdirs = append(a.out.workdirs, d)
+	if slices.Contains(a.out.workdirs, d) {
+		return
 	}
+	if len(a.out.workdirs) >= maxWorkdirs {
+		a.out.cwdUnknown = true
+		return
+	}
+	a.out.workdirs = append(a.out.workdirs, d)
 }
 
 // walk makes the requests.
@@ -523,28 +638,40 @@ func clip(s string) string {
 }
 
 func (a *analyzer) unresolvedCommand(display string) {
-	a.addCommand(bashCommandReq{Pattern: display, Template: permission.Hole})
+	a.addCommand(bashCommandReq{Pattern: clip(display), Template: permission.Hole})
 }
 
 // addCommand adds a bash request once; the same pattern twice keeps the
-// stricter template (a Hole beats text).
+// stricter template: a template beats text, and two different templates
+// shown alike (`x '$y' $z` and `x $y '$z'`) become one Hole, since a rule
+// may tell them apart.
 func (a *analyzer) addCommand(r bashCommandReq) {
-	for i, c := range a.out.Commands {
-		if c.Pattern == r.Pattern {
-			if r.Template != "" && (c.Template == "" || r.Template == permission.Hole) {
-				a.out.Commands[i].Template = r.Template
-				a.out.Commands[i].Always = ""
-			}
-			return
+	if i, ok := a.out.commandIndex[r.Pattern]; ok {
+		c := &a.out.Commands[i]
+		switch {
+		case r.Template == "" || r.Template == c.Template:
+		case c.Template == "":
+			c.Template, c.Always = r.Template, ""
+		default:
+			c.Template, c.Always = permission.Hole, ""
 		}
+		return
 	}
+	if a.out.commandIndex == nil {
+		a.out.commandIndex = map[string]int{}
+	}
+	a.out.commandIndex[r.Pattern] = len(a.out.Commands)
 	a.out.Commands = append(a.out.Commands, r)
 }
 
 // env records the setting of a dangerous variable.
 func (a *analyzer) env(name, valueTemplate, valueDisplay string) {
 	r := bashCommandReq{Pattern: "export " + name + "=" + valueDisplay}
-	if strings.Contains(valueTemplate, permission.Hole) {
+	if name == "BASH_CMDS" || name == "BASH_ALIASES" {
+		// The command and alias tables: after this, which program a
+		// command name runs is unknown, as after hash -p.
+		r.Template = permission.Hole
+	} else if strings.Contains(valueTemplate, permission.Hole) {
 		r.Template = "export " + name + "=" + valueTemplate
 	} else {
 		r.Always = r.Pattern
@@ -594,6 +721,7 @@ type token struct {
 	display string // value, or the source text when the value has holes
 	glob    bool   // unquoted glob characters: the word is a pattern over files
 	braces  bool
+	split   bool // an unquoted expansion: the word may become any number of words
 }
 
 func (t token) known() bool { return !strings.Contains(t.value, permission.Hole) }
@@ -621,7 +749,7 @@ func (a *analyzer) token(w *syntax.Word) token {
 	if fields, ok := a.staticFields(w); ok && len(fields) == 1 {
 		return token{value: fields[0], display: fields[0], glob: hasUnquotedGlob(w)}
 	}
-	src := a.text(w)
+	src := a.display(w)
 	if hasBraces(w) {
 		return token{value: permission.Hole, display: src}
 	}
@@ -629,6 +757,10 @@ func (a *analyzer) token(w *syntax.Word) token {
 	for i, p := range w.Parts {
 		switch p := p.(type) {
 		case *syntax.DblQuoted:
+			if p.Dollar {
+				b.WriteString(permission.Hole) // $"...": translated
+				continue
+			}
 			for _, q := range p.Parts {
 				if lit, ok := q.(*syntax.Lit); ok {
 					s, err := expand.Literal(nil, &syntax.Word{Parts: []syntax.WordPart{&syntax.DblQuoted{Parts: []syntax.WordPart{lit}}}})
@@ -656,7 +788,49 @@ func (a *analyzer) token(w *syntax.Word) token {
 			b.WriteString(permission.Hole)
 		}
 	}
-	return token{value: collapseHoles(b.String()), display: src, glob: hasUnquotedGlob(w)}
+	return token{value: collapseHoles(b.String()), display: src, glob: hasUnquotedGlob(w), split: maysplit(w)}
+}
+
+// maxSubstDisplay is how long a substitution's text may be in a pattern
+// shown to a person; a longer one is shown as "$(…)". The commands inside
+// are requests of their own, and without the bound every level of
+// "$(echo "$(echo …)")" would repeat everything below it: quadratic in the
+// command line's length.
+const maxSubstDisplay = 64
+
+// display is a word's source text with long substitutions abbreviated.
+// Words that display alike still have the same template: it is made from
+// the same text, with every substitution a Hole.
+func (a *analyzer) display(w *syntax.Word) string {
+	src := a.text(w)
+	if len(src) <= maxSubstDisplay {
+		return src
+	}
+	var b strings.Builder
+	var parts func([]syntax.WordPart)
+	parts = func(ps []syntax.WordPart) {
+		for _, p := range ps {
+			t := a.text(p)
+			switch p := p.(type) {
+			case *syntax.DblQuoted:
+				if p.Dollar {
+					b.WriteString("$")
+				}
+				b.WriteString(`"`)
+				parts(p.Parts)
+				b.WriteString(`"`)
+				continue
+			case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp, *syntax.ParamExp:
+				if len(t) > maxSubstDisplay {
+					b.WriteString(t[:2] + "…" + t[len(t)-1:])
+					continue
+				}
+			}
+			b.WriteString(t)
+		}
+	}
+	parts(w.Parts)
+	return b.String()
 }
 
 func collapseHoles(s string) string {
@@ -678,11 +852,74 @@ func (a *analyzer) staticFields(w *syntax.Word) ([]string, bool) {
 			return nil, false
 		}
 	}
+	if braceFields(w) > maxBraceFields {
+		return nil, false
+	}
 	fields, err := staticExpand(a.expandCfg(), w)
 	if err != nil {
 		return nil, false
 	}
 	return fields, true
+}
+
+// braceFields is how many words brace expansion makes of w, counted without
+// expanding it; counts above maxBraceFields are reported as
+// maxBraceFields+1.
+func braceFields(w *syntax.Word) int {
+	c := *w // SplitBraces replaces the Parts slice
+	if !syntax.SplitBraces(&c) {
+		return 1
+	}
+	return wordBraceFields(&c)
+}
+
+func wordBraceFields(w *syntax.Word) int {
+	n := 1
+	for _, p := range w.Parts {
+		b, ok := p.(*syntax.BraceExp)
+		if !ok {
+			continue
+		}
+		n = min(n*braceExpFields(b), maxBraceFields+1)
+	}
+	return n
+}
+
+func braceExpFields(b *syntax.BraceExp) int {
+	if !b.Sequence {
+		n := 0
+		for _, e := range b.Elems {
+			n = min(n+wordBraceFields(e), maxBraceFields+1)
+		}
+		return max(n, 1)
+	}
+	// {x..y[..step]}: numbers, or single characters, as mvdan expands them.
+	from, err1 := strconv.ParseInt(b.Elems[0].Lit(), 10, 64)
+	to, err2 := strconv.ParseInt(b.Elems[1].Lit(), 10, 64)
+	if err1 != nil || err2 != nil {
+		f, t := b.Elems[0].Lit(), b.Elems[1].Lit()
+		if f == "" || t == "" {
+			return 1
+		}
+		from, to = int64(f[0]), int64(t[0])
+	}
+	step := uint64(1)
+	if len(b.Elems) > 2 {
+		if n, err := strconv.ParseInt(b.Elems[2].Lit(), 10, 64); err == nil && n != 0 {
+			step = uint64(n)
+			if n < 0 {
+				step = uint64(-n)
+			}
+		}
+	}
+	span := uint64(to) - uint64(from) // the distance, even across the sign
+	if from > to {
+		span = uint64(from) - uint64(to)
+	}
+	if span/step >= maxBraceFields {
+		return maxBraceFields + 1
+	}
+	return int(span/step) + 1
 }
 
 func firstLit(w *syntax.Word) (string, bool) {
@@ -701,7 +938,10 @@ func staticParts(parts []syntax.WordPart) bool {
 		switch p := p.(type) {
 		case *syntax.Lit, *syntax.SglQuoted:
 		case *syntax.DblQuoted:
-			if !staticParts(p.Parts) {
+			// $"..." is translated through the locale's message
+			// catalogue (TEXTDOMAIN, TEXTDOMAINDIR, a .mo file a
+			// command may have just written): not fixed text.
+			if p.Dollar || !staticParts(p.Parts) {
 				return false
 			}
 		default:
@@ -753,6 +993,18 @@ func staticString(w *syntax.Word) (string, bool) {
 func hasBraces(w *syntax.Word) bool {
 	for _, p := range w.Parts {
 		if l, ok := p.(*syntax.Lit); ok && strings.Contains(l.Value, "{") && (strings.Contains(l.Value, ",") || strings.Contains(l.Value, "..")) {
+			return true
+		}
+	}
+	return false
+}
+
+// maysplit reports an unquoted expansion, which bash splits into fields
+// (and may remove when empty).
+func maysplit(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch p.(type) {
+		case *syntax.ParamExp, *syntax.CmdSubst, *syntax.ArithmExp:
 			return true
 		}
 	}

@@ -123,6 +123,9 @@ func FuzzBashPermissions(f *testing.F) {
 		"for f in *; do echo \"$f\"; done 2>/dev/null", "A=1 B=2", "f() { rm -rf /; }; f", "diff <(sort a) >(cat)",
 		"x='a[$(touch p)]'; [[ $x -eq 1 ]]", "echo ${x@P}", "env -S 'rm f' ", "find . -exec rm {} +",
 		"timeout -s KILL 5 rm f", "D=/o; cd $D; echo x > f", "declare -i y=\"$x\"", "xargs -I{} rm {}",
+		"echo $(<<EOF\nEOF)\ntouch p\nEOF\n)", "echo {1..99999999}{a,b}", "env -S 'a\\_b' c", "su -lc 'rm f' root",
+		"time -- rm f", "command read 'a[$(x)]'", "x=-v; test $x y", "BASH_CMDS=(ls /bin/rm)", "echo x <f >/dev/fd/0",
+		"cd a; cd b; cd c; cd d; cd e; cd f; cd g; echo > x", "find . -exec sh -c 'echo {}' \\;", `printf -v'a[1]' x`,
 	} {
 		f.Add(seed)
 	}

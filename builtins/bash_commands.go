@@ -22,7 +22,11 @@ func (a *analyzer) call(c *syntax.CallExpr) {
 		}
 		return
 	}
-	a.command(a.tokens(c.Args), a.evaluating[c], 0)
+	toks := a.tokens(c.Args)
+	if a.timed[c] && len(toks) > 1 && toks[0].known() && toks[0].value == "--" {
+		toks = toks[1:] // time -- cmd
+	}
+	a.command(toks, a.evaluating[c], 0)
 }
 
 func joinDisplay(toks []token) string {
@@ -50,11 +54,14 @@ func (a *analyzer) command(toks []token, whole bool, depth int) {
 	}
 	display := joinDisplay(toks)
 	name := toks[0]
+	if !whole && name.known() && !name.glob && evaluatingCommand(filepath.Base(name.value), toks[1:]) {
+		whole = true
+	}
 	if whole || !name.known() || name.glob || depth > maxWrapperDepth {
+		// Past the wrapper bound the command is unknown: unwrapping on
+		// would cost time quadratic in the number of wrappers.
 		a.unresolvedCommand(display)
-		if whole || !name.known() || name.glob {
-			return
-		}
+		return
 	}
 	a.pattern(toks)
 	base := filepath.Base(name.value)
@@ -96,6 +103,8 @@ func (a *analyzer) command(toks []token, whole bool, depth int) {
 		a.shell(display, args)
 	case base == "find":
 		a.find(display, args, depth)
+	case shellRunners[base].flags != "":
+		a.shellRunner(base, display, shellRunners[base], args)
 	case base == watchCommand:
 		if inner, ok := unwrapOptions(bashWrappers[base], args); ok.known {
 			a.payload(display, joinValues(inner), allKnown(inner))
@@ -123,12 +132,23 @@ func (a *analyzer) pattern(toks []token) {
 	for i, t := range toks {
 		values[i] = t.value
 	}
-	prefix := CommandPrefix(values)
+	prefix := CommandPrefix(values[:min(len(values), arityWindow)])
 	if !slices.ContainsFunc(prefix, func(s string) bool { return strings.Contains(s, permission.Hole) }) {
 		r.Always = strings.Join(prefix, " ") + " *"
 	}
 	a.addCommand(r)
 }
+
+// arityWindow is how many leading words CommandPrefix can look at: its
+// longest key plus the largest arity. Passing only those keeps pattern
+// linear in a command's length (CommandPrefix joins every prefix).
+var arityWindow = func() int {
+	n := 0
+	for k, arity := range commandArity {
+		n = max(n, strings.Count(k, " ")+1, arity)
+	}
+	return n + 1
+}()
 
 func allKnown(toks []token) bool {
 	for _, t := range toks {
@@ -222,7 +242,9 @@ func (a *analyzer) find(display string, args []token, depth int) {
 	for i := 0; i < len(args); i++ {
 		t := args[i]
 		if !t.known() {
-			continue
+			// Could be -exec, making the words after it a command.
+			a.unresolvedCommand(display)
+			return
 		}
 		switch t.value {
 		case "-exec", "-execdir", "-ok", "-okdir":
@@ -232,13 +254,11 @@ func (a *analyzer) find(display string, args []token, depth int) {
 				if args[j].known() && (args[j].value == ";" || args[j].value == "+") {
 					break
 				}
-				if args[j].value == "{}" {
-					inner = append(inner, token{value: permission.Hole, display: "{}"})
-					continue
-				}
 				inner = append(inner, args[j])
 			}
-			a.command(inner, false, depth+1)
+			// find puts each file's name wherever "{}" occurs, also
+			// inside a word (sh -c 'echo {}'): a name can be code.
+			a.command(replaceWithHoles(inner, []string{"{}"}), false, depth+1)
 			i = j
 		case "-fprint", "-fprint0", "-fprintf", "-fls":
 			if i+1 < len(args) {
@@ -252,6 +272,7 @@ func (a *analyzer) find(display string, args []token, depth int) {
 type wrapperResult struct {
 	known   bool     // every option was understood
 	noRun   bool     // the command is only looked up
+	replace []string // strings replaced by input in the command (xargs -I)
 	payload *token   // a command-line option's value
 	env     [][2]int // assignments: token indexes of NAME=VALUE words
 	unset   []token  // names env -u removes
@@ -290,6 +311,14 @@ func unwrapOptions(spec wrapperSpec, args []token) ([]token, wrapperResult) {
 			name, _, hasValue := strings.Cut(v, "=")
 			switch {
 			case slices.Contains(spec.long, name):
+			case slices.Contains(spec.longOptArg, name):
+				val, _ := strings.CutPrefix(v, name+"=")
+				if name == "--replace" {
+					if !hasValue {
+						val = "{}"
+					}
+					res.replace = append(res.replace, val)
+				}
 			case slices.Contains(spec.longWithArg, name):
 				value := token{}
 				if hasValue {
@@ -302,7 +331,7 @@ func unwrapOptions(spec wrapperSpec, args []token) ([]token, wrapperResult) {
 				if (name == "--split-string" || name == "--command") && spec.payload != "" {
 					res.payload = &value
 				}
-				if name == "--unset" && spec.assignments {
+				if name == "--unset" && spec.unset != "" {
 					res.unset = append(res.unset, value)
 				}
 			default:
@@ -331,8 +360,15 @@ func unwrapOptions(spec wrapperSpec, args []token) ([]token, wrapperResult) {
 					if strings.IndexByte(spec.payload, c) >= 0 {
 						res.payload = &value
 					}
-					if spec.assignments && c == 'u' {
+					if strings.IndexByte(spec.unset, c) >= 0 {
 						res.unset = append(res.unset, value)
+					}
+					if strings.IndexByte(spec.replace, c) >= 0 {
+						if !value.known() {
+							res.known = false
+							return nil, res
+						}
+						res.replace = append(res.replace, value.value)
 					}
 					j = len(v)
 				default:
@@ -376,8 +412,22 @@ func (a *analyzer) wrapper(display string, spec wrapperSpec, args []token, depth
 	if res.noRun {
 		return
 	}
+	if res.payload != nil && spec.splitPayload {
+		// env -S 'a b' c runs "a b c": the string is split by env's own
+		// rules, then read as more of env's words.
+		words, ok := splitEnvString(*res.payload)
+		if !ok {
+			a.unresolvedCommand(display)
+			return
+		}
+		a.command(append(append([]token{{value: "env", display: "env"}}, words...), inner...), false, depth+1)
+		return
+	}
 	if res.payload != nil {
 		a.payload(display, res.payload.value, res.payload.known())
+	}
+	if len(res.replace) > 0 {
+		inner = replaceWithHoles(inner, res.replace)
 	}
 	if len(inner) == 0 {
 		if spec.implicit != "" {
@@ -392,6 +442,114 @@ func (a *analyzer) wrapper(display string, spec wrapperSpec, args []token, depth
 	a.command(inner, false, depth+1)
 }
 
+// splitEnvString splits env -S's string the way env does when it holds only
+// plain words; quotes, backslash escapes (\_ is a space, \c ends the
+// string), ${VAR} and # comments are env's own syntax, not the shell's,
+// so a string with any of them is unknown.
+func splitEnvString(t token) ([]token, bool) {
+	if !t.known() || strings.ContainsAny(t.value, "\\$'\"#") {
+		return nil, false
+	}
+	var out []token
+	for _, f := range strings.Fields(t.value) {
+		out = append(out, token{value: f, display: f})
+	}
+	return out, true
+}
+
+// replaceWithHoles makes every occurrence of a replace string (xargs -I{})
+// in the command's words a hole: input takes its place, and input can be
+// code (xargs -I{} sh -c '{}').
+func replaceWithHoles(toks []token, replace []string) []token {
+	out := slices.Clone(toks)
+	for i, t := range out {
+		for _, r := range replace {
+			if r != "" && strings.Contains(t.value, r) {
+				t.value = collapseHoles(strings.ReplaceAll(t.value, r, permission.Hole))
+			}
+		}
+		out[i] = t
+	}
+	return out
+}
+
+// shellRunner handles su and script: the shell they start runs the -c
+// option's command line; without it, it reads standard input. script's
+// operand is the file it writes.
+func (a *analyzer) shellRunner(base, display string, spec wrapperSpec, args []token) {
+	var payload *token
+	operands := 0
+	for i := 0; i < len(args); i++ {
+		t := args[i]
+		if !t.known() {
+			a.unresolvedCommand(display)
+			return
+		}
+		v := t.value
+		switch {
+		case v == "-" && base == "su":
+			continue // a login shell
+		case v == "--":
+			operands += len(args) - i - 1
+			if base == "script" && i+1 < len(args) {
+				a.path(args[i+1], true, false)
+			}
+			i = len(args)
+		case strings.HasPrefix(v, "--"):
+			name, val, hasValue := strings.Cut(v, "=")
+			switch {
+			case slices.Contains(spec.long, name):
+			case slices.Contains(spec.longWithArg, name):
+				value := token{value: val, display: val}
+				if !hasValue {
+					if i+1 >= len(args) {
+						break
+					}
+					i++
+					value = args[i]
+				}
+				if name == "--command" {
+					payload = &value
+				}
+			default:
+				a.unresolvedCommand(display) // --shell among them
+				return
+			}
+		case strings.HasPrefix(v, "-") && len(v) > 1:
+			for j := 1; j < len(v); j++ {
+				c := v[j]
+				switch {
+				case strings.IndexByte(spec.flags, c) >= 0:
+				case strings.IndexByte(spec.withArg, c) >= 0:
+					value := token{value: v[j+1:], display: v[j+1:]}
+					if j+1 == len(v) && i+1 < len(args) {
+						i++
+						value = args[i]
+					}
+					if c == 'c' {
+						payload = &value
+					}
+					j = len(v)
+				default:
+					a.unresolvedCommand(display) // -s, a shell of one's choosing
+					return
+				}
+			}
+		default:
+			operands++
+			if base == "script" {
+				a.path(t, true, false)
+			}
+		}
+	}
+	// su passes operands after the user to the shell as its arguments.
+	if payload == nil || (base == "su" && operands > 1) {
+		a.unresolvedCommand(display)
+		return
+	}
+	a.payload(display, payload.value, payload.known())
+}
+
 // pathOperands checks the operands of a path command.
 func (a *analyzer) pathOperands(base string, args []token) {
 	skipFirst := base == "chmod" || base == "chown" || base == "chgrp"
@@ -400,9 +558,9 @@ func (a *analyzer) pathOperands(base string, args []token) {
 		// cd alone goes home.
 		home, err := os.UserHomeDir()
 		if a.homeAssigned || err != nil {
-			a.out.Paths = append(a.out.Paths, bashPath{Text: "~", IsDir: true})
+			a.out.addPath(bashPath{Text: "~", IsDir: true})
 		} else {
-			a.out.Paths = append(a.out.Paths, bashPath{Abs: resolveOnDisk(home), Text: "~", IsDir: true})
+			a.out.addPath(bashPath{Abs: a.out.resolve(home), Text: "~", IsDir: true})
 		}
 		return
 	}
@@ -427,7 +585,7 @@ func (a *analyzer) pathOperands(base string, args []token) {
 		if isCd && t.known() && (t.value == "-" || strings.HasPrefix(t.value, "+")) {
 			// The previous directory: $OLDPWD, which a fresh shell takes
 			// from toolhost's environment.
-			a.out.Paths = append(a.out.Paths, bashPath{Text: t.display, IsDir: true})
+			a.out.addPath(bashPath{Text: t.display, IsDir: true})
 			continue
 		}
 		a.path(t, base == "tee", isCd)
@@ -449,6 +607,14 @@ func isBashDevice(p string) bool {
 	return false
 }
 
+// reopensDescriptor: opening these opens the file behind a descriptor of
+// the shell anew (they are links to /proc/self/fd/N), in the mode asked
+// for, not the mode the descriptor was opened with.
+func reopensDescriptor(p string) bool {
+	c := filepath.Clean(p)
+	return c == "/dev/stdin" || c == "/dev/stdout" || c == "/dev/stderr" || strings.HasPrefix(c, "/dev/fd/")
+}
+
 // path records a path operand or redirection target.
 func (a *analyzer) path(t token, write, isDir bool) {
 	unresolved := !t.known() || t.braces
@@ -461,10 +627,15 @@ func (a *analyzer) path(t token, write, isDir bool) {
 		unresolved = true
 	}
 	if unresolved {
-		a.out.Paths = append(a.out.Paths, bashPath{Text: t.display, Write: write, IsDir: isDir})
+		a.out.addPath(bashPath{Text: t.display, Write: write, IsDir: isDir})
 		return
 	}
 	if isBashDevice(t.value) {
+		if !write || !a.out.readsFile || !reopensDescriptor(t.value) {
+			return
+		}
+		// `cmd <f >/dev/stdin` writes f: which file is unknown here.
+		a.out.addPath(bashPath{Text: t.display, Write: true})
 		return
 	}
 	isDir = isDir || strings.HasSuffix(t.value, "/")
@@ -472,7 +643,7 @@ func (a *analyzer) path(t token, write, isDir bool) {
 		if isDir && a.madeBy(wd, t.value) {
 			continue // the directory this very cd leads to
 		}
-		a.out.Paths = append(a.out.Paths, bashPath{Abs: resolveOnDisk(joinUnclean(wd, t.value)), Text: t.display, Write: write, IsDir: isDir})
+		a.out.addPath(bashPath{Abs: a.out.resolve(joinUnclean(wd, t.value)), Text: t.display, Write: write, IsDir: isDir})
 		if filepath.IsAbs(t.value) {
 			break
 		}
@@ -487,7 +658,7 @@ func (a *analyzer) madeBy(wd, p string) bool {
 		return false
 	}
 	for _, w0 := range a.out.workdirs {
-		if w0 != wd && resolveOnDisk(joinUnclean(w0, p)) == wd {
+		if w0 != wd && a.out.resolve(joinUnclean(w0, p)) == wd {
 			return true
 		}
 	}
@@ -500,6 +671,12 @@ func (a *analyzer) redirects(s *syntax.Stmt) {
 	for _, r := range s.Redirs {
 		if r.Word == nil {
 			continue
+		}
+		if (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) && a.heredocAmbiguous(r) {
+			// bash ends a here-document inside $( ) at a line like
+			// "EOF)", where the parser reads on: the two would disagree
+			// on which lines are commands.
+			a.unresolvedCommand(a.text(s))
 		}
 		var write bool
 		switch r.Op {
@@ -520,6 +697,28 @@ func (a *analyzer) redirects(s *syntax.Stmt) {
 		}
 		a.path(a.token(r.Word), write, false)
 	}
+}
+
+// heredocAmbiguous reports a here-document with a body line that starts
+// with its delimiter but is not exactly it: bash may end the document
+// there (it does for "EOF)" inside a command substitution).
+func (a *analyzer) heredocAmbiguous(r *syntax.Redirect) bool {
+	delim, ok := staticString(r.Word)
+	if !ok {
+		return true
+	}
+	if r.Hdoc == nil {
+		return false
+	}
+	for _, line := range strings.Split(a.text(r.Hdoc), "\n") {
+		if r.Op == syntax.DashHdoc {
+			line = strings.TrimLeft(line, "\t")
+		}
+		if line != delim && strings.HasPrefix(line, delim) {
+			return true
+		}
+	}
+	return false
 }
 
 func onlyProcSubst(w *syntax.Word) bool {

@@ -135,6 +135,10 @@ func TestBashCorpus(t *testing.T) {
 	rulesets := corpusRules(t)
 	if *updateCorpus {
 		var b strings.Builder
+		// Blank lines before the first section are written with it.
+		for len(header) > 0 && strings.TrimSpace(header[len(header)-1]) == "" {
+			header = header[:len(header)-1]
+		}
 		for _, l := range header {
 			b.WriteString(l + "\n")
 		}

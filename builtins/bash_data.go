@@ -12,8 +12,18 @@ type wrapperSpec struct {
 	// options that take one ("-n 5" or "-n5").
 	flags, withArg string
 	// long and longWithArg are the same for "--name" options
-	// ("--name=value" is always one word).
-	long, longWithArg []string
+	// ("--name=value" is always one word); longOptArg take a value only
+	// as "--name=value" (xargs --replace: "--replace rm" runs rm).
+	long, longWithArg, longOptArg []string
+	// unset are the short options whose argument names a variable to
+	// remove (env -u).
+	unset string
+	// replace are the short options whose argument is a string replaced
+	// in the command by input (xargs -I{}): words holding it are holes.
+	replace string
+	// splitPayload: the payload is split into words by the wrapper's own
+	// rules and run with the remaining words (env -S), not by a shell.
+	splitPayload bool
 	// numeric accepts "-5" style options (nice).
 	numeric bool
 	// positional is how many operands come before the command (timeout's
@@ -42,14 +52,14 @@ var bashWrappers = map[string]wrapperSpec{
 	"command":   {flags: "pvV", noRun: "vV"},
 	"builtin":   {},
 	"exec":      {flags: "cl", withArg: "a"},
-	"env":       {flags: "i0v", withArg: "uCS", long: []string{"--ignore-environment", "--null", "--debug"}, longWithArg: []string{"--unset", "--chdir", "--split-string"}, assignments: true, payload: "S"},
+	"env":       {flags: "i0v", withArg: "uCS", long: []string{"--ignore-environment", "--null", "--debug"}, longWithArg: []string{"--unset", "--chdir", "--split-string"}, assignments: true, payload: "S", unset: "u", splitPayload: true},
 	"nice":      {withArg: "n", longWithArg: []string{"--adjustment"}, numeric: true},
 	"nohup":     {},
 	"timeout":   {flags: "v", withArg: "sk", long: []string{"--preserve-status", "--foreground", "--verbose"}, longWithArg: []string{"--signal", "--kill-after"}, positional: 1},
 	"time":      {flags: "pvaq", withArg: "fo", long: []string{"--portability", "--verbose", "--append", "--quiet"}, longWithArg: []string{"--format", "--output"}},
 	"stdbuf":    {withArg: "ioe", longWithArg: []string{"--input", "--output", "--error"}},
-	"xargs":     {flags: "0prtxo", withArg: "aEdILnPs", long: []string{"--null", "--no-run-if-empty", "--interactive", "--verbose", "--exit", "--open-tty"}, longWithArg: []string{"--arg-file", "--delimiter", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var", "--replace", "--eof"}, appends: true, implicit: "echo"},
-	"sudo":      {flags: "AbEHKknPSBN", withArg: "CDghpRrTUu", long: []string{"--askpass", "--background", "--preserve-env", "--set-home", "--non-interactive", "--stdin", "--bell"}, longWithArg: []string{"--close-from", "--chdir", "--group", "--host", "--prompt", "--chroot", "--role", "--type", "--command-timeout", "--other-user", "--user"}},
+	"xargs":     {flags: "0prtxo", withArg: "aEdILnPs", long: []string{"--null", "--no-run-if-empty", "--interactive", "--verbose", "--exit", "--open-tty"}, longWithArg: []string{"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}, longOptArg: []string{"--replace", "--eof", "--max-lines"}, appends: true, implicit: "echo", replace: "I"},
+	"sudo":      {assignments: true, flags: "AbEHKknPSBN", withArg: "CDghpRrTUu", long: []string{"--askpass", "--background", "--preserve-env", "--set-home", "--non-interactive", "--stdin", "--bell"}, longWithArg: []string{"--close-from", "--chdir", "--group", "--host", "--prompt", "--chroot", "--role", "--type", "--command-timeout", "--other-user", "--user"}},
 	"doas":      {flags: "nL", withArg: "uC"},
 	"setsid":    {flags: "cfw", long: []string{"--ctty", "--fork", "--wait"}},
 	"ionice":    {flags: "t", withArg: "cnp", long: []string{"--ignore"}, longWithArg: []string{"--class", "--classdata", "--pid"}},
@@ -61,11 +71,20 @@ var bashWrappers = map[string]wrapperSpec{
 	"eatmydata": {},
 	"busybox":   {},
 	"toybox":    {},
-	"su":        {flags: "lmp", withArg: "cgGs", long: []string{"--login", "--preserve-environment", "--pty"}, longWithArg: []string{"--command", "--group", "--supp-group", "--shell"}, payload: "c", positional: 0},
-	"script":    {flags: "aeEfqT", withArg: "cIOBt", long: []string{"--append", "--flush", "--quiet", "--return"}, longWithArg: []string{"--command", "--log-in", "--log-out", "--log-io", "--log-timing", "--timing", "--echo"}, payload: "c"},
 	"strace":    {flags: "fFqrtTvVxyCcdhikwZ", withArg: "eoOpPsSuXbEI"},
 	"ltrace":    {flags: "fhiLrStTVC", withArg: "eoplnsuaADFxw"},
 	"watch":     {flags: "bcdegpt", withArg: "nqs", long: []string{"--beep", "--color", "--differences", "--errexit", "--chgexit", "--precise", "--no-title", "--no-wrap", "--exec"}, longWithArg: []string{"--interval", "--equexit", "--shell"}},
+}
+
+// shellRunners run a shell, not a command given as words: its command line
+// is the -c option's value (su -c, script -c), their operands are a user
+// (su) or the file the session is written to (script), and without -c the
+// shell reads its commands from standard input, which cannot be known.
+// flags are options without a value, withArg those with one; any other
+// option, and -s (su's shell), make the command unresolvable.
+var shellRunners = map[string]wrapperSpec{
+	"su":     {flags: "lmpPf", withArg: "cgGw", long: []string{"--login", "--preserve-environment", "--pty"}, longWithArg: []string{"--command", "--group", "--supp-group", "--whitelist-environment"}},
+	"script": {flags: "aeEfqT", withArg: "cIOBt", long: []string{"--append", "--flush", "--quiet", "--return"}, longWithArg: []string{"--command", "--log-in", "--log-out", "--log-io", "--log-timing", "--timing", "--echo"}},
 }
 
 // watchJoins: watch hands its operands to `sh -c` joined by spaces (unless
@@ -87,6 +106,11 @@ var nameBuiltins = map[string]bool{
 	"printf": true, "wait": true, "test": true, "[": true, "export": true, "declare": true,
 	"typeset": true, "local": true, "readonly": true, "let": true, "shift": false,
 }
+
+// declBuiltins declare variables: besides names with subscripts, their -n
+// (nameref) and -i (integer: later assignments are arithmetic) options
+// evaluate text.
+var declBuiltins = map[string]bool{"declare": true, "typeset": true, "local": true, "export": true, "readonly": true}
 
 // evalBuiltins run their argument text as shell code: eval joins its
 // arguments; trap and alias take code as an argument.
@@ -129,6 +153,12 @@ var dangerousEnv = []string{
 	"PATH", "IFS", "CDPATH", "HOME", "XDG_CONFIG_HOME", "SHELL", "TMPDIR",
 	"BASH_ENV", "ENV", "PROMPT_COMMAND", "PS0", "PS1", "PS2", "PS3", "PS4",
 	"SHELLOPTS", "BASHOPTS", "GLOBIGNORE", "BASH_FUNC_*", "BASH_XTRACEFD", "BASH_LOADABLES_PATH",
+	// BASH_CMDS is the command hash table (BASH_CMDS=(ls /bin/rm) makes ls
+	// run rm), BASH_ALIASES the alias table; EXECIGNORE hides programs
+	// from the PATH search; HISTFILE is where `history -w` writes;
+	// BASH_COMPAT and POSIXLY_CORRECT change how later lines parse;
+	// TEXTDOMAIN and TEXTDOMAINDIR choose what $"..." translates to.
+	"BASH_CMDS", "BASH_ALIASES", "EXECIGNORE", "HISTFILE", "BASH_COMPAT", "POSIXLY_CORRECT", "TEXTDOMAIN", "TEXTDOMAINDIR",
 	"GIT_*", "LD_*", "DYLD_*", "GCONV_PATH", "HOSTALIASES", "LOCALDOMAIN", "RESOLV_HOST_CONF",
 	"NODE_OPTIONS", "NODE_PATH", "NODE_REPL_EXTERNAL_MODULE", "NPM_CONFIG_*", "npm_config_*", "YARN_*", "BUN_*", "DENO_*",
 	"PYTHON*", "PIP_*", "VIRTUAL_ENV", "CONDA_*",

@@ -3,7 +3,6 @@ package builtins
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/toolhost/toolhost/runtime"
@@ -34,25 +33,40 @@ func (an *bashAnalysis) requests(scope bashScope) []permission.Request {
 	ext := permission.Request{Permission: runtime.PermissionExternalDirectory}
 	edit := permission.Request{Permission: PermissionEdit}
 	bash := permission.Request{Permission: PermissionBash}
+	// seen holds, per request, the patterns and "always" patterns it has,
+	// so a long command line costs linear time.
+	type key struct {
+		r      *permission.Request
+		always bool
+		s      string
+	}
+	seen := map[key]bool{}
 	addTo := func(r *permission.Request, pattern, template, always string) {
 		if template != "" {
 			if r.Unresolved == nil {
 				r.Unresolved = map[string]string{}
 			}
-			if old, ok := r.Unresolved[pattern]; !ok || old != permission.Hole {
+			// Two different templates shown alike become one Hole.
+			if old, ok := r.Unresolved[pattern]; !ok {
 				r.Unresolved[pattern] = template
+			} else if old != template {
+				r.Unresolved[pattern] = permission.Hole
 			}
 		}
-		if !slices.Contains(r.Patterns, pattern) {
+		if k := (key{r, false, pattern}); !seen[k] {
+			seen[k] = true
 			r.Patterns = append(r.Patterns, pattern)
 		}
-		if always != "" && !slices.Contains(r.Always, always) {
+		if k := (key{r, true, always}); always != "" && !seen[k] {
+			seen[k] = true
 			r.Always = append(r.Always, always)
 		}
 	}
 	var dirs []string
+	seenDir := map[string]bool{}
 	addDir := func(dir string) {
-		if !slices.Contains(dirs, dir) {
+		if !seenDir[dir] {
+			seenDir[dir] = true
 			dirs = append(dirs, dir)
 		}
 		g := externalGlob(dir)
