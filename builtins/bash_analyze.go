@@ -1011,9 +1011,32 @@ func maysplit(w *syntax.Word) bool {
 	return false
 }
 
+// closesBracket reports whether a "]" follows, in the rest of a literal or
+// in any later part of the word (quoted or not: erring towards a glob).
+func closesBracket(rest string, later []syntax.WordPart) bool {
+	if strings.Contains(rest, "]") {
+		return true
+	}
+	for _, p := range later {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			if strings.Contains(p.Value, "]") {
+				return true
+			}
+		case *syntax.SglQuoted:
+			if strings.Contains(p.Value, "]") {
+				return true
+			}
+		default:
+			return true // unknown text may hold one
+		}
+	}
+	return false
+}
+
 // hasUnquotedGlob reports unquoted *, ? or [ (or an extended glob).
 func hasUnquotedGlob(w *syntax.Word) bool {
-	for _, p := range w.Parts {
+	for pi, p := range w.Parts {
 		switch p := p.(type) {
 		case *syntax.Lit:
 			v := p.Value
@@ -1022,7 +1045,12 @@ func hasUnquotedGlob(w *syntax.Word) bool {
 					i++
 					continue
 				}
-				if v[i] == '*' || v[i] == '?' || v[i] == '[' {
+				if v[i] == '*' || v[i] == '?' {
+					return true
+				}
+				// "[" opens a bracket expression only when a "]" follows
+				// in the same word: the command "[" is no glob.
+				if v[i] == '[' && closesBracket(v[i+1:], w.Parts[pi+1:]) {
 					return true
 				}
 			}
