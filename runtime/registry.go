@@ -56,6 +56,8 @@ type Registry struct {
 	hooks []Hook
 	defs  map[defKey]*prepared
 	gen   uint64
+
+	changes changeFeed // told of every change of tools or hooks (changes.go)
 }
 
 type entry struct {
@@ -167,6 +169,7 @@ func (r *Registry) Agents() map[string]*Agent { return r.agents }
 // replaces it, with a logged warning when the sources differ.
 func (r *Registry) Add(src Source, tools ...Tool) {
 	r.mu.Lock()
+	defer r.changed() // runs after the unlock below: subscribers may call the registry
 	defer r.mu.Unlock()
 	for _, t := range tools {
 		id := t.ID()
@@ -185,6 +188,7 @@ func (r *Registry) Register(t Tool) { r.Add(SourceRuntime, t) }
 // Remove deletes tools by id.
 func (r *Registry) Remove(ids ...string) {
 	r.mu.Lock()
+	defer r.changed() // runs after the unlock below: subscribers may call the registry
 	defer r.mu.Unlock()
 	for _, id := range ids {
 		delete(r.tools, id)
@@ -195,6 +199,7 @@ func (r *Registry) Remove(ids ...string) {
 // AddHook appends a hook; hooks run in the order added.
 func (r *Registry) AddHook(h Hook) {
 	r.mu.Lock()
+	defer r.changed() // runs after the unlock below: subscribers may call the registry
 	defer r.mu.Unlock()
 	r.hooks = append(r.hooks, h)
 	clear(r.defs) // definition hooks may change what is cached
