@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/toolhost/toolhost/host"
 	"github.com/toolhost/toolhost/mcp"
 	"github.com/toolhost/toolhost/runtime/config"
 )
@@ -79,13 +81,23 @@ refused (DNS rebinding protection).`,
 	return cmd
 }
 
+// runMCP serves until the client goes or a signal arrives. The host
+// watches the tool folders, so tools added or removed while it serves are
+// offered or withdrawn and clients told. SIGINT and SIGTERM end it with exit
+// status 0 within about a second, also during start-up while modules
+// compile.
 func runMCP(ctx context.Context, g *Globals, opts *MCPOptions) error {
-	h, err := g.host(ctx, mcp.Asker{}, false)
+	log := g.logger()
+	h, err := hostUntilSignal(ctx, func(ctx context.Context) (*host.Host, error) {
+		return g.host(ctx, mcp.Asker{}, false, watching)
+	})
+	if errors.Is(err, errStopped) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	defer h.Close(context.WithoutCancel(ctx))
-	log := g.logger()
+	defer closeHost(ctx, log, h)
 	for _, le := range h.LoadErrors {
 		log.Warn("tool source skipped", "source", le.Source, "file", le.File, "reason", le.Reason)
 	}
@@ -93,8 +105,13 @@ func runMCP(ctx context.Context, g *Globals, opts *MCPOptions) error {
 	if err != nil {
 		return usageError{err}
 	}
+	defer srv.Close()
 	if opts.HTTP == "" {
-		return srv.ServeStdio(ctx)
+		err := srv.ServeStdio(ctx)
+		if ctx.Err() != nil {
+			return nil // stopped by a signal
+		}
+		return err
 	}
 	ln, err := net.Listen("tcp", opts.HTTP)
 	if err != nil {

@@ -72,8 +72,11 @@ func (g *Globals) logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(g.Streams.ErrOut, &slog.HandlerOptions{Level: lvl}))
 }
 
-func (g *Globals) host(ctx context.Context, asker permission.Asker, withQuestions bool) (*host.Host, error) {
+func (g *Globals) host(ctx context.Context, asker permission.Asker, withQuestions bool, more ...func(*host.Options)) (*host.Host, error) {
 	opts := host.Options{Directory: g.Dir, Asker: asker, Logger: g.logger()}
+	for _, f := range more {
+		f(&opts)
+	}
 	if withQuestions && g.Streams.TTY != nil {
 		opts.Questioner = &ttyQuestioner{tty: g.Streams.terminal()}
 	}

@@ -115,11 +115,13 @@ func runRun(ctx context.Context, g *Globals, opts *RunOptions) error {
 	case g.Streams.TTY != nil && !opts.JSON:
 		asker = &ttyAsker{tty: g.Streams.terminal()}
 	}
-	h, err := g.host(ctx, agent.NotifyAsker(asker, out.event), !opts.JSON)
+	// The host watches the tool folders: a module added or removed during
+	// a long run takes effect in the registry at once.
+	h, err := g.host(ctx, agent.NotifyAsker(asker, out.event), !opts.JSON, watching)
 	if err != nil {
 		return err
 	}
-	defer h.Close(context.WithoutCancel(ctx))
+	defer closeHost(ctx, g.logger(), h)
 	for _, le := range h.LoadErrors {
 		fmt.Fprintf(g.Streams.ErrOut, "toolhost: skipped %s\n", le)
 	}

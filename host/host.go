@@ -37,6 +37,12 @@ type Options struct {
 	Env func(string) string
 	// NoWasm skips wasm tool discovery.
 	NoWasm bool
+	// Watch keeps the wasm tools in step with the config directories'
+	// tool/ and tools/ folders until Close: modules added, replaced or
+	// removed take effect within about a second, and calls in flight on a
+	// replaced module finish on the old one. Long-running front ends (the
+	// MCP server, the agent loop) set it; one-shot commands need not.
+	Watch bool
 }
 
 // Host is an assembled toolhost.
@@ -54,8 +60,8 @@ type Host struct {
 	// Plugins are the plugins loaded, in hook order.
 	Plugins []*plugins.Plugin
 
-	wasm    *plugins.Host
-	closers []func(context.Context) error
+	wasm *plugins.Host
+	life lifecycle // what Close undoes, and the watchers it stops (lifecycle.go)
 }
 
 // LoadError is a tool source that failed and was skipped.
@@ -67,8 +73,11 @@ type LoadError struct {
 
 func (e LoadError) String() string { return fmt.Sprintf("%s: %s", e.File, e.Reason) }
 
-// New loads config and assembles the registry.
-func New(ctx context.Context, opts Options) (*Host, error) {
+// New loads config and assembles the registry. When a step fails, what the
+// earlier steps opened (the session store, compiled modules, MCP servers)
+// is released before New returns the error. New changes no process-wide
+// setting.
+func New(ctx context.Context, opts Options) (h *Host, err error) {
 	if opts.Directory == "" {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -107,6 +116,15 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
+	h = &Host{Config: loaded.Config, Dirs: loaded.Dirs, Files: loaded.Files, Store: store, Worktree: worktree}
+	h.life.init()
+	h.life.onClose("session store", func(context.Context) error { return store.Close() })
+	defer func() {
+		if err != nil {
+			h.Close(context.WithoutCancel(ctx))
+			h = nil
+		}
+	}()
 	reg, err := runtime.NewRegistry(runtime.Options{
 		Config:     loaded.Config,
 		Store:      store,
@@ -121,7 +139,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Host{Registry: reg, Config: loaded.Config, Dirs: loaded.Dirs, Files: loaded.Files, Store: store, Worktree: worktree}
+	h.Registry = reg
 	reg.Add(runtime.SourceBuiltin, builtins.All(builtins.Options{ConfigDirs: loaded.Dirs})...)
 	// The task tool runs subagents through the agent loop, which builtins
 	// may not import; it gets a runner sharing this registry and store.
@@ -134,18 +152,10 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		h.addPlugins(ctx, opts)
 	}
 	h.addMCP(ctx, opts)
-	return h, nil
-}
-
-// Close releases compiled modules, MCP clients and other resources.
-func (h *Host) Close(ctx context.Context) error {
-	var first error
-	for i := len(h.closers) - 1; i >= 0; i-- {
-		if err := h.closers[i](ctx); err != nil && first == nil {
-			first = err
-		}
+	if opts.Watch {
+		h.watch(opts.Directory)
 	}
-	return first
+	return h, nil
 }
 
 // DefaultCacheDir is $XDG_CACHE_HOME/toolhost, else ~/.cache/toolhost.

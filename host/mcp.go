@@ -24,5 +24,5 @@ func (h *Host) addMCP(ctx context.Context, opts Options) {
 		}
 	}
 	h.Registry.Add(runtime.SourceMCP, m.Tools()...)
-	h.closers = append(h.closers, func(context.Context) error { return m.Close() })
+	h.life.onClose("mcp servers", func(context.Context) error { return m.Close() })
 }

@@ -3,9 +3,12 @@ package host
 import (
 	"context"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/toolhost/toolhost/plugins"
 	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/config"
 )
 
 // addWasm discovers wasm tools (tool/*.wasm, tools/*.wasm) in the config
@@ -18,7 +21,7 @@ func (h *Host) addWasm(ctx context.Context, opts Options) error {
 		Logger:   opts.Logger,
 	})
 	h.wasm = wh
-	h.closers = append(h.closers, wh.Close)
+	h.life.onClose("wasm modules", wh.Close)
 	tools, errs := wh.Discover(ctx, h.Dirs)
 	for _, e := range errs {
 		h.LoadErrors = append(h.LoadErrors, LoadError{Source: string(runtime.SourceWasm), File: e.File, Reason: e.Reason})
@@ -27,17 +30,55 @@ func (h *Host) addWasm(ctx context.Context, opts Options) error {
 	return nil
 }
 
-// Watch keeps the registry's wasm tools in step with the tool folders until
-// ctx ends: added, replaced and removed modules take effect without a
+// watch keeps the registry's wasm tools in step with the tool folders until
+// Close: added, replaced and removed modules take effect without a
 // restart, and calls in flight on a replaced module finish on the old one.
-// Long-running hosts (the MCP server, the agent loop, embedding programs)
-// start it in a goroutine; one-shot CLI commands need not.
-func (h *Host) Watch(ctx context.Context) {
+func (h *Host) watch(directory string) {
 	if h.wasm == nil {
 		return
 	}
-	h.wasm.Watch(ctx, h.Dirs, func(added []runtime.Tool, removed []string) {
-		h.Registry.Remove(runtime.SourceWasm, removed...)
-		h.Registry.Add(runtime.SourceWasm, added...)
+	dirs := watchDirs(h.Dirs, h.Worktree, directory)
+	h.life.goWatch(func(ctx context.Context) {
+		h.wasm.Watch(ctx, dirs, func(added []runtime.Tool, removed []string) {
+			h.Registry.Remove(runtime.SourceWasm, removed...)
+			h.Registry.Add(runtime.SourceWasm, added...)
+		})
 	})
+}
+
+// watchDirs is dirs with the project's config directories that do not
+// exist yet — .toolhost at the worktree root and in the working directory,
+// which config.Dirs lists only when present — put where they would rank,
+// so a user may create .toolhost/tool/ while a host runs.
+func watchDirs(dirs []string, worktree, directory string) []string {
+	isProject := func(d string) bool {
+		return filepath.Base(d) == config.ProjectDirName && (d == filepath.Join(worktree, config.ProjectDirName) || strings.HasPrefix(d, worktree+string(filepath.Separator)))
+	}
+	var project []string
+	first := -1
+	for i, d := range dirs {
+		if isProject(d) {
+			project = append(project, d)
+			if first < 0 {
+				first = i
+			}
+		}
+	}
+	for _, d := range []string{filepath.Join(worktree, config.ProjectDirName), filepath.Join(directory, config.ProjectDirName)} {
+		if !slices.Contains(project, d) {
+			project = append(project, d)
+		}
+	}
+	// Shallower directories rank lower, as config.Dirs orders them.
+	slices.SortStableFunc(project, func(a, b string) int {
+		return strings.Count(a, string(filepath.Separator)) - strings.Count(b, string(filepath.Separator))
+	})
+	if first < 0 {
+		first = min(1, len(dirs)) // after the global directory
+	}
+	var out []string
+	out = append(out, slices.DeleteFunc(slices.Clone(dirs[:first]), isProject)...)
+	out = append(out, project...)
+	out = append(out, slices.DeleteFunc(slices.Clone(dirs[first:]), isProject)...)
+	return out
 }

@@ -50,10 +50,13 @@ type Server struct {
 
 	sessions sync.Map // *sdk.ServerSession → toolhost session id
 	parked   parkedCalls
+	list     toolList // the offered tools, kept in step with the registry (refresh.go)
 }
 
 // NewServer lists the registry's tools for the agent and model and returns a
-// server offering them. Tools added to the registry later are not offered.
+// server offering them. The list follows the registry: tools added or
+// removed later are offered or withdrawn, and clients are sent
+// notifications/tools/list_changed. Close the server to stop following.
 func NewServer(ctx context.Context, reg *runtime.Registry, opts ServerOptions) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -69,25 +72,21 @@ func NewServer(ctx context.Context, reg *runtime.Registry, opts ServerOptions) (
 		return nil, fmt.Errorf("serve mcp: %w", err)
 	}
 	opts.Agent = agent.Name
-	tools, err := reg.Tools(ctx, opts.Model, opts.Agent)
-	if err != nil {
-		return nil, fmt.Errorf("serve mcp: list tools: %w", err)
-	}
 	s := &Server{reg: reg, opts: opts, log: opts.Logger}
 	s.parked.init()
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "toolhost", Title: "toolhost", Version: opts.Version}, &sdk.ServerOptions{
 		Logger: opts.Logger,
 		// No logging capability: logs go to stderr, not to the client.
-		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
+		// listChanged: the tool list follows the registry (refresh.go).
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
 		Instructions: "Tools of the toolhost " + opts.Agent + " agent. Calls that need a person's approval are asked through elicitation when the client supports it; otherwise the configured permission rules decide.",
 	})
-	for _, t := range tools {
-		s.sdk.AddTool(&sdk.Tool{
-			Name:        t.ID,
-			Description: t.Description,
-			InputSchema: t.Parameters,
-			Annotations: annotations(t),
-		}, s.handler(t.ID))
+	// Follow first, so a change made while the first list is built is
+	// not missed.
+	s.follow()
+	if err := s.Refresh(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("serve mcp: %w", err)
 	}
 	return s, nil
 }

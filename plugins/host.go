@@ -2,7 +2,6 @@ package plugins
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -59,12 +58,20 @@ type Host struct {
 	modules     map[string]*module // by path, as last loaded
 	pluginMods  []*module          // modules of loaded plugins
 	pluginHooks []*Hooks
+
+	life lifecycle // Close waits for compiles and watches (lifecycle.go)
+
+	// Test seams: noEvents makes Watch poll alone; compiling, when set,
+	// is called as each compile starts.
+	noEvents  bool
+	compiling func()
 }
 
 // NewHost returns a Host. Creating it is cheap: nothing is compiled until
 // a module is loaded without a cached description, or first called.
 func NewHost(opts HostOptions) *Host {
 	h := &Host{log: opts.Logger, cfg: opts.Config, modules: map[string]*module{}, pollInterval: opts.PollInterval, hookTimeout: opts.HookTimeout}
+	h.life.init()
 	if h.hookTimeout <= 0 {
 		h.hookTimeout = DefaultHookTimeout
 	}
@@ -142,6 +149,15 @@ func Files(dirs []string) []string {
 // form is kept for the first call.
 func (h *Host) Discover(ctx context.Context, dirs []string) ([]runtime.Tool, []LoadError) {
 	files := Files(dirs)
+	ctx, done, err := h.begin(ctx)
+	if err != nil {
+		errs := make([]LoadError, len(files))
+		for i, f := range files {
+			errs[i] = LoadError{File: f, Reason: err.Error()}
+		}
+		return nil, errs
+	}
+	defer done()
 	mods := make([]*module, len(files))
 	errs := make([]error, len(files))
 	sem := make(chan struct{}, max(1, goruntime.GOMAXPROCS(0)))
@@ -213,29 +229,4 @@ func (m *module) tools() []runtime.Tool {
 		out = append(out, &wasmTool{id: m.toolID(tm.Export), export: tm.Export, module: m, meta: tm})
 	}
 	return out
-}
-
-// Close unloads every module. Calls in flight finish first.
-func (h *Host) Close(ctx context.Context) error {
-	h.mu.Lock()
-	mods := h.modules
-	h.modules = map[string]*module{}
-	pmods, hooks := h.pluginMods, h.pluginHooks
-	h.pluginMods, h.pluginHooks = nil, nil
-	h.mu.Unlock()
-	for _, hk := range hooks {
-		hk.close()
-	}
-	for _, m := range mods {
-		m.close(ctx)
-	}
-	for _, m := range pmods {
-		m.close(ctx)
-	}
-	if h.cache != nil {
-		if err := h.cache.Close(ctx); err != nil {
-			return fmt.Errorf("close wasm compilation cache: %w", err)
-		}
-	}
-	return nil
 }

@@ -122,6 +122,12 @@ func (h *Host) load(ctx context.Context, path string) (*module, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A file still being written (copied into a watched folder) must not
+	// be remembered under the size and time of a later state: the watcher
+	// would take the finished file for the half-read one.
+	if st, err := os.Stat(path); err != nil || (fileInfo{st.Size(), st.ModTime().UnixNano()}) != info {
+		return nil, errors.New("the file changed while it was read; it is loaded again once it stops changing")
+	}
 	if len(data) < 8 || string(data[:4]) != string(wasmMagic) {
 		return nil, errors.New("not a WebAssembly module (no \\0asm header); remove it from the tool folder or rebuild it")
 	}
@@ -214,8 +220,14 @@ func (m *module) inspectWith(ctx context.Context, data []byte, read func(c *comp
 	g := &groupOnce{c: c}
 	g.once.Do(func() {})
 	m.mu.Lock()
-	m.groups[l.key()] = g
+	closed := m.closed
+	if !closed {
+		m.groups[l.key()] = g
+	}
 	m.mu.Unlock()
+	if closed {
+		c.close(context.Background())
+	}
 	return nil
 }
 
@@ -320,6 +332,15 @@ func (m *module) group(ctx context.Context, l limits) (*compiled, error) {
 		}
 		g.c, g.err = m.host.compile(ctx, m.name, data, l)
 	})
+	m.mu.Lock()
+	closed := m.closed
+	m.mu.Unlock()
+	if closed && g.err == nil {
+		// Unloaded while compiling: close's snapshot of the groups may
+		// have missed this one.
+		g.c.close(context.Background())
+		return nil, fmt.Errorf("module %s was unloaded", m.path)
+	}
 	if g.err != nil {
 		m.mu.Lock()
 		if m.groups[l.key()] == g {
@@ -346,6 +367,14 @@ func (m *module) close(ctx context.Context) {
 // compile compiles a module with limits l. The wazero compilation cache on
 // disk makes recompiling a known module cheap.
 func (h *Host) compile(ctx context.Context, name string, data []byte, l limits) (*compiled, error) {
+	ctx, done, berr := h.begin(ctx)
+	if berr != nil {
+		return nil, fmt.Errorf("compile %s: %w", name, berr)
+	}
+	defer done()
+	if h.compiling != nil {
+		h.compiling()
+	}
 	rc := wazero.NewRuntimeConfig().WithCloseOnContextDone(true).WithMemoryLimitPages(l.MemoryPages)
 	if h.cache != nil {
 		rc = rc.WithCompilationCache(h.cache)

@@ -6,98 +6,233 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/fsnotify/fsnotify"
+
 	"github.com/toolhost/toolhost/runtime"
 )
 
-// DefaultPollInterval is how often Watch looks at the tool folders.
+// DefaultPollInterval is how often Watch looks at the tool folders when no
+// file-system event arrives.
 const DefaultPollInterval = time.Second
+
+// settleDelay is how long Watch waits after a file-system event for more
+// to follow before it looks: a module being copied in produces a burst of
+// writes, and loading it half-written would report an error and, for a
+// replaced module, withdraw its tools for a moment.
+const settleDelay = 100 * time.Millisecond
 
 // Watch keeps the tools of the config directories dirs current for a
 // long-running host (the MCP server, the agent loop, an embedding
-// program): it polls the tool folders every HostOptions.PollInterval, and
-// when a .wasm file is added, replaced or removed, calls fn with the tools
-// to add (new, or new versions of replaced modules — Registry.Add replaces
-// by id) and the ids to remove. It returns when ctx is done.
+// program): when a .wasm file of a tool folder (tool/, tools/) is added,
+// replaced or removed, it calls fn with the tools to add (new, or new
+// versions of replaced modules — Registry.Add replaces by id) and the ids
+// to remove. It returns when ctx is done or the Host is closed; Close waits
+// for it.
+//
+// Changes are noticed through file-system events (fsnotify: inotify,
+// kqueue, ReadDirectoryChangesW), which also watch the config directory
+// and its parent so a tool folder created after start is picked up. Every
+// HostOptions.PollInterval (default 1 s) the folders are also compared by
+// size and modification time, which covers file systems that send no
+// events (network and some container mounts) and a platform without
+// fsnotify: a change is seen within the interval either way.
 //
 // Watch starts from the modules Discover loaded from dirs: call Discover
 // first and register its tools; anything changed since is reported at the
-// first poll. A replaced module is
-// unloaded after fn returns; calls in flight on it finish on the old
-// version, because its compiled module closes only when the last of them
-// gives back its instance. Load errors of changed modules are logged.
-//
-// Polling (size and modification time) rather than inotify-style events
-// keeps toolhost free of a file-watching dependency and works on network
-// and container file systems; a tool folder holds a handful of files.
+// first look, made as soon as the folders are watched. A replaced module is unloaded after fn returns; calls in
+// flight on it finish on the old version, because its compiled module
+// closes only when the last of them gives back its instance. Load errors of
+// changed modules are logged.
 func (h *Host) Watch(ctx context.Context, dirs []string, fn func(added []runtime.Tool, removed []string)) {
+	ctx, done, err := h.begin(ctx)
+	if err != nil {
+		return
+	}
+	defer done()
 	interval := h.pollInterval
 	if interval <= 0 {
 		interval = DefaultPollInterval
 	}
+	events := newFolderEvents(h, dirs)
+	defer events.close()
+
 	last, current := h.loaded(dirs)
-	t := time.NewTicker(interval)
-	defer t.Stop()
+	look := func() {
+		now := snapshot(dirs)
+		if equalSnapshots(last, now) {
+			return
+		}
+		last = now
+		current = h.rescan(ctx, dirs, last, current, fn)
+	}
+	// A first look now that the folders are watched: a change made
+	// between Discover and here raised no event.
+	look()
+	poll := time.NewTicker(interval)
+	defer poll.Stop()
+	settle := time.NewTimer(time.Hour)
+	settle.Stop()
+	defer settle.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
-		}
-		now := snapshot(dirs)
-		if equalSnapshots(last, now) {
-			continue
-		}
-		last = now
-		h.mu.Lock()
-		before := make(map[string]*module, len(h.modules))
-		for p, m := range h.modules {
-			before[p] = m
-		}
-		h.mu.Unlock()
-
-		tools, errs := h.Discover(ctx, dirs)
-		_ = errs // Discover logged them
-		next := map[string]bool{}
-		var added []runtime.Tool
-		for _, tl := range tools {
-			next[tl.ID()] = true
-			wt, ok := tl.(*wasmTool)
-			if !ok || before[wt.module.path] != wt.module || !current[tl.ID()] {
-				added = append(added, tl)
-			}
-		}
-		var removed []string
-		for id := range current {
-			if !next[id] {
-				removed = append(removed, id)
-			}
-		}
-		current = next
-		if len(added) > 0 || len(removed) > 0 {
-			fn(added, removed)
-		}
-		// Unload modules that were replaced or whose file is gone.
-		h.mu.Lock()
-		var retired []*module
-		for p, m := range before {
-			if now, ok := h.modules[p]; ok && now == m {
-				if _, exists := last[p]; exists {
-					continue
-				}
-				delete(h.modules, p)
-			}
-			retired = append(retired, m)
-		}
-		h.mu.Unlock()
-		for _, m := range retired {
-			m.close(context.Background())
+		case <-events.c:
+			settle.Reset(settleDelay)
+		case <-settle.C:
+			events.rewatch()
+			look()
+		case <-poll.C:
+			look()
 		}
 	}
 }
 
+// rescan discovers the modules of dirs again, reports what differs from
+// current (the tool ids last reported) to fn, unloads modules replaced or
+// removed, and returns the tool ids now current.
+func (h *Host) rescan(ctx context.Context, dirs []string, files map[string]fileInfo, current map[string]bool, fn func(added []runtime.Tool, removed []string)) map[string]bool {
+	h.mu.Lock()
+	before := make(map[string]*module, len(h.modules))
+	for p, m := range h.modules {
+		before[p] = m
+	}
+	h.mu.Unlock()
+
+	tools, _ := h.Discover(ctx, dirs) // Discover logged the errors
+	if ctx.Err() != nil {
+		return current // closing: report nothing half-done
+	}
+	next := map[string]bool{}
+	var added []runtime.Tool
+	for _, tl := range tools {
+		next[tl.ID()] = true
+		wt, ok := tl.(*wasmTool)
+		if !ok || before[wt.module.path] != wt.module || !current[tl.ID()] {
+			added = append(added, tl)
+		}
+	}
+	var removed []string
+	for id := range current {
+		if !next[id] {
+			removed = append(removed, id)
+		}
+	}
+	if len(added) > 0 || len(removed) > 0 {
+		fn(added, removed)
+	}
+	// Unload modules that were replaced or whose file is gone.
+	h.mu.Lock()
+	var retired []*module
+	for p, m := range before {
+		if now, ok := h.modules[p]; ok && now == m {
+			if _, exists := files[p]; exists {
+				continue
+			}
+			delete(h.modules, p)
+		}
+		retired = append(retired, m)
+	}
+	h.mu.Unlock()
+	for _, m := range retired {
+		m.close(context.Background())
+	}
+	return next
+}
+
+// folderEvents turns file-system events under the tool folders into
+// wake-ups. Without fsnotify (an unsupported platform, no inotify watches
+// left) c never fires and Watch polls alone.
+type folderEvents struct {
+	h       *Host
+	dirs    []string
+	w       *fsnotify.Watcher
+	watched map[string]bool
+	c       chan struct{}
+	stop    chan struct{}
+	done    chan struct{}
+}
+
+func newFolderEvents(h *Host, dirs []string) *folderEvents {
+	e := &folderEvents{h: h, dirs: dirs, watched: map[string]bool{}, c: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	if h.noEvents {
+		close(e.done)
+		return e
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		h.log.Info("file-system events unavailable; polling the tool folders", "err", err)
+		close(e.done)
+		return e
+	}
+	e.w = w
+	e.rewatch()
+	go e.forward()
+	return e
+}
+
+// rewatch watches, for every tool folder, the folder itself when it exists,
+// else the nearest existing of its config directory and that directory's
+// parent, so creating .toolhost/tool/ after start is an event too.
+func (e *folderEvents) rewatch() {
+	if e.w == nil {
+		return
+	}
+	for _, d := range e.dirs {
+		for _, td := range ToolDirs(d) {
+			for _, p := range []string{td, d, filepath.Dir(d)} {
+				if st, err := os.Stat(p); err != nil || !st.IsDir() {
+					continue
+				}
+				if !e.watched[p] {
+					if err := e.w.Add(p); err != nil {
+						e.h.log.Debug("cannot watch folder; polling covers it", "dir", p, "err", err)
+						break
+					}
+					e.watched[p] = true
+				}
+				break
+			}
+		}
+	}
+}
+
+// forward passes events on as wake-ups, coalesced.
+func (e *folderEvents) forward() {
+	defer close(e.done)
+	for {
+		select {
+		case <-e.stop:
+			return
+		case _, ok := <-e.w.Events:
+			if !ok {
+				return
+			}
+			select {
+			case e.c <- struct{}{}:
+			default:
+			}
+		case err, ok := <-e.w.Errors:
+			if !ok {
+				return
+			}
+			e.h.log.Debug("file-system events", "err", err)
+		}
+	}
+}
+
+func (e *folderEvents) close() {
+	if e.w == nil {
+		return
+	}
+	close(e.stop)
+	e.w.Close()
+	<-e.done
+}
+
 // loaded returns what Watch starts from: the files of the modules loaded
 // from dirs as they were when loaded, and their tool ids. A file changed
-// between Discover and Watch is therefore noticed at the first poll.
+// between Discover and Watch is therefore noticed at the first look.
 func (h *Host) loaded(dirs []string) (map[string]fileInfo, map[string]bool) {
 	files := map[string]fileInfo{}
 	ids := map[string]bool{}

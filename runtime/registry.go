@@ -55,6 +55,8 @@ type Registry struct {
 	hooks []Hook
 	defs  map[defKey]*prepared
 	gen   uint64 // counts changes of tools and hooks; see Generation
+
+	changes changeFeed // told of every change of tools or hooks (changes.go)
 }
 
 // NewRegistry returns an empty registry; add tools with Add and Register.

@@ -1,0 +1,206 @@
+package host
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolhost/toolhost/mcp"
+	"github.com/toolhost/toolhost/plugins"
+	"github.com/toolhost/toolhost/runtime"
+)
+
+// warmCache loads module once through a wasm host using cacheDir, so a
+// later load of the same bytes reads its description and compiled code
+// from the cache: the deadlines below then measure the watch, not the
+// compiler.
+func warmCache(t *testing.T, cacheDir, module string) {
+	t.Helper()
+	dir := t.TempDir()
+	copyInto(t, module, filepath.Join(dir, "tool", filepath.Base(module)))
+	wh := plugins.NewHost(plugins.HostOptions{CacheDir: filepath.Join(cacheDir, "wasm")})
+	defer wh.Close(context.Background())
+	tools, errs := wh.Discover(context.Background(), []string{dir})
+	if len(errs) > 0 || len(tools) == 0 {
+		t.Fatalf("warm the cache: %d tools, errors %v", len(tools), errs)
+	}
+	for _, tl := range tools {
+		if _, err := tl.Init(context.Background(), runtime.InitContext{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestAModuleDroppedIntoARunningMCPServersToolFolderComesAndGoes(t *testing.T) {
+	t.Parallel()
+	project, env := newProject(t)
+	cacheDir := t.TempDir()
+	echo := guestModule(t, "echo")
+	warmCache(t, cacheDir, echo)
+	ctx := context.Background()
+	h, err := New(ctx, Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: cacheDir, Watch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(ctx) })
+	srv, err := mcp.NewServer(ctx, h.Registry, mcp.ServerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	changed := make(chan struct{}, 1)
+	ct, st := sdk.NewInMemoryTransports()
+	if _, err := srv.Connect(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "v0"}, &sdk.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		},
+	}).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	listed := func() []string {
+		var names []string
+		for tool, err := range cs.Tools(ctx, nil) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			names = append(names, tool.Name)
+		}
+		return names
+	}
+	// The promise of a watching host: a change is offered within 2 s.
+	waitChanged := func(after string) {
+		t.Helper()
+		select {
+		case <-changed:
+		case <-time.After(2 * time.Second):
+			t.Fatalf("no notifications/tools/list_changed within 2 s after %s", after)
+		}
+	}
+	if slices.Contains(listed(), "echo") {
+		t.Fatal("echo listed before its module was dropped in")
+	}
+
+	// The folder does not exist yet: a user creates it while the server runs.
+	toolDir := filepath.Join(project, ".toolhost", "tool")
+	tmp := filepath.Join(project, ".toolhost", "echo.wasm.part")
+	copyInto(t, echo, tmp)
+	if err := os.MkdirAll(toolDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, filepath.Join(toolDir, "echo.wasm")); err != nil {
+		t.Fatal(err)
+	}
+	waitChanged("echo.wasm was dropped into .toolhost/tool/")
+	if !slices.Contains(listed(), "echo") {
+		t.Fatalf("echo not listed after list_changed: %v", listed())
+	}
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hello"}})
+	if err != nil || res.IsError {
+		t.Fatalf("call echo: %v %+v", err, res)
+	}
+	if out := res.Content[0].(*sdk.TextContent).Text; !strings.Contains(out, `"text":"hello"`) {
+		t.Errorf("echo answered %q", out)
+	}
+
+	if err := os.Remove(filepath.Join(toolDir, "echo.wasm")); err != nil {
+		t.Fatal(err)
+	}
+	waitChanged("echo.wasm was removed")
+	if slices.Contains(listed(), "echo") {
+		t.Error("echo still listed after its module was removed")
+	}
+	if h.Registry.Has("echo") {
+		t.Error("echo still in the registry after its module was removed")
+	}
+}
+
+func TestCloseIsSafeTwiceAndStopsTheWatcher(t *testing.T) {
+	t.Parallel()
+	project, env := newProject(t)
+	ctx := context.Background()
+	h, err := New(ctx, Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: t.TempDir(), Watch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Close(ctx); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	if err := h.Close(ctx); err != nil {
+		t.Errorf("second close: %v", err)
+	}
+	// The watcher is gone: a module dropped in now is not picked up. Its
+	// goroutine was waited for by Close, so nothing races with this.
+	copyInto(t, guestModule(t, "echo"), filepath.Join(project, ".toolhost", "tool", "echo.wasm"))
+	if tools, _ := h.wasm.Discover(ctx, h.Dirs); len(tools) != 0 {
+		t.Errorf("the closed host's wasm loader still loads modules: %d tools", len(tools))
+	}
+}
+
+func TestNewReturnsNoHostWhenALaterStepFails(t *testing.T) {
+	t.Parallel()
+	project, env := newProject(t)
+	// An agent whose mode is unknown fails NewRegistry, after the store
+	// was opened.
+	if err := os.WriteFile(filepath.Join(project, "toolhost.json"), []byte(`{"default_agent": "nobody", "agent": {"x": {"mode": "sideways"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(context.Background(), Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: t.TempDir()})
+	if err == nil {
+		h.Close(context.Background())
+		t.Fatal("an agent with an unknown mode was accepted")
+	}
+	if !strings.Contains(err.Error(), "sideways") {
+		t.Errorf("error %q does not name the bad mode", err)
+	}
+	if h != nil {
+		t.Errorf("New returned a host with its error %v", err)
+	}
+}
+
+func TestWatchedDirectoriesIncludeProjectConfigDirectoriesNotYetCreated(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name                string
+		dirs                []string
+		worktree, directory string
+		want                []string
+	}{
+		{"a project without .toolhost gets it after the global directory",
+			[]string{"/home/u/.config/toolhost", "/home/u/.toolhost"}, "/p", "/p",
+			[]string{"/home/u/.config/toolhost", "/p/.toolhost", "/home/u/.toolhost"}},
+		{"an existing project directory is kept once",
+			[]string{"/g", "/p/.toolhost", "/h/.toolhost"}, "/p", "/p",
+			[]string{"/g", "/p/.toolhost", "/h/.toolhost"}},
+		{"a subdirectory's .toolhost ranks above the root's",
+			[]string{"/g", "/p/.toolhost"}, "/p", "/p/sub",
+			[]string{"/g", "/p/.toolhost", "/p/sub/.toolhost"}},
+		{"a sibling whose name starts like the worktree is not the project",
+			[]string{"/g", "/p2/.toolhost"}, "/p", "/p",
+			[]string{"/g", "/p/.toolhost", "/p2/.toolhost"}},
+		{"no other directories",
+			nil, "/p", "/p",
+			[]string{"/p/.toolhost"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := watchDirs(tt.dirs, tt.worktree, tt.directory); !slices.Equal(got, tt.want) {
+				t.Errorf("watchDirs = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
