@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/toolhost/toolhost/internal/fspath"
 	"github.com/toolhost/toolhost/runtime"
 )
 
@@ -182,24 +183,7 @@ func openConfined(project, target string) (*os.Root, string, error) {
 
 // resolvePath follows the symlinks of p, or of its longest existing
 // prefix when p does not exist yet (the rest is appended as is).
-func resolvePath(p string) string {
-	p = filepath.Clean(p)
-	var rest []string
-	for cur := p; ; {
-		if r, err := filepath.EvalSymlinks(cur); err == nil {
-			for i := len(rest) - 1; i >= 0; i-- {
-				r = filepath.Join(r, rest[i])
-			}
-			return r
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p
-		}
-		rest = append(rest, filepath.Base(cur))
-		cur = parent
-	}
-}
+func resolvePath(p string) string { return fspath.Real(p) }
 
 // existingParent is the nearest directory above p that exists.
 func existingParent(p string) string {

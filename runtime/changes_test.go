@@ -17,8 +17,8 @@ func TestSubscribersHearEveryChangeOfToolsAndHooks(t *testing.T) {
 	}{
 		{"adding a tool", func(r *Registry) { r.Add(SourceWasm, echoTool("shout")) }, []string{"echo", "shout"}},
 		{"registering a tool", func(r *Registry) { r.Register(echoTool("shout")) }, []string{"echo", "shout"}},
-		{"removing a tool", func(r *Registry) { r.Remove(SourceRuntime, "echo") }, []string{}},
-		{"removing an unknown id", func(r *Registry) { r.Remove(SourceRuntime, "nothing") }, []string{"echo"}},
+		{"removing a tool", func(r *Registry) { r.Remove(SourceBuiltin, "echo") }, []string{}},
+		{"removing an unknown id changes nothing and tells no one", func(r *Registry) { r.Remove(SourceBuiltin, "nothing") }, nil},
 		{"adding a hook", func(r *Registry) { r.AddHook(HookFuncs{}) }, []string{"echo"}},
 	}
 	for _, tt := range tests {
@@ -42,6 +42,12 @@ func TestSubscribersHearEveryChangeOfToolsAndHooks(t *testing.T) {
 			})
 			defer cancel()
 			tt.change(r)
+			if tt.want == nil {
+				if len(seen) != 0 {
+					t.Errorf("subscriber saw %v, want no call", seen)
+				}
+				return
+			}
 			if len(seen) != 1 || !slices.Equal(seen[0], tt.want) {
 				t.Errorf("subscriber saw %v, want one call listing %v", seen, tt.want)
 			}
@@ -58,7 +64,7 @@ func TestCancelledSubscribersHearNothingMore(t *testing.T) {
 	r.Add(SourceBuiltin, echoTool("echo"))
 	cancelA()
 	cancelA() // twice is harmless
-	r.Remove(SourceRuntime, "echo")
+	r.Remove(SourceBuiltin, "echo")
 	cancelB()
 	r.Add(SourceBuiltin, echoTool("echo"))
 	if a != 1 || b != 2 {

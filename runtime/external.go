@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/toolhost/toolhost/internal/fspath"
 	"github.com/toolhost/toolhost/runtime/permission"
 )
 
@@ -55,24 +56,7 @@ func within(root, target string) bool {
 }
 
 // realPath resolves symlinks of p, or of its longest existing prefix.
-func realPath(p string) string {
-	p = filepath.Clean(p)
-	var rest []string
-	for cur := p; ; {
-		if r, err := filepath.EvalSymlinks(cur); err == nil {
-			for i := len(rest) - 1; i >= 0; i-- {
-				r = filepath.Join(r, rest[i])
-			}
-			return r
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p
-		}
-		rest = append(rest, filepath.Base(cur))
-		cur = parent
-	}
-}
+func realPath(p string) string { return fspath.Real(p) }
 
 // CheckExternalDirectory asks the external_directory permission when target
 // lies outside the project. Every file tool calls it before touching a path.

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/toolhost/toolhost/internal/fspath"
 )
 
 // Policy is what one confined command may do. The zero value may write
@@ -161,24 +163,7 @@ func within(root, target string) bool {
 
 // realPath resolves symbolic links in p, or in its longest existing prefix
 // when p does not exist yet.
-func realPath(p string) string {
-	p = filepath.Clean(p)
-	var rest []string
-	for cur := p; ; {
-		if r, err := filepath.EvalSymlinks(cur); err == nil {
-			for i := len(rest) - 1; i >= 0; i-- {
-				r = filepath.Join(r, rest[i])
-			}
-			return r
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p
-		}
-		rest = append(rest, filepath.Base(cur))
-		cur = parent
-	}
-}
+func realPath(p string) string { return fspath.Real(p) }
 
 // encode and decodePolicy carry a Policy to the helper in argv.
 func (p Policy) encode() (string, error) {

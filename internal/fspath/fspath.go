@@ -1,0 +1,31 @@
+// Package fspath resolves paths the way the file tools, the bash analysis
+// and the bash sandbox must agree on: with every symlink followed, also for
+// paths that do not exist yet (their longest existing prefix is resolved
+// and the rest appended). One implementation, so that what a permission
+// check decided about is what a tool then opens and what the kernel
+// sandbox grants.
+package fspath
+
+import "path/filepath"
+
+// Real resolves the symlinks of p, or of its longest existing prefix when
+// p does not exist yet; the rest is appended as written. p is cleaned
+// first, as the file tools clean the paths they open.
+func Real(p string) string {
+	p = filepath.Clean(p)
+	var rest []string
+	for cur := p; ; {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			for i := len(rest) - 1; i >= 0; i-- {
+				r = filepath.Join(r, rest[i])
+			}
+			return r
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p
+		}
+		rest = append(rest, filepath.Base(cur))
+		cur = parent
+	}
+}

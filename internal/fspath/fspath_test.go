@@ -1,0 +1,33 @@
+package fspath
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestRealFollowsLinksAlsoForPathsThatDoNotExistYet(t *testing.T) {
+	t.Parallel()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(base, "outside")
+	if err := os.MkdirAll(outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(base, "lnk")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ in, want string }{
+		{filepath.Join(base, "lnk"), outside},
+		{filepath.Join(base, "lnk", "new", "file"), filepath.Join(outside, "new", "file")},
+		{filepath.Join(base, "plain", "..", "lnk", "f"), filepath.Join(outside, "f")},
+		{filepath.Join(base, "missing"), filepath.Join(base, "missing")},
+	}
+	for _, tt := range tests {
+		if got := Real(tt.in); got != tt.want {
+			t.Errorf("Real(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
