@@ -40,6 +40,16 @@
 // todo lists live in the call's session store (runtime.Context.Store),
 // which a Registry always provides, in memory when the host has no other.
 //
+// Files over 500 lines, and why they stay whole: grep.go is one search
+// engine (literal extraction, whole-file scanning, RE2 on candidate lines,
+// result ordering) whose parts only make sense together; replacers.go keeps
+// OpenCode's nine edit replacers in their order, side by side, so they can
+// be compared with the original one for one; lsp.go is one LSP client
+// (framing, lifecycle, diagnostics) for one purpose; read.go is the read
+// tool with its paging, binary detection and attachments, whose helpers
+// have no other user. bash_test.go holds the tool's process tests (timeouts,
+// cancellation, output), one idea with many cases.
+//
 // This package imports runtime and its subpackages, never plugins or front
 // ends.
 package builtins

@@ -28,4 +28,6 @@
 // This package imports nothing from toolhost except runtime/session (a leaf
 // package), so the runtime, the wasm host functions and the front ends can
 // all depend on it.
+//
+// service_test.go is over 500 lines: the service's behaviours (ask, once, always, reject, pending, stores, unanswered) share its fixtures.
 package permission
