@@ -126,7 +126,11 @@ type run struct {
 	emit    Sink
 	offered map[string]bool
 	tools   []openai.ChatCompletionToolUnionParam
-	history []string // tool+args of every call, for the doom-loop check
+	// toolsGen is the registry generation ru.tools was listed at: a tool
+	// folder that changes while a long run goes on (toolhost run watches
+	// them) is seen from the next step on.
+	toolsGen uint64
+	history  []string // tool+args of every call, for the doom-loop check
 }
 
 // Run runs one turn of a conversation: the prompt, then model steps and tool
@@ -276,11 +280,13 @@ func (ru *run) closeInterrupted(ctx context.Context) error {
 // permission filters applied there), hides those the session denies, and
 // converts them to function tools with the provider's schema transform.
 func (ru *run) resolveTools(ctx context.Context) error {
+	gen := ru.reg.Generation()
 	infos, err := ru.reg.Tools(ctx, ru.model, ru.agent.Name)
 	if err != nil {
 		return err
 	}
 	ru.offered = map[string]bool{}
+	ru.tools = nil
 	for _, t := range infos {
 		if slices.Contains(ru.req.deny, t.ID) {
 			continue
@@ -300,6 +306,7 @@ func (ru *run) resolveTools(ctx context.Context) error {
 		}
 		ru.tools = append(ru.tools, openai.ChatCompletionFunctionTool(fn))
 	}
+	ru.toolsGen = gen
 	return nil
 }
 
@@ -313,6 +320,11 @@ type stepOutcome struct {
 }
 
 func (ru *run) step(ctx context.Context, step int, last bool) (stepOutcome, error) {
+	if ru.reg.Generation() != ru.toolsGen {
+		if err := ru.resolveTools(ctx); err != nil {
+			return stepOutcome{}, err
+		}
+	}
 	params := openai.ChatCompletionNewParams{
 		Model:         shared.ChatModel(ru.ep.Model),
 		Messages:      ru.messages(last),

@@ -604,3 +604,53 @@ func TestRunReportsEndpointErrorsWithARemedy(t *testing.T) {
 		})
 	}
 }
+
+// TestRunSeesToolsThatArriveDuringTheRun registers a tool while a run goes
+// on (as a watched tool folder does): the next step offers it to the model.
+func TestRunSeesToolsThatArriveDuringTheRun(t *testing.T) {
+	t.Parallel()
+	var h *harness
+	h = newHarness(t, func(n int, _ agenttest.Request) agenttest.Turn {
+		switch n {
+		case 0:
+			// Between this step and the next, a new tool arrives.
+			h.reg.Add(runtime.SourceWasm, runtime.Define("late", "Arrives during the run.", func(context.Context, echoParams, *runtime.Context) (runtime.Result, error) {
+				return runtime.Result{Output: "late"}, nil
+			}))
+			return agenttest.Turn{ToolCalls: []agenttest.ToolCall{{ID: "c1", Name: "echo", Arguments: `{"text":"hi"}`}}}
+		case 1:
+			return agenttest.Turn{ToolCalls: []agenttest.ToolCall{{ID: "c2", Name: "late", Arguments: `{"text":"x"}`}}}
+		default:
+			return agenttest.Turn{Text: "done"}
+		}
+	}, harnessOptions{})
+	if _, err := h.run(Request{Prompt: "go"}); err != nil {
+		t.Fatal(err)
+	}
+	reqs := h.srv.Requests()
+	if len(reqs) < 2 {
+		t.Fatalf("%d requests, want at least 2", len(reqs))
+	}
+	names := func(r agenttest.Request) []string {
+		var out []string
+		for _, tool := range r.Tools {
+			out = append(out, tool.Function.Name)
+		}
+		return out
+	}
+	if slices.Contains(names(reqs[0]), "late") {
+		t.Errorf("first request already offered late: %v", names(reqs[0]))
+	}
+	if !slices.Contains(names(reqs[1]), "late") {
+		t.Errorf("second request does not offer the tool that arrived: %v", names(reqs[1]))
+	}
+	ran := false
+	for _, e := range h.eventsOf(EventToolResult) {
+		if e.Tool == "late" {
+			ran = strings.Contains(e.Output, "late")
+		}
+	}
+	if !ran {
+		t.Error("the tool that arrived during the run did not run when the model called it")
+	}
+}
