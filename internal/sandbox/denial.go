@@ -51,8 +51,15 @@ func Refusals(output string, plan Plan, protected []string) []Refusal {
 		if !deniedMessage.MatchString(line) {
 			continue
 		}
-		for _, m := range pathToken.FindAllStringSubmatch(line, -1) {
-			p := filepath.Clean(m[1])
+		matches := pathToken.FindAllStringSubmatchIndex(line, -1)
+		for i, m := range matches {
+			// "/bin/bash: line 1: /x: Permission denied": the program that
+			// reports, named by its path at the start of the line, is not
+			// what was refused when another path follows.
+			if i == 0 && len(matches) > 1 && m[2] == 0 && strings.HasPrefix(line[m[3]:], ":") {
+				continue
+			}
+			p := filepath.Clean(line[m[2]:m[3]])
 			if p == "/" || seen[p] || plan.Allows(p) {
 				continue
 			}
