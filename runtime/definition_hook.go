@@ -28,8 +28,12 @@ type DefinitionInput struct {
 // applyDefinitionHooks runs the definition hooks on a freshly initialised
 // definition. The definition is copied before any change, since a tool may
 // hand out a shared *Definition. A hook that returns parameters the
-// registry cannot compile is logged and ignored.
-func (r *Registry) applyDefinitionHooks(ctx context.Context, id string, agent *Agent, model string, def *Definition) *Definition {
+// registry cannot compile is logged and ignored. complete is false when a
+// hook failed: the result is then used for this call but not cached, so a
+// hook that failed once (a timeout on a busy machine, a trapped instance)
+// is asked again next time instead of being left out for good.
+func (r *Registry) applyDefinitionHooks(ctx context.Context, id string, agent *Agent, model string, def *Definition) (_ *Definition, complete bool) {
+	complete = true
 	r.mu.RLock()
 	hooks := r.hooks
 	r.mu.RUnlock()
@@ -41,6 +45,7 @@ func (r *Registry) applyDefinitionHooks(ctx context.Context, id string, agent *A
 		in := &DefinitionInput{Tool: id, Agent: agent.Name, Model: model, Description: def.Description, Parameters: def.Parameters}
 		if err := dh.Definition(ctx, in); err != nil {
 			r.log.Warn("tool.definition hook failed; definition kept", "tool", id, "err", err)
+			complete = false
 			continue
 		}
 		if in.Description == def.Description && string(in.Parameters) == string(def.Parameters) {
@@ -54,5 +59,5 @@ func (r *Registry) applyDefinitionHooks(ctx context.Context, id string, agent *A
 		d.Description, d.Parameters = in.Description, in.Parameters
 		def = &d
 	}
-	return def
+	return def, complete
 }

@@ -68,3 +68,33 @@ func TestDefinitionHooksChangeWhatTheModelSeesAndBadOnesAreSkipped(t *testing.T)
 		})
 	}
 }
+
+// TestAFailedDefinitionHookIsAskedAgain: a definition hook that fails once
+// (a timeout on a busy machine, a trapped instance) is not remembered as
+// "no change": the next listing asks it again and sees its change.
+func TestAFailedDefinitionHookIsAskedAgain(t *testing.T) {
+	t.Parallel()
+	r := newTestRegistry(t, nil)
+	r.Add(SourceBuiltin, echoTool("echo"))
+	calls := 0
+	r.AddHook(defHook{fn: func(in *DefinitionInput) error {
+		calls++
+		if calls == 1 {
+			return errors.New("timed out")
+		}
+		in.Description += " (audited)"
+		return nil
+	}})
+	for i, want := range []string{"Echo text back.", "Echo text back. (audited)", "Echo text back. (audited)"} {
+		tools, err := r.Tools(context.Background(), "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tools) != 1 || tools[0].Description != want {
+			t.Errorf("listing %d: %+v, want description %q", i+1, tools, want)
+		}
+	}
+	if calls != 2 {
+		t.Errorf("hook called %d times, want 2 (the successful result is cached)", calls)
+	}
+}

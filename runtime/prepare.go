@@ -104,14 +104,14 @@ func (r *Registry) prepare(ctx context.Context, id string, agent *Agent, model s
 		d.Parameters = json.RawMessage(`{"type":"object","properties":{}}`)
 		def = &d
 	}
-	def = r.applyDefinitionHooks(ctx, id, agent, model, def)
+	def, complete := r.applyDefinitionHooks(ctx, id, agent, model, def)
 	cs, err := CompileSchema(id, def.Parameters)
 	if err != nil {
 		return nil, err
 	}
 	p = &prepared{def: def, schema: cs, source: e.source, traits: e.traits}
 	r.mu.Lock()
-	if cur, ok := r.tools.resolve(id); ok && cur.gen == e.gen {
+	if cur, ok := r.tools.resolve(id); ok && cur.gen == e.gen && complete {
 		r.defs[key] = p
 	}
 	r.mu.Unlock()
