@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"strings"
 	"sync"
@@ -88,7 +89,10 @@ func TestAnswersAreToldApart(t *testing.T) {
 					if tt.err != nil {
 						return nil, tt.err
 					}
-					return &sdk.ElicitResult{Action: tt.action, Content: tt.content}, nil
+					// A copy: the SDK fills defaults into the answer it is
+					// given, and the table's map is shared by both protocol
+					// versions running in parallel.
+					return &sdk.ElicitResult{Action: tt.action, Content: maps.Clone(tt.content)}, nil
 				}
 				cs := f.connect(t, proto, &sdk.ClientOptions{ElicitationHandler: handler})
 				res, out := call(t, cs, "guarded", map[string]any{"path": "x"})

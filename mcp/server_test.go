@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -271,7 +272,7 @@ func (e *elicitor) handle(_ context.Context, req *sdk.ElicitRequest) (*sdk.Elici
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.asked = append(e.asked, req.Params)
-	return &sdk.ElicitResult{Action: e.action, Content: e.content}, nil
+	return &sdk.ElicitResult{Action: e.action, Content: maps.Clone(e.content)}, nil
 }
 
 func (e *elicitor) count() int {
