@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/toolhost/toolhost/internal/fspath"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/permission"
 )
@@ -124,11 +125,10 @@ func editPattern(scope bashScope, abs string) string {
 		root = scope.Workdir
 	}
 	if root != "" && scope.InProject(abs) {
-		if rel, err := filepath.Rel(resolveOnDisk(root), abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return filepath.ToSlash(rel)
-		}
-		if rel, err := filepath.Rel(root, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return filepath.ToSlash(rel)
+		for _, r := range []string{resolveOnDisk(root), root} {
+			if rel, err := filepath.Rel(r, abs); err == nil && fspath.Within(r, abs) {
+				return filepath.ToSlash(rel)
+			}
 		}
 	}
 	return abs

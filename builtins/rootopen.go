@@ -3,8 +3,8 @@ package builtins
 import (
 	"os"
 	"path/filepath"
-	"strings"
 
+	"github.com/toolhost/toolhost/internal/fspath"
 	"github.com/toolhost/toolhost/runtime"
 )
 
@@ -18,7 +18,11 @@ func openChecked(tc *runtime.Context, path string) (*os.File, error) {
 	project := projectDir(tc)
 	if project != "" {
 		root := resolvePath(project)
-		if rel, err := filepath.Rel(root, target); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		if fspath.Within(root, target) {
+			rel, err := filepath.Rel(root, target)
+			if err != nil {
+				return nil, err
+			}
 			r, err := os.OpenRoot(root)
 			if err != nil {
 				return nil, err

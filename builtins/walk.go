@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/toolhost/toolhost/internal/fspath"
 )
 
 // This file is the directory walker shared by glob, grep and list: parallel
@@ -319,13 +320,7 @@ func resolveLink(abs string) (resolved string, info fs.FileInfo, ok bool) {
 
 // pathWithin reports whether target is dir or lies below it; both must be
 // clean absolute paths.
-func pathWithin(dir, target string) bool {
-	rel, err := filepath.Rel(dir, target)
-	if err != nil {
-		return false
-	}
-	return rel == "." || (rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)))
-}
+func pathWithin(dir, target string) bool { return fspath.Within(dir, target) }
 
 // ignoreRule is one line of a .gitignore file.
 type ignoreRule struct {

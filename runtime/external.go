@@ -47,13 +47,7 @@ func (c *Context) Contains(target string) bool {
 	return within(realPath(root), realPath(target))
 }
 
-func within(root, target string) bool {
-	rel, err := filepath.Rel(root, target)
-	if err != nil {
-		return false
-	}
-	return rel == "." || (rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)))
-}
+func within(root, target string) bool { return fspath.Within(root, target) }
 
 // realPath resolves symlinks of p, or of its longest existing prefix.
 func realPath(p string) string { return fspath.Real(p) }

@@ -6,7 +6,10 @@
 // sandbox grants.
 package fspath
 
-import "path/filepath"
+import (
+	"path/filepath"
+	"strings"
+)
 
 // Real resolves the symlinks of p, or of its longest existing prefix when
 // p does not exist yet; the rest is appended as written. p is cleaned
@@ -28,4 +31,16 @@ func Real(p string) string {
 		rest = append(rest, filepath.Base(cur))
 		cur = parent
 	}
+}
+
+// Within reports whether target is root or lies beneath it. Both are
+// compared as given (resolve them with Real first where links matter); a
+// relative result that climbs out ("..", "../x") or cannot be computed is
+// outside.
+func Within(root, target string) bool {
+	if root == target {
+		return true
+	}
+	rel, err := filepath.Rel(root, target)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }

@@ -31,3 +31,25 @@ func TestRealFollowsLinksAlsoForPathsThatDoNotExistYet(t *testing.T) {
 		}
 	}
 }
+
+func TestWithin(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		root, target string
+		want         bool
+	}{
+		{"/p", "/p", true},
+		{"/p", "/p/a/b", true},
+		{"/p", "/p/..a", true},
+		{"/p", "/pa", false},
+		{"/p", "/", false},
+		{"/p", "/p/../q", false},
+		{"/p/a", "/p", false},
+		{"/", "/anything", true},
+	}
+	for _, tt := range tests {
+		if got := Within(tt.root, tt.target); got != tt.want {
+			t.Errorf("Within(%q, %q) = %v, want %v", tt.root, tt.target, got, tt.want)
+		}
+	}
+}

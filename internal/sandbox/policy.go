@@ -153,13 +153,7 @@ func (pl Plan) Allows(path string) bool {
 }
 
 // within reports whether target is root or lies beneath it.
-func within(root, target string) bool {
-	if root == target {
-		return true
-	}
-	rel, err := filepath.Rel(root, target)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
-}
+func within(root, target string) bool { return fspath.Within(root, target) }
 
 // realPath resolves symbolic links in p, or in its longest existing prefix
 // when p does not exist yet.
