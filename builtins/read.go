@@ -73,7 +73,10 @@ type ReadParams struct {
 // as text whatever its extension. A missing file's error suggests up to
 // three similar names from its directory. Each successful read of a file is
 // stamped in the session (filetime.go) so write and edit can check that the
-// model saw the current content.
+// model saw the current content. A file read brings along, once per
+// session, the instruction files (AGENTS.md, CLAUDE.md) of the directories
+// between it and the project root (instructions.go), listed in metadata
+// "loaded".
 //
 // Files are streamed, never loaded whole: reading the last page of a 100 MB
 // file allocates about as much as reading the first (see
@@ -137,7 +140,11 @@ func runRead(ctx context.Context, p ReadParams, tc *runtime.Context) (runtime.Re
 	head = head[:n]
 	switch ct := sniffContent(head); ct.action {
 	case sniffAttach:
-		return readAttachment(ctx, tc, f, path, rel, ct, info.Size())
+		res, err := readAttachment(ctx, tc, f, path, rel, ct, info.Size())
+		if err != nil {
+			return res, err
+		}
+		return withInstructions(ctx, tc, path, res)
 	case sniffRefuse:
 		return runtime.Result{}, fmt.Errorf("Cannot read binary file: %s (content: %s). Only PNG, JPEG, GIF and WebP images and PDFs can be read as attachments; convert it to PNG first, for example: magick %s out.png", path, ct.name, filepath.Base(path))
 	}
@@ -177,7 +184,14 @@ func runRead(ctx context.Context, p ReadParams, tc *runtime.Context) (runtime.Re
 	if err := recordRead(ctx, tc, path); err != nil {
 		return runtime.Result{}, err
 	}
-	return runtime.Result{
+	if offset == 1 && !pg.more && !pg.cut {
+		// The model has now seen the whole file: if it is an instruction
+		// file, reads below it need not bring it again.
+		if err := claimIfInstruction(ctx, tc, path); err != nil {
+			return runtime.Result{}, err
+		}
+	}
+	return withInstructions(ctx, tc, path, runtime.Result{
 		Title:  rel,
 		Output: out.String(),
 		Metadata: map[string]any{
@@ -185,7 +199,7 @@ func runRead(ctx context.Context, p ReadParams, tc *runtime.Context) (runtime.Re
 			"truncated": pg.more || pg.cut,
 			"filepath":  path,
 		},
-	}, nil
+	})
 }
 
 // page is what readPage found.
