@@ -10,7 +10,8 @@ package builtins
 // "Once per session" is kept in the session store, next to the read
 // stamps, so it holds across calls and processes (`toolhost call --session`)
 // the way the stamps do; claiming a file is one atomic Update, so two
-// parallel reads under one directory do not both bring it.
+// parallel reads under one directory do not both bring it. Unlike the
+// stamps, a call without a session claims nothing (claimInstruction).
 //
 // An instruction file is text the model reads without having asked for
 // it, so it is only read when the read rules allow that path outright and
@@ -168,8 +169,13 @@ func instructionAllowed(ctx context.Context, tc *runtime.Context, p string) bool
 }
 
 // claimInstruction records that the session was given p; fresh is false
-// when it already had been.
+// when it already had been. A call without a session (a one-shot `toolhost
+// call`) belongs to no conversation that could remember the file, so it
+// is given it every time and nothing is recorded.
 func claimInstruction(ctx context.Context, tc *runtime.Context, p, by string) (fresh bool, err error) {
+	if tc.SessionID == "" {
+		return true, nil
+	}
 	store, err := sessionStore(tc)
 	if err != nil {
 		return false, fmt.Errorf("record instructions %s: %w", p, err)

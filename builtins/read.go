@@ -140,7 +140,7 @@ func runRead(ctx context.Context, p ReadParams, tc *runtime.Context) (runtime.Re
 	head = head[:n]
 	switch ct := sniffContent(head); ct.action {
 	case sniffAttach:
-		res, err := readAttachment(ctx, tc, f, path, rel, ct, info.Size())
+		res, err := readAttachment(ctx, tc, io.MultiReader(bytes.NewReader(head), f), path, rel, ct, info.Size())
 		if err != nil {
 			return res, err
 		}
@@ -151,10 +151,8 @@ func runRead(ctx context.Context, p ReadParams, tc *runtime.Context) (runtime.Re
 	if looksBinary(head) {
 		return runtime.Result{}, fmt.Errorf("Cannot read binary file: %s", path)
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return runtime.Result{}, fmt.Errorf("read %s: %w", path, err)
-	}
-	pg, err := readPage(f, offset, limit)
+	// The sample is not read twice: a pipe or device cannot seek back.
+	pg, err := readPage(io.MultiReader(bytes.NewReader(head), f), offset, limit)
 	if err != nil {
 		return runtime.Result{}, fmt.Errorf("read %s: %w", path, err)
 	}
@@ -364,16 +362,13 @@ func truncateRunes(s string, n int) string {
 	return s[:i]
 }
 
-// readAttachment returns f, an image or PDF whose content sniffed as ct,
+// readAttachment returns the content of r, an image or PDF sniffed as ct,
 // as an attachment. The media type is the content's, whatever the name.
-func readAttachment(ctx context.Context, tc *runtime.Context, f *os.File, path, rel string, ct contentType, size int64) (runtime.Result, error) {
+func readAttachment(ctx context.Context, tc *runtime.Context, r io.Reader, path, rel string, ct contentType, size int64) (runtime.Result, error) {
 	if size > readMaxAttachment {
 		return runtime.Result{}, fmt.Errorf("%s is %d MB, over the %d MB limit for images and PDFs; ask the user for a smaller file", path, size>>20, readMaxAttachment>>20)
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return runtime.Result{}, fmt.Errorf("read %s: %w", path, err)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, readMaxAttachment+1))
+	b, err := io.ReadAll(io.LimitReader(r, readMaxAttachment+1))
 	if err != nil {
 		return runtime.Result{}, fmt.Errorf("read %s: %w", path, err)
 	}
