@@ -161,7 +161,7 @@ func instructionAllowed(ctx context.Context, tc *runtime.Context, p string) bool
 		sets = append(sets, agent, approved)
 	}
 	sets = append(sets, tc.Rules)
-	dec, matched := permission.Evaluate(PermissionRead, displayPath(tc, p), sets...)
+	dec, matched := permission.Evaluate(permissionRead, displayPath(tc, p), sets...)
 	if len(matched) == 0 {
 		return tc.Rulebook == nil
 	}

@@ -167,7 +167,7 @@ func TestReadLoadsInstructionFiles(t *testing.T) {
 					e.tc.SessionID = s.session
 				}
 				path := strings.ReplaceAll(s.read, "{outside}", string(outside))
-				res, err := e.call(t, Read(), ReadParams{FilePath: path})
+				res, err := e.call(t, Read(), readParams{FilePath: path})
 				if err != nil {
 					t.Fatalf("step %d: read %s: %v", i, s.read, err)
 				}
@@ -208,7 +208,7 @@ func TestParallelReadsBringAnInstructionFileOnce(t *testing.T) {
 	count := 0
 	for i := range n {
 		wg.Go(func() {
-			res, err := e.call(t, Read(), ReadParams{FilePath: filepath.Join("a", "p", string(rune('a'+i))+".go")})
+			res, err := e.call(t, Read(), readParams{FilePath: filepath.Join("a", "p", string(rune('a'+i))+".go")})
 			if err != nil {
 				t.Error(err)
 				return
