@@ -264,7 +264,7 @@ func TestReplaceNeverLeavesAnIDWithoutATool(t *testing.T) {
 type countingHook struct{ n *int }
 
 func (h *countingHook) BeforeExecute(context.Context, *BeforeExecute) error { *h.n++; return nil }
-func (h *countingHook) AfterExecute(context.Context, *AfterExecute) error  { return nil }
+func (h *countingHook) AfterExecute(context.Context, *AfterExecute) error   { return nil }
 
 func TestSwapHooksReplacesByIdentityAndKeepsUncomparableHooks(t *testing.T) {
 	t.Parallel()
