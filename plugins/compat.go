@@ -74,6 +74,9 @@ func (t *compatTool) Init(context.Context, runtime.InitContext) (*runtime.Defini
 // Source says the tool comes from a plugin.
 func (t *compatTool) Source() runtime.Source { return runtime.SourcePlugin }
 
+// Traits: a describe/call tool declares nothing; the gate always asks.
+func (t *compatTool) Traits() runtime.Traits { return runtime.Traits{Claimed: true} }
+
 // callRequest is MCP's CallToolRequest as these modules read it.
 type callRequest struct {
 	Params struct {
