@@ -37,7 +37,8 @@ type editParams struct {
 // whatever oldString and newString use; the session must have read the file
 // and it must be unchanged since; concurrent edits of one file are
 // serialised; the write is atomic. Metadata: diff (unified), filepath,
-// additions, deletions, replacer (which matcher found oldString).
+// additions, deletions, replacers (which matchers found oldString), and
+// OpenCode's filediff (file, before, after, additions, deletions).
 func Edit() runtime.Tool {
 	return runtime.Declare(runtime.Define("edit", editDescription, func(ctx context.Context, p editParams, tc *runtime.Context) (runtime.Result, error) {
 		if p.FilePath == "" {
@@ -149,6 +150,7 @@ func editFile(ctx context.Context, tc *runtime.Context, path, target string, edi
 		"deletions": d.Deletions,
 		"created":   !exists,
 		"replacers": matched,
+		"filediff":  fileDiffMeta(path, lfText(before), lfText(after), d),
 	}
 	tc.Metadata(rel, meta)
 	return runtime.Result{Title: rel, Metadata: meta}, nil

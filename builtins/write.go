@@ -34,7 +34,7 @@ type writeParams struct {
 // clobbers text it has not seen. Parent directories are created; the write
 // is atomic (temporary file and rename) and keeps the file's mode. The edit
 // permission is asked with the unified diff, so a person sees the change.
-// Metadata: filepath, exists, diff, additions, deletions.
+// Metadata: filepath, exists, diff, additions, deletions, filediff.
 func Write() runtime.Tool {
 	return runtime.Declare(runtime.Define("write", writeDescription, func(ctx context.Context, p writeParams, tc *runtime.Context) (runtime.Result, error) {
 		if p.FilePath == "" {
@@ -100,6 +100,7 @@ func Write() runtime.Tool {
 				"diff":      d.Unified,
 				"additions": d.Additions,
 				"deletions": d.Deletions,
+				"filediff":  fileDiffMeta(path, lfText(before), lfText(content), d),
 			},
 		}, nil
 	}), writeTraits)
