@@ -103,7 +103,7 @@ func (r *Registry) newInvocation(c Call, agent *Agent) *invocation {
 		onMetadata: c.OnMetadata,
 
 		Truncation:  r.trunc,
-		CanDelegate: r.canDelegate(agent),
+		CanDelegate: r.canDelegate(agent, c.Model),
 		Front:       c.Front,
 		StateDirs:   r.StateDirs(),
 	}
