@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/toolhost/toolhost/runtime"
@@ -43,14 +44,18 @@ func TestToolMentionsAreRenamedOnlyWhereTheyNameATool(t *testing.T) {
 	})
 }
 
-func FuzzToolNamerNeverLosesText(f *testing.F) {
+// FuzzToolNamerOnlyInsertsThePrefix: renaming never changes text other than
+// by putting the prefix before tool ids.
+func FuzzToolNamerOnlyInsertsThePrefix(f *testing.F) {
 	f.Add("Read the file with the read tool; use grep and read.")
 	f.Add("`unbalanced the read tool")
 	n := newToolNamer([]string{"read", "grep", "task"}, runtime.Front{ToolPrefix: "p_"})
 	f.Fuzz(func(t *testing.T, s string) {
-		got := n.rename(s)
-		if len(got) < len(s) {
-			t.Errorf("rename shortened %q to %q", s, got)
+		if strings.Contains(s, "p_") {
+			return
+		}
+		if got := n.rename(s); strings.ReplaceAll(got, "p_", "") != s {
+			t.Errorf("rename(%q) = %q: changed more than prefixes", s, got)
 		}
 	})
 }
