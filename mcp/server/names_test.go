@@ -45,16 +45,17 @@ func TestToolMentionsAreRenamedOnlyWhereTheyNameATool(t *testing.T) {
 }
 
 // FuzzToolNamerOnlyInsertsThePrefix: renaming never changes text other than
-// by putting the prefix before tool ids.
+// by putting the prefix before tool ids, spelled as the ids are ("Grep"
+// becomes "p_grep").
 func FuzzToolNamerOnlyInsertsThePrefix(f *testing.F) {
 	f.Add("Read the file with the read tool; use grep and read.")
 	f.Add("`unbalanced the read tool")
 	n := newToolNamer([]string{"read", "grep", "task"}, runtime.Front{ToolPrefix: "p_"})
 	f.Fuzz(func(t *testing.T, s string) {
-		if strings.Contains(s, "p_") {
+		if strings.Contains(strings.ToLower(s), "p_") {
 			return
 		}
-		if got := n.rename(s); strings.ReplaceAll(got, "p_", "") != s {
+		if got := n.rename(s); strings.ToLower(strings.ReplaceAll(got, "p_", "")) != strings.ToLower(s) {
 			t.Errorf("rename(%q) = %q: changed more than prefixes", s, got)
 		}
 	})
