@@ -175,10 +175,7 @@ func (e *editError) Unwrap() error { return e.err }
 func applyEdits(before string, exists bool, edits []editSpec) (string, []string, error) {
 	bom := strings.HasPrefix(before, utf8BOM)
 	body := strings.TrimPrefix(before, utf8BOM)
-	eol := "\n"
-	if strings.Contains(body, "\r\n") {
-		eol = "\r\n"
-	}
+	eol := fileEOL(body)
 	matched := make([]string, 0, len(edits))
 	for i, e := range edits {
 		if e.Old == e.New {
@@ -212,6 +209,16 @@ func applyEdits(before string, exists bool, edits []editSpec) (string, []string,
 		body = utf8BOM + body
 	}
 	return body, matched, nil
+}
+
+// fileEOL is the line ending a file's text keeps: CRLF when it has any,
+// else LF. One CRLF is enough, because a file a Windows editor saved with a
+// stray LF is still a CRLF file to its owner.
+func fileEOL(body string) string {
+	if strings.Contains(body, "\r\n") {
+		return "\r\n"
+	}
+	return "\n"
 }
 
 // toEOL drops a BOM from s and gives it line ending eol.
