@@ -105,6 +105,7 @@ func (r *Registry) newInvocation(c Call, agent *Agent) *invocation {
 		Truncation:  r.trunc,
 		CanDelegate: r.canDelegate(agent),
 		StateDirs:   r.StateDirs(),
+		paths:       newCallPaths(),
 	}
 	if tc.Extra == nil {
 		tc.Extra = map[string]any{}
