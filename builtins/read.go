@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"mime"
 	"os"
 	"path/filepath"
 	"slices"
@@ -69,10 +68,16 @@ type readParams struct {
 
 // Read returns the read tool: a page of a text file with line numbers, a
 // directory's entries, or an image or PDF as an attachment for multimodal
-// models. Binary files are refused. A missing file's error suggests up to
+// models. Which one is decided by the file's content, not its name
+// (sniff.go): PNG, JPEG, GIF, WebP and PDF are attached, other images
+// (BMP, TIFF, AVIF, HEIC) and binary files are refused, and text is read
+// as text whatever its extension. A missing file's error suggests up to
 // three similar names from its directory. Each successful read of a file is
 // stamped in the session (filetime.go) so write and edit can check that the
-// model saw the current content.
+// model saw the current content. A file read brings along, once per
+// session, the instruction files (AGENTS.md, CLAUDE.md) of the directories
+// between it and the project root (instructions.go), listed in metadata
+// "loaded".
 //
 // Files are streamed, never loaded whole: reading the last page of a 100 MB
 // file allocates about as much as reading the first (see
@@ -123,24 +128,30 @@ func runRead(ctx context.Context, p readParams, tc *runtime.Context) (runtime.Re
 		return readDirectory(path, rel, offset, limit)
 	}
 
-	if mt := attachmentMIME(path); mt != "" {
-		return readAttachment(ctx, tc, path, rel, mt, info.Size())
-	}
-	if binaryExtensions[strings.ToLower(filepath.Ext(path))] {
-		return runtime.Result{}, fmt.Errorf("Cannot read binary file: %s", path)
-	}
 	f, err := openChecked(tc, path)
 	if err != nil {
 		return runtime.Result{}, fmt.Errorf("read %s: %w", path, err)
 	}
 	defer f.Close()
-	// One open, one buffer: the binary test looks at the start of the
-	// buffer the page is then read from. The buffer fits a small file, so
-	// a 10 KB read does not allocate 64 KB.
+	// One buffer for the sample and the page: the sample is not read
+	// twice (a pipe or device cannot seek back), and the buffer fits a
+	// small file, so a 10 KB read does not allocate 64 KB.
 	br := bufio.NewReaderSize(f, int(min(max(info.Size()+1, readBinarySample), 64<<10)))
-	if sample, err := br.Peek(readBinarySample); err != nil && !errors.Is(err, io.EOF) {
+	head, err := br.Peek(readBinarySample)
+	if err != nil && !errors.Is(err, io.EOF) {
 		return runtime.Result{}, fmt.Errorf("read %s: %w", path, err)
-	} else if looksBinary(sample) {
+	}
+	switch ct := sniffContent(head); ct.action {
+	case sniffAttach:
+		res, err := readAttachment(ctx, tc, br, path, rel, ct, info.Size())
+		if err != nil {
+			return res, err
+		}
+		return withInstructions(ctx, tc, path, res)
+	case sniffRefuse:
+		return runtime.Result{}, fmt.Errorf("Cannot read binary file: %s (content: %s). Only PNG, JPEG, GIF and WebP images and PDFs can be read as attachments; convert it to PNG first, for example: magick %s out.png", path, ct.name, filepath.Base(path))
+	}
+	if looksBinary(head) {
 		return runtime.Result{}, fmt.Errorf("Cannot read binary file: %s", path)
 	}
 	pg, err := readPage(br, offset, limit)
@@ -180,7 +191,14 @@ func runRead(ctx context.Context, p readParams, tc *runtime.Context) (runtime.Re
 	if err := recordRead(ctx, tc, path); err != nil {
 		return runtime.Result{}, err
 	}
-	return runtime.Result{
+	if offset == 1 && !pg.more && !pg.cut {
+		// The model has now seen the whole file: if it is an instruction
+		// file, reads below it need not bring it again.
+		if err := claimIfInstruction(ctx, tc, path); err != nil {
+			return runtime.Result{}, err
+		}
+	}
+	return withInstructions(ctx, tc, path, runtime.Result{
 		Title:  rel,
 		Output: out.String(),
 		Metadata: map[string]any{
@@ -188,7 +206,7 @@ func runRead(ctx context.Context, p readParams, tc *runtime.Context) (runtime.Re
 			"truncated": pg.more || pg.cut,
 			"filepath":  path,
 		},
-	}, nil
+	})
 }
 
 // page is what readPage found.
@@ -375,64 +393,23 @@ func truncateRunes(s string, n int) string {
 	return s[:i]
 }
 
-// binaryExtensions are refused without looking inside.
-var binaryExtensions = map[string]bool{
-	".zip": true, ".tar": true, ".gz": true, ".exe": true, ".dll": true, ".so": true,
-	".class": true, ".jar": true, ".war": true, ".7z": true, ".doc": true, ".docx": true,
-	".xls": true, ".xlsx": true, ".ppt": true, ".pptx": true, ".odt": true, ".ods": true,
-	".odp": true, ".bin": true, ".dat": true, ".obj": true, ".o": true, ".a": true,
-	".lib": true, ".wasm": true, ".pyc": true, ".pyo": true,
-}
-
-// looksBinary is the content half of OpenCode's binary test (the other is
-// binaryExtensions), on a file's first readBinarySample bytes: a NUL, or
-// more than 30% control characters.
-func looksBinary(sample []byte) bool {
-	n := len(sample)
-	if n == 0 {
-		return false
-	}
-	control := 0
-	for _, b := range sample {
-		if b == 0 {
-			return true
-		}
-		if b < 9 || (b > 13 && b < 32) {
-			control++
-		}
-	}
-	return float64(control)/float64(n) > 0.3
-}
-
-// attachmentMIME is the media type of an image or PDF returned as an
-// attachment, or "" for anything else. SVG is text and is read as such.
-func attachmentMIME(path string) string {
-	mt, _, _ := strings.Cut(mime.TypeByExtension(strings.ToLower(filepath.Ext(path))), ";")
-	switch {
-	case mt == "application/pdf":
-		return mt
-	case strings.HasPrefix(mt, "image/") && mt != "image/svg+xml" && mt != "image/vnd.fastbidsheet":
-		return mt
-	}
-	return ""
-}
-
-func readAttachment(ctx context.Context, tc *runtime.Context, path, rel, mt string, size int64) (runtime.Result, error) {
+// readAttachment returns the content of r, an image or PDF sniffed as ct,
+// as an attachment. The media type is the content's, whatever the name.
+func readAttachment(ctx context.Context, tc *runtime.Context, r io.Reader, path, rel string, ct contentType, size int64) (runtime.Result, error) {
 	if size > readMaxAttachment {
 		return runtime.Result{}, fmt.Errorf("%s is %d MB, over the %d MB limit for images and PDFs; ask the user for a smaller file", path, size>>20, readMaxAttachment>>20)
 	}
-	f, err := openChecked(tc, path)
+	b, err := io.ReadAll(io.LimitReader(r, readMaxAttachment+1))
 	if err != nil {
 		return runtime.Result{}, fmt.Errorf("read %s: %w", path, err)
 	}
-	b, err := io.ReadAll(io.LimitReader(f, readMaxAttachment+1))
-	f.Close()
-	if err != nil {
-		return runtime.Result{}, fmt.Errorf("read %s: %w", path, err)
+	if len(b) > readMaxAttachment {
+		return runtime.Result{}, fmt.Errorf("%s grew over the %d MB limit for images and PDFs while it was read; ask the user for a smaller file", path, readMaxAttachment>>20)
 	}
 	if err := recordRead(ctx, tc, path); err != nil {
 		return runtime.Result{}, err
 	}
+	mt := ct.mime
 	kind := "Image"
 	if mt == "application/pdf" {
 		kind = "PDF"
