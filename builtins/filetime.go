@@ -26,7 +26,11 @@ type readStamp struct {
 }
 
 // recordRead stamps path as read by the call's session, with the file's
-// current modification time and size.
+// current modification time and size. The stamp is a deferred write
+// (session.PutDeferred): visible to this process's next call at once,
+// written to a shared store in batches, so a read-only call waits for no
+// database transaction. A crash loses at most the store's write-behind
+// window of stamps, and a lost stamp only makes the model read again.
 func recordRead(ctx context.Context, tc *runtime.Context, path string) error {
 	info, err := os.Stat(path)
 	if err != nil {
@@ -41,7 +45,7 @@ func recordRead(ctx context.Context, tc *runtime.Context, path string) error {
 	if err != nil {
 		return fmt.Errorf("record read of %s: %w", path, err)
 	}
-	if err := session.Put(ctx, store, storeSession(tc), fileTimeNamespace, path, b); err != nil {
+	if err := session.PutDeferred(ctx, store, storeSession(tc), fileTimeNamespace, path, b); err != nil {
 		return fmt.Errorf("record read of %s: %w", path, err)
 	}
 	return nil

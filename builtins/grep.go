@@ -100,6 +100,7 @@ type grepMatcher struct {
 	re       *regexp.Regexp
 	needles  []grepNeedle // every match contains one of them; nil when unknown
 	complete bool         // the pattern is exactly needles[0]: a hit is a match
+	run      *grepRun     // without needles: a run of bytes every match holds; nil when none
 }
 
 // grepNeedle is a literal to look for; fold means ASCII case-insensitive
@@ -129,7 +130,10 @@ func compileMatcher(pattern string) (*grepMatcher, error) {
 		return m, nil
 	}
 	if parsed, err := syntax.Parse(pattern, syntax.Perl); err == nil {
-		m.needles = requiredNeedles(parsed.Simplify())
+		parsed = parsed.Simplify()
+		if m.needles = requiredNeedles(parsed); m.needles == nil {
+			m.run = requiredRun(parsed) // grep_runs.go
+		}
 	}
 	return m, nil
 }
@@ -326,11 +330,16 @@ func (m *grepMatcher) searchBlock(buf []byte, lineNo int, emit func(lineNo int, 
 			}
 		} else {
 			ls = pos
-			le = bytes.IndexByte(buf[pos:], '\n')
+			if m.run != nil {
+				if ls = m.run.next(buf, pos); ls < 0 {
+					return
+				}
+			}
+			le = bytes.IndexByte(buf[ls:], '\n')
 			if le < 0 {
 				le = len(buf)
 			} else {
-				le += pos
+				le += ls
 			}
 		}
 		line := buf[ls:le]

@@ -3,7 +3,9 @@ package builtins
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"regexp/syntax"
 	"strings"
 	"testing"
 
@@ -343,4 +345,101 @@ func TestGrepNeedleSearchAgreesWithTheRegexp(t *testing.T) {
 			t.Errorf("%q matched lines %v, want %v", pattern, got, want)
 		}
 	}
+}
+
+func TestGrepRunPrefilterLosesNoLine(t *testing.T) {
+	t.Parallel()
+	text, err := os.ReadFile(filepath.Join("testdata", "grep_runs_text.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(text), "\n"), "\n")
+	used := 0
+	for _, pattern := range corpusLines(t, filepath.Join("testdata", "grep_runs.txt")) {
+		t.Run(pattern, func(t *testing.T) {
+			m, err := compileMatcher(pattern)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.run != nil {
+				used++
+			}
+			var got []int
+			m.searchBlock(text, 1, func(n int, _ []byte) { got = append(got, n) })
+			var want []int
+			for i, line := range lines {
+				if m.re.MatchString(line) {
+					want = append(want, i+1)
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("matched lines %v, want %v (run prefilter %+v)", got, want, m.run != nil)
+			}
+		})
+	}
+	if used < 5 {
+		t.Errorf("the run prefilter served only %d corpus patterns: the corpus no longer tests it", used)
+	}
+}
+
+func TestRequiredRun(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		pattern string
+		min     int    // 0: no prefilter
+		in, out string // bytes in and not in the set
+	}{
+		{`[A-Z]{4,}[0-9]+`, 5, "AZ09", "az\n"},
+		{`[A-Z]{4}`, 4, "AZ", "a0"},
+		{`\w+`, 0, "", ""},                // too common to pay
+		{`a|[A-Z]{5}`, 0, "", ""},         // an alternative is not required
+		{`(?:[A-Z]{5})?[0-9]`, 0, "", ""}, // nor an optional group
+		{`[^a-z]{6}`, 0, "", ""},          // most bytes pass
+		{`[α-ω]{8}`, 8, "\xce\xb1", "a"},  // UTF-8: each rune one or more bytes ≥ 0x80
+	}
+	for _, tt := range tests {
+		t.Run(tt.pattern, func(t *testing.T) {
+			parsed, err := syntax.Parse(tt.pattern, syntax.Perl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := requiredRun(parsed.Simplify())
+			if tt.min == 0 {
+				if r != nil {
+					t.Errorf("run of %d chosen, want none", r.min)
+				}
+				return
+			}
+			if r == nil || r.min != tt.min {
+				t.Fatalf("run %+v, want min %d", r, tt.min)
+			}
+			for _, b := range []byte(tt.in) {
+				if !r.set[b] {
+					t.Errorf("byte %q not in the set", b)
+				}
+			}
+			for _, b := range []byte(tt.out) {
+				if r.set[b] {
+					t.Errorf("byte %q in the set", b)
+				}
+			}
+		})
+	}
+}
+
+// corpusLines reads a corpus file: one entry a line, blank lines and lines
+// starting with # skipped.
+func corpusLines(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l != "" && !strings.HasPrefix(l, "#") {
+			out = append(out, l)
+		}
+	}
+	return out
 }

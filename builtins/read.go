@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"text/template"
 	"unicode/utf8"
@@ -136,15 +137,17 @@ func runRead(ctx context.Context, p readParams, tc *runtime.Context) (runtime.Re
 		return runtime.Result{}, fmt.Errorf("read %s: %w", path, err)
 	}
 	defer f.Close()
-	head := make([]byte, readBinarySample)
-	n, err := io.ReadFull(f, head)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+	// One buffer for the sample and the page: the sample is not read
+	// twice (a pipe or device cannot seek back), and the buffer fits a
+	// small file, so a 10 KB read does not allocate 64 KB.
+	br := bufio.NewReaderSize(f, int(min(max(info.Size()+1, readBinarySample), 64<<10)))
+	head, err := br.Peek(readBinarySample)
+	if err != nil && !errors.Is(err, io.EOF) {
 		return runtime.Result{}, fmt.Errorf("read %s: %w", path, err)
 	}
-	head = head[:n]
 	switch ct := sniffContent(head); ct.action {
 	case sniffAttach:
-		res, err := readAttachment(ctx, tc, io.MultiReader(bytes.NewReader(head), f), path, rel, ct, info.Size())
+		res, err := readAttachment(ctx, tc, br, path, rel, ct, info.Size())
 		if err != nil {
 			return res, err
 		}
@@ -155,8 +158,7 @@ func runRead(ctx context.Context, p readParams, tc *runtime.Context) (runtime.Re
 	if looksBinary(head) {
 		return runtime.Result{}, fmt.Errorf("Cannot read binary file: %s", path)
 	}
-	// The sample is not read twice: a pipe or device cannot seek back.
-	pg, err := readPage(io.MultiReader(bytes.NewReader(head), f), offset, limit)
+	pg, err := readPage(br, offset, limit)
 	if err != nil {
 		return runtime.Result{}, fmt.Errorf("read %s: %w", path, err)
 	}
@@ -165,12 +167,19 @@ func runRead(ctx context.Context, p readParams, tc *runtime.Context) (runtime.Re
 	}
 
 	var out strings.Builder
-	fmt.Fprintf(&out, "<path>%s</path>\n<type>file</type>\n<content>\n", path)
+	out.Grow(pg.bytes + 8*len(pg.lines) + len(path) + 128)
+	out.WriteString("<path>")
+	out.WriteString(path)
+	out.WriteString("</path>\n<type>file</type>\n<content>\n")
+	var num []byte
 	for i, l := range pg.lines {
 		if i > 0 {
 			out.WriteByte('\n')
 		}
-		fmt.Fprintf(&out, "%d: %s", offset+i, l)
+		num = strconv.AppendInt(num[:0], int64(offset+i), 10)
+		out.Write(num)
+		out.WriteString(": ")
+		out.WriteString(l)
 	}
 	last := offset + len(pg.lines) - 1
 	switch {
@@ -210,6 +219,7 @@ type page struct {
 	count int      // lines in the file (when cut, only those read so far)
 	more  bool     // lines remain after the page
 	cut   bool     // the byte cap ended the page early
+	bytes int      // bytes of the lines shown
 }
 
 // readPage streams r and returns lines offset..offset+limit-1 (1-based),
@@ -219,7 +229,10 @@ type page struct {
 // skipped by counting newlines in the read buffer, long lines are cut while
 // read, and lines after the page are only counted.
 func readPage(r io.Reader, offset, limit int) (page, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReaderSize(r, 64<<10)
+	}
 	if b, _ := br.Peek(len(utf8BOM)); string(b) == utf8BOM {
 		br.Discard(len(utf8BOM))
 	}
@@ -265,6 +278,7 @@ func readPage(r io.Reader, offset, limit int) (page, error) {
 		}
 		pg.lines = append(pg.lines, s)
 		bytesOut += size
+		pg.bytes = bytesOut
 	}
 }
 
@@ -329,11 +343,31 @@ func countLines(br *bufio.Reader) (int, error) {
 // bytes of it and discarding the rest, so a huge line costs no memory. It
 // returns nil at end of file, and leaves br at the start of the next line.
 func readLineCapped(br *bufio.Reader, maxRaw int) ([]byte, error) {
-	kept := []byte{}
-	got := false
+	// The common case, a whole short line in the buffer, returns the
+	// buffer's own bytes: valid until the next read, which is all the
+	// caller needs, and no copy per line.
+	chunk, err := br.ReadSlice('\n')
+	switch {
+	case err == nil && len(chunk)-1 <= maxRaw:
+		return chunk[:len(chunk)-1], nil
+	case err == nil: // a line longer than maxRaw, ended
+		return append([]byte(nil), chunk[:maxRaw]...), nil
+	case errors.Is(err, io.EOF): // the last line, without "\n"
+		if len(chunk) == 0 {
+			return nil, nil
+		}
+		return append([]byte(nil), chunk[:min(maxRaw, len(chunk))]...), nil
+	case errors.Is(err, bufio.ErrBufferFull): // longer than the buffer
+		return readLineCappedRest(br, maxRaw, append([]byte(nil), chunk[:min(maxRaw, len(chunk))]...))
+	default:
+		return nil, err
+	}
+}
+
+// readLineCappedRest reads the rest of a line begun in kept.
+func readLineCappedRest(br *bufio.Reader, maxRaw int, kept []byte) ([]byte, error) {
 	for {
 		chunk, err := br.ReadSlice('\n')
-		got = got || len(chunk) > 0
 		if err == nil {
 			chunk = chunk[:len(chunk)-1]
 		}
@@ -346,9 +380,6 @@ func readLineCapped(br *bufio.Reader, maxRaw int) ([]byte, error) {
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		case errors.Is(err, io.EOF):
-			if !got {
-				return nil, nil
-			}
 			return kept, nil
 		default:
 			return nil, err

@@ -12,12 +12,13 @@ import (
 // every symlink resolved once, opened inside an os.Root of the project when
 // it lies there (openat semantics: a link swapped in after the check that
 // points outside makes the open fail), or as resolved when
-// external_directory allowed a place outside.
+// external_directory allowed a place outside. Paths resolve once per call
+// (Context.RealPath): the check before resolved the same ones.
 func openChecked(tc *runtime.Context, path string) (*os.File, error) {
-	target := resolvePath(path)
+	target := tc.RealPath(path)
 	project := projectDir(tc)
 	if project != "" {
-		root := resolvePath(project)
+		root := tc.RealPath(project)
 		if fspath.Within(root, target) {
 			rel, err := filepath.Rel(root, target)
 			if err != nil {

@@ -112,10 +112,12 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 			opts.Logger.Warn("bash sandbox unavailable; commands run under the permission rules alone", "err", err)
 		}
 	}
-	store, err := session.Open(filepath.Join(opts.DataDir, "sessions.db"))
+	bolt, err := session.Open(filepath.Join(opts.DataDir, "sessions.db"))
 	if err != nil {
 		return nil, err
 	}
+	// Read stamps are deferred writes, batched; Close writes the last ones.
+	store := session.NewWriteBehind(bolt, session.DefaultWriteBehindWindow)
 	h = &Host{Config: loaded.Config, Dirs: loaded.Dirs, Files: loaded.Files, Store: store, Directory: opts.Directory, Worktree: worktree}
 	h.life.init()
 	h.life.onClose("session store", func(context.Context) error { return store.Close() })

@@ -106,6 +106,7 @@ func (r *Registry) newInvocation(c Call, agent *Agent) *invocation {
 		CanDelegate: r.canDelegate(agent, c.Model),
 		Front:       c.Front,
 		StateDirs:   r.StateDirs(),
+		paths:       newCallPaths(),
 	}
 	if tc.Extra == nil {
 		tc.Extra = map[string]any{}

@@ -77,6 +77,7 @@ type Context struct {
 
 	onMetadata func(title string, meta map[string]any)
 	ask        func(ctx context.Context, req permission.Request) error
+	paths      *callPaths // resolved paths and external decisions of this call (pathcache.go)
 }
 
 // ExtraBypassCwdCheck, set to true in Extra, lets file tools reach paths
@@ -121,6 +122,7 @@ func (c *Context) Ask(ctx context.Context, req permission.Request) error {
 func NewContext(base Context, metadata func(string, map[string]any), ask func(context.Context, permission.Request) error) *Context {
 	c := &base
 	c.onMetadata, c.ask = metadata, ask
+	c.paths = newCallPaths()
 	if c.Store == nil {
 		c.Store = session.NewMemory()
 	}

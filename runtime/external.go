@@ -35,7 +35,8 @@ func (c *Context) ResolvePath(p string) string {
 
 // Contains reports whether target lies inside the project (Worktree, or
 // Directory when no worktree is known), after resolving symlinks of both
-// (for a path that does not exist yet, of its nearest existing parent).
+// (for a path that does not exist yet, of its nearest existing parent),
+// each once per call (RealPath).
 func (c *Context) Contains(target string) bool {
 	root := c.Worktree
 	if root == "" {
@@ -44,7 +45,7 @@ func (c *Context) Contains(target string) bool {
 	if root == "" {
 		return true
 	}
-	return within(realPath(root), realPath(target))
+	return within(c.RealPath(root), c.RealPath(target))
 }
 
 func within(root, target string) bool { return fspath.Within(root, target) }
@@ -59,7 +60,8 @@ func realPath(p string) string { return fspath.Real(p) }
 // path (symlinks followed), so a link in the project that leads to
 // /outside/secret is asked about, allowed and denied as /outside/*, the
 // place the bytes actually come from; Metadata keeps the path as given.
-// Extra[ExtraBypassCwdCheck] skips it.
+// Extra[ExtraBypassCwdCheck] skips it. A path allowed once is not asked
+// about again within the same call.
 func (c *Context) CheckExternalDirectory(ctx context.Context, target string, isDir bool) error {
 	if c.bypassExternal() {
 		return nil
@@ -67,14 +69,22 @@ func (c *Context) CheckExternalDirectory(ctx context.Context, target string, isD
 	if c.Contains(target) {
 		return nil
 	}
-	resolved := realPath(target)
+	k := c.externalKey(target, isDir)
+	if c.wasAllowed(k) {
+		return nil
+	}
+	resolved := c.RealPath(target)
 	glob := externalPattern(resolved, isDir)
-	return c.Ask(ctx, permission.Request{
+	err := c.Ask(ctx, permission.Request{
 		Permission: PermissionExternalDirectory,
 		Patterns:   []string{glob},
 		Always:     []string{glob},
 		Metadata:   map[string]any{"filepath": target, "resolved": resolved, "parentDir": filepath.Dir(glob)},
 	})
+	if err == nil {
+		c.rememberAllowed(k)
+	}
+	return err
 }
 
 func (c *Context) bypassExternal() bool {
@@ -117,7 +127,8 @@ func (d ExternalDecision) Allowed() bool {
 // DecideExternal evaluates the external_directory permission for target
 // the way Ask would — the agent's rules, the call's Rules, then the
 // session's "always" approvals, a deny in the rules being final — but never
-// asks a person: an "ask" outcome is returned as such. It is for tools that
+// asks a person: an "ask" outcome is returned as such. Each (target, isDir)
+// is decided once per call. It is for tools that
 // meet many paths they were not asked to open, such as a walker meeting
 // symbolic links, where one question per link would be noise: they follow
 // what is allowed and report what they skipped. target is resolved
@@ -127,7 +138,13 @@ func (d ExternalDecision) Allowed() bool {
 // when the agent's rules or the approvals cannot be read the decision is
 // Ask, so an unknown never allows.
 func (c *Context) DecideExternal(ctx context.Context, target string, isDir bool) ExternalDecision {
-	d := ExternalDecision{Resolved: realPath(target)}
+	return c.decideOnce(ctx, c.externalKey(target, isDir), func(ctx context.Context) ExternalDecision {
+		return c.decideExternal(ctx, target, isDir)
+	})
+}
+
+func (c *Context) decideExternal(ctx context.Context, target string, isDir bool) ExternalDecision {
+	d := ExternalDecision{Resolved: c.RealPath(target)}
 	if c.bypassExternal() || c.Contains(d.Resolved) {
 		d.Inside = true
 		return d

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -107,12 +108,30 @@ refused (DNS rebinding protection).`,
 	return cmd
 }
 
+// mcpGCPercent is the garbage collector's target for `toolhost mcp`
+// unless GOGC says otherwise. A server's live heap is a few MB while each
+// call allocates its payload several times over (the tool's output, the
+// JSON-RPC encoding); at the default of 100 it collected every few dozen
+// calls and the collector and scavenger took a third of its CPU. 400 lets
+// the heap grow to five times the live data between collections: a few
+// tens of MB more, for about half the CPU per call (BENCHMARKS.md, MCP).
+const mcpGCPercent = 400
+
+// serverGC sets mcpGCPercent for a long-running server process, leaving an
+// explicit GOGC alone.
+func serverGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(mcpGCPercent)
+	}
+}
+
 // runMCP serves until the client goes or a signal arrives. The host
 // watches the tool folders, so tools added or removed while it serves are
 // offered or withdrawn and clients told. SIGINT and SIGTERM end it with exit
 // status 0 within about a second, also during start-up while modules
 // compile.
 func runMCP(ctx context.Context, g *Globals, opts *MCPOptions) error {
+	serverGC()
 	log := g.logger()
 	h, err := hostUntilSignal(ctx, func(ctx context.Context) (*host.Host, error) {
 		return g.host(ctx, server.Asker{}, false, watching)

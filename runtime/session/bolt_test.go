@@ -66,6 +66,13 @@ const helperEnv = "TOOLHOST_SESSION_TEST_INCREMENT"
 
 // TestMain lets the test binary stand in for a second toolhost process.
 func TestMain(m *testing.M) {
+	if path := os.Getenv(readerEnv); path != "" {
+		if err := readStamp(path); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if path := os.Getenv(helperEnv); path != "" {
 		if err := incrementMany(context.Background(), path, perProcess); err != nil {
 			fmt.Fprintln(os.Stderr, err)

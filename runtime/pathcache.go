@@ -1,0 +1,103 @@
+package runtime
+
+import (
+	"context"
+	"sync"
+)
+
+// callPaths remembers, for one call, what its paths resolve to and what
+// the external_directory rules said about them. A read resolves the
+// project root and its file in the external_directory check and again to
+// open it; a walker meets the same linked directory many times. Resolving
+// once per call keeps those consistent and cheap; the cache dies with the
+// call, so a link changed between calls is seen by the next one, and the
+// opening tools (os.Root, openat) still refuse a link swapped in during
+// the call.
+type callPaths struct {
+	mu        sync.Mutex
+	real      map[string]string
+	allowed   map[externalKey]bool // CheckExternalDirectory let it through
+	decisions map[externalKey]ExternalDecision
+}
+
+// externalKey is what an external_directory decision depends on: the path
+// and the Context fields a holder could change between two questions (a
+// test does), the rules counted rather than compared.
+type externalKey struct {
+	target         string
+	isDir          bool
+	agent, session string
+	bypass         bool
+	rules          int
+}
+
+func (c *Context) externalKey(target string, isDir bool) externalKey {
+	return externalKey{target: target, isDir: isDir, agent: c.Agent, session: c.SessionID, bypass: c.bypassExternal(), rules: len(c.Rules)}
+}
+
+func newCallPaths() *callPaths {
+	return &callPaths{real: map[string]string{}, allowed: map[externalKey]bool{}, decisions: map[externalKey]ExternalDecision{}}
+}
+
+// RealPath is p with every symlink resolved (of its longest existing
+// prefix, for a path that does not exist yet), remembered for the rest of
+// the call: the file tools, the external_directory check and Contains
+// resolve a path once per call. Outside a call (a Context built by hand)
+// it resolves every time.
+func (c *Context) RealPath(p string) string {
+	pc := c.paths
+	if pc == nil {
+		return realPath(p)
+	}
+	pc.mu.Lock()
+	r, ok := pc.real[p]
+	pc.mu.Unlock()
+	if ok {
+		return r
+	}
+	r = realPath(p)
+	pc.mu.Lock()
+	pc.real[p] = r
+	pc.mu.Unlock()
+	return r
+}
+
+// rememberAllowed records that CheckExternalDirectory let target through.
+// Only allowed outcomes are kept: a refusal is an error the tool returns,
+// and a question answered "once" must not be asked again within the call.
+func (c *Context) rememberAllowed(k externalKey) {
+	if pc := c.paths; pc != nil {
+		pc.mu.Lock()
+		pc.allowed[k] = true
+		pc.mu.Unlock()
+	}
+}
+
+func (c *Context) wasAllowed(k externalKey) bool {
+	pc := c.paths
+	if pc == nil {
+		return false
+	}
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	return pc.allowed[k]
+}
+
+// decideOnce is DecideExternal's memory: one evaluation per path per call.
+func (c *Context) decideOnce(ctx context.Context, k externalKey, decide func(context.Context) ExternalDecision) ExternalDecision {
+	pc := c.paths
+	if pc == nil {
+		return decide(ctx)
+	}
+	pc.mu.Lock()
+	d, ok := pc.decisions[k]
+	pc.mu.Unlock()
+	if ok {
+		return d
+	}
+	d = decide(ctx)
+	pc.mu.Lock()
+	pc.decisions[k] = d
+	pc.mu.Unlock()
+	return d
+}
