@@ -74,7 +74,7 @@ func (a *analyzer) command(toks []token, whole bool, depth int) {
 		// read PATH, unset LD_PRELOAD, printf -v IFS …: a dangerous
 		// variable set (or removed) to a value known only at run time.
 		for _, t := range args {
-			if t.known() && shellName.MatchString(t.value) && isDangerousEnv(t.value) {
+			if t.known() && shellName().MatchString(t.value) && isDangerousEnv(t.value) {
 				a.env(t.value, permission.Hole, "("+base+")")
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -85,9 +86,11 @@ func numericArith(x syntax.ArithmExpr) bool {
 	return false
 }
 
-var shellNumber = regexp.MustCompile(`^\s*(0[xX][0-9a-fA-F]+|[0-9]+#[0-9a-zA-Z@_]+|[0-9]+)\s*$`)
+var shellNumber = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*(0[xX][0-9a-fA-F]+|[0-9]+#[0-9a-zA-Z@_]+|[0-9]+)\s*$`)
+})
 
-func isShellNumber(s string) bool { return shellNumber.MatchString(s) }
+func isShellNumber(s string) bool { return shellNumber().MatchString(s) }
 
 // literalSubscript: an index that is a number, or @ / * (the whole array).
 func literalSubscript(x syntax.ArithmExpr) bool {
@@ -175,7 +178,7 @@ func evaluatingCommand(name string, args []token) bool {
 		// A let reached through a wrapper (a bare let is a LetClause):
 		// any name in it is a variable whose value is evaluated.
 		for _, t := range args {
-			if !t.known() || !arithOnlyNumbers.MatchString(t.value) {
+			if !t.known() || !arithOnlyNumbers().MatchString(t.value) {
 				return true
 			}
 		}
@@ -236,7 +239,7 @@ func evaluatingCommand(name string, args []token) bool {
 }
 
 // arithOnlyNumbers matches arithmetic that names no variable.
-var arithOnlyNumbers = regexp.MustCompile(`^[0-9+\-*/%()<>=!&|^~?:, \t]*$`)
+var arithOnlyNumbers = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9+\-*/%()<>=!&|^~?:, \t]*$`) })
 
 // evaluatingTestArgs: test and [ evaluate a subscript in the operand of -v
 // and -R, and (in some versions) arithmetic in the operands of -eq and its

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/toolhost/toolhost/runtime/permission"
 )
@@ -21,7 +22,7 @@ type wrapperResult struct {
 	unset   []token  // names env -u removes
 }
 
-var shellName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var shellName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // unwrapOptions skips a wrapper's options, assignments and leading operands
 // and returns the wrapped command's words.

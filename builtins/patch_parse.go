@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -76,8 +77,10 @@ const (
 
 var (
 	errPatchMarkers = errors.New("Invalid patch format: missing Begin/End markers")
-	unifiedRange    = regexp.MustCompile(`^-\d+(,\d+)? \+\d+(,\d+)? @@`)
-	heredocOpen     = regexp.MustCompile(`^(?:apply_patch\s+)?(?:cat\s+)?<<-?\s*['"]?(\w+)['"]?\s*$`)
+	unifiedRange    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-\d+(,\d+)? \+\d+(,\d+)? @@`) })
+	heredocOpen     = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:apply_patch\s+)?(?:cat\s+)?<<-?\s*['"]?(\w+)['"]?\s*$`)
+	})
 )
 
 // parsePatch parses patch text into hunks. It accepts CRLF line endings and
@@ -180,7 +183,7 @@ func parseChunks(lines []string, i int) ([]patchChunk, int) {
 		if rest, ok := strings.CutPrefix(line, "@@"); ok {
 			flush()
 			ctx := strings.TrimSpace(rest)
-			if unifiedRange.MatchString(ctx) {
+			if unifiedRange().MatchString(ctx) {
 				ctx = ""
 			}
 			cur = &patchChunk{Context: ctx}
@@ -215,7 +218,7 @@ func stripHeredoc(s string) string {
 	if !ok {
 		return s
 	}
-	m := heredocOpen.FindStringSubmatch(strings.TrimSpace(first))
+	m := heredocOpen().FindStringSubmatch(strings.TrimSpace(first))
 	if m == nil {
 		return s
 	}

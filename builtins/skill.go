@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"text/template"
 
 	"go.yaml.in/yaml/v4"
@@ -36,9 +37,11 @@ var skillRoots = []string{"skill", "skills"}
 //go:embed skill.txt
 var skillDescriptionTemplate string
 
-var skillDescription = template.Must(template.New("skill.txt").
-	Funcs(template.FuncMap{"escape": template.HTMLEscapeString}).
-	Parse(skillDescriptionTemplate))
+var skillDescription = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("skill.txt").
+		Funcs(template.FuncMap{"escape": template.HTMLEscapeString}).
+		Parse(skillDescriptionTemplate))
+})
 
 // skillParams are the skill tool's arguments.
 type skillParams struct {
@@ -87,7 +90,7 @@ func Skill(dirs []string) runtime.Tool {
 				}
 			}
 			var b strings.Builder
-			if err := skillDescription.Execute(&b, map[string]any{"Skills": usable}); err != nil {
+			if err := skillDescription().Execute(&b, map[string]any{"Skills": usable}); err != nil {
 				return "", fmt.Errorf("render skill.txt: %w", err)
 			}
 			return b.String(), nil

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"text/template"
 
 	"github.com/toolhost/toolhost/runtime"
@@ -21,7 +22,9 @@ const taskToolName = "task"
 //go:embed task.txt
 var taskDescriptionTemplate string
 
-var taskDescription = template.Must(template.New("task.txt").Parse(taskDescriptionTemplate))
+var taskDescription = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("task.txt").Parse(taskDescriptionTemplate))
+})
 
 // taskParams are the task tool's arguments.
 type taskParams struct {
@@ -102,7 +105,7 @@ func Task(runner SubagentRunner) runtime.Tool {
 	schema := runtime.SchemaFor[taskParams]()
 	return runtime.Declare(runtime.ToolFunc{Name: taskToolName, InitFunc: func(ctx context.Context, ic runtime.InitContext) (*runtime.Definition, error) {
 		var b strings.Builder
-		if err := taskDescription.Execute(&b, map[string]any{"Agents": usableSubagents(runner, ic.Agent)}); err != nil {
+		if err := taskDescription().Execute(&b, map[string]any{"Agents": usableSubagents(runner, ic.Agent)}); err != nil {
 			return nil, fmt.Errorf("render task.txt: %w", err)
 		}
 		return &runtime.Definition{

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
@@ -187,7 +188,7 @@ var htmlBlocks = map[atom.Atom]bool{
 	atom.Pre: true, atom.Blockquote: true, atom.Table: true, atom.Ul: true, atom.Ol: true, atom.Title: true,
 }
 
-var htmlBlankLines = regexp.MustCompile(`\n[ \t]*(\n[ \t]*)+`)
+var htmlBlankLines = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\n[ \t]*(\n[ \t]*)+`) })
 
 // htmlToText returns the visible text of an HTML document: text outside
 // script, style and similar elements, a line break after block elements,
@@ -199,7 +200,7 @@ func htmlToText(doc []byte) string {
 	for {
 		switch z.Next() {
 		case html.ErrorToken:
-			text := htmlBlankLines.ReplaceAllString(b.String(), "\n\n")
+			text := htmlBlankLines().ReplaceAllString(b.String(), "\n\n")
 			return strings.TrimSpace(text)
 		case html.StartTagToken:
 			name, _ := z.TagName()

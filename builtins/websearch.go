@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"text/template"
 	"time"
 
@@ -37,7 +38,9 @@ const (
 //go:embed websearch.txt
 var websearchDescriptionTemplate string
 
-var websearchDescription = template.Must(template.New("websearch.txt").Parse(websearchDescriptionTemplate))
+var websearchDescription = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("websearch.txt").Parse(websearchDescriptionTemplate))
+})
 
 // webSearchParams are the websearch tool's arguments.
 type webSearchParams struct {
@@ -60,7 +63,7 @@ func WebSearch() runtime.Tool {
 	return runtime.Declare(runtime.DefineDynamic(webSearchToolName,
 		func(context.Context, runtime.InitContext) (string, error) {
 			var b strings.Builder
-			err := websearchDescription.Execute(&b, map[string]any{"Year": time.Now().Year(), "DefaultResults": websearchResults})
+			err := websearchDescription().Execute(&b, map[string]any{"Year": time.Now().Year(), "DefaultResults": websearchResults})
 			return b.String(), err
 		},
 		func(ctx context.Context, p webSearchParams, tc *runtime.Context) (runtime.Result, error) {

@@ -179,6 +179,19 @@ func BenchmarkList(b *testing.B) {
 			h.Close(context.Background())
 		}
 	})
+	b.Run("cold-section", func(b *testing.B) {
+		// The same 20 modules built as `toolhost tool build` builds them,
+		// with their toolhost.tools section, and nothing cached.
+		dir := twentyModulesFrom(b, sealedEcho(b))
+		for b.Loop() {
+			h := NewEngine(EngineOptions{CacheDir: b.TempDir()})
+			tools, errs := h.Discover(context.Background(), []string{dir})
+			if len(tools) != 20 || len(errs) > 0 {
+				b.Fatalf("%d tools, errors %v", len(tools), errs)
+			}
+			h.Close(context.Background())
+		}
+	})
 	b.Run("cold", func(b *testing.B) {
 		for b.Loop() {
 			h := NewEngine(EngineOptions{CacheDir: b.TempDir()})
@@ -220,6 +233,29 @@ func twentyModules(b *testing.B) string {
 	if err != nil {
 		b.Fatal(err)
 	}
+	return twentyModulesFrom(b, data)
+}
+
+// sealedEcho is the echo module with its toolhost.tools section, as
+// `toolhost tool build` leaves it.
+func sealedEcho(b *testing.B) []byte {
+	dir := configDir(b, map[string]string{"echo.wasm": guest(b, "echo")})
+	path := filepath.Join(dir, "tool", "echo.wasm")
+	h := NewEngine(EngineOptions{CacheDir: sharedCache})
+	defer h.Close(context.Background())
+	if err := h.EmbedToolList(context.Background(), path); err != nil {
+		b.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return data
+}
+
+// twentyModulesFrom writes 20 copies of data, each made distinct by a
+// trailing custom section.
+func twentyModulesFrom(b *testing.B, data []byte) string {
 	dir := b.TempDir()
 	os.MkdirAll(filepath.Join(dir, "tool"), 0o755)
 	for i := range 20 {

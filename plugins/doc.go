@@ -6,11 +6,16 @@
 //
 // Life of a module: Discover reads the file and hashes it; a description
 // and schema cache keyed by that sha256 (CacheDir/meta) lets a warm listing
-// compile nothing. A cold module is compiled (modules in parallel), its
-// exports tell its tools, and each tool's description and schema are read
-// by calling the guest. The first call compiles the module if listing did
-// not, with wazero's compilation cache on disk (CacheDir/compiled) making
-// that cheap after the first process. Calls take an instance from a pool
+// compile nothing. A cold module built by `toolhost tool build` lists its
+// tools in a toolhost.tools custom section (toolsection.go), read from the
+// binary without compiling and believed only when it names exactly the
+// tools the module exports. Any other cold module is compiled (modules in
+// parallel), its exports tell its tools, and each tool's description and
+// schema are read by calling the guest. The first call compiles the module
+// if listing did not, with wazero's compilation cache on disk
+// (CacheDir/compiled, filled by `tool build` through EmbedToolList) making
+// that cheap; a long-running host compiles loaded modules in the
+// background (CompileInBackground), and a call waits only for its own. Calls take an instance from a pool
 // per compiled module and give it back; an instance that saw a trap, a
 // timeout or a host-function failure is discarded.
 //

@@ -143,9 +143,13 @@ func (h *Engine) load(ctx context.Context, path string) (*module, error) {
 		}
 		return m, nil
 	}
-	meta, err := m.inspect(ctx, data)
-	if err != nil {
-		return nil, err
+	// A module built by `toolhost tool build` lists its tools in a custom
+	// section (toolsection.go): read it instead of compiling.
+	meta, ok := h.metaFromSection(m, data)
+	if !ok {
+		if meta, err = m.inspect(ctx, data); err != nil {
+			return nil, err
+		}
 	}
 	m.meta = meta
 	h.writeMeta(m.sum, meta)

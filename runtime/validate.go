@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
@@ -108,7 +109,7 @@ func (cs *compiledSchema) validate(id string, args json.RawMessage) (json.RawMes
 	return args, nil
 }
 
-var printer = message.NewPrinter(language.English)
+var printer = sync.OnceValue(func() *message.Printer { return message.NewPrinter(language.English) })
 
 // flatten lists the leaf errors of a validation error tree, each with the
 // JSON pointer of the offending value.
@@ -118,7 +119,7 @@ func flatten(ve *jsonschema.ValidationError) []string {
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
 			ptr := "/" + strings.Join(e.InstanceLocation, "/")
-			out = append(out, fmt.Sprintf("%s: %s", ptr, e.ErrorKind.LocalizedString(printer)))
+			out = append(out, fmt.Sprintf("%s: %s", ptr, e.ErrorKind.LocalizedString(printer())))
 			return
 		}
 		for _, c := range e.Causes {

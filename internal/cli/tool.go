@@ -10,7 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/toolhost/toolhost/host"
 	"github.com/toolhost/toolhost/internal/toolbuild"
+	"github.com/toolhost/toolhost/plugins"
 	"github.com/toolhost/toolhost/runtime/config"
 )
 
@@ -123,6 +125,9 @@ func runToolBuild(ctx context.Context, g *Globals) error {
 		return err
 	}
 	results, err := toolbuild.Build(ctx, cfgDir)
+	if embedErr := embedToolLists(ctx, g, results); embedErr != nil {
+		err = errors.Join(err, embedErr)
+	}
 	for _, r := range results {
 		if r.Err != nil {
 			fmt.Fprintf(g.Streams.ErrOut, "✗ %s (%s): %v\n", r.Name, r.Lang, r.Err)
@@ -134,4 +139,32 @@ func runToolBuild(ctx context.Context, g *Globals) error {
 		return errors.New("no tool sources in " + filepath.Join(cfgDir, "tools-src") + "; create one with `toolhost tool new <name>`")
 	}
 	return err
+}
+
+// embedToolLists records each built module's tools in its toolhost.tools
+// section and warms the compilation cache the host will use, so listing
+// the tools compiles nothing and the first call compiles from the cache
+// (plugins.Engine.EmbedToolList). A module that cannot be prepared counts
+// as failed.
+func embedToolLists(ctx context.Context, g *Globals, results []toolbuild.BuildResult) error {
+	eng := plugins.NewEngine(plugins.EngineOptions{
+		CacheDir: filepath.Join(host.DefaultCacheDir(os.Getenv), "wasm"),
+		Logger:   g.logger(),
+	})
+	defer eng.Close(context.WithoutCancel(ctx))
+	var failed []string
+	for i := range results {
+		r := &results[i]
+		if r.Err != nil {
+			continue
+		}
+		if err := eng.EmbedToolList(ctx, r.Output); err != nil {
+			r.Err, r.Output = err, ""
+			failed = append(failed, r.Name)
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("build tools: %s failed", strings.Join(failed, ", "))
+	}
+	return nil
 }

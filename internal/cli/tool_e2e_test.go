@@ -1,13 +1,17 @@
 package cli_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/toolhost/toolhost/internal/e2e"
 	"github.com/toolhost/toolhost/internal/toolbuild"
+	"github.com/toolhost/toolhost/plugins"
 )
 
 // TestAToolInANewLanguageGoesFromNewToCallThroughTheBinary is an author's
@@ -53,5 +57,51 @@ func TestToolNewOffersEveryLanguagePluginsBuilds(t *testing.T) {
 	last := len(names) - 1
 	if want := "choose " + strings.Join(names[:last], ", ") + " or " + names[last]; !strings.Contains(stderr, want) {
 		t.Errorf("the unknown-language error does not say %q: %s", want, stderr)
+	}
+}
+
+// TestABuiltGoToolCarriesItsToolListAndWarmsTheCache: `tool build` writes
+// the toolhost.tools section into the module and fills the compilation
+// cache, so a listing with no description cache reads the section and a
+// call compiles from the cache.
+func TestABuiltGoToolCarriesItsToolListAndWarmsTheCache(t *testing.T) {
+	t.Parallel()
+	p := e2e.NewProject(t)
+	if _, stderr, code := p.Run("", "tool", "new", "greeter"); code != 0 {
+		t.Fatalf("tool new: exit %d: %s", code, stderr)
+	}
+	out, stderr, code := p.Run("", "tool", "build")
+	if code != 0 || !strings.Contains(out, "✓ greeter (go)") {
+		t.Fatalf("tool build: exit %d: %s%s", code, out, stderr)
+	}
+	wasm, err := os.ReadFile(filepath.Join(p.Dir, ".toolhost", "tool", "greeter.wasm"))
+	if err != nil || !bytes.Contains(wasm, []byte(plugins.ToolsSection)) {
+		t.Fatalf("the built module has no %s section (%v)", plugins.ToolsSection, err)
+	}
+	cache := filepath.Join(p.Home, ".cache", "toolhost", "wasm")
+	if entries, _ := os.ReadDir(filepath.Join(cache, "compiled")); len(entries) == 0 {
+		t.Errorf("tool build left the compilation cache %s empty", cache)
+	}
+	// Forget what the build learned about the module: only the section
+	// can tell the listing now.
+	os.RemoveAll(filepath.Join(cache, "meta"))
+	os.Remove(filepath.Join(cache, "index.json"))
+	out, stderr, code = p.Run("", "tools", "--json")
+	var tools []struct {
+		ID          string `json:"id"`
+		Description string `json:"description"`
+	}
+	if err := json.Unmarshal([]byte(out), &tools); err != nil || code != 0 {
+		t.Fatalf("tools --json: exit %d, %v: %s", code, err, stderr)
+	}
+	found := false
+	for _, tl := range tools {
+		found = found || tl.ID == "greeter" && tl.Description != ""
+	}
+	if !found {
+		t.Fatalf("greeter not listed with a description:\n%s", out)
+	}
+	if out, stderr, code = p.Run("", "call", "greeter", `{"name": "Zoë"}`); code != 0 || !strings.Contains(out, "Zoë") {
+		t.Fatalf("call: exit %d: %q %s", code, out, stderr)
 	}
 }

@@ -25,7 +25,7 @@ func TestLongFilesAreExplainedInTheirPackageDoc(t *testing.T) {
 		}
 		name := d.Name()
 		if d.IsDir() {
-			if p != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "templates" || name == "node_modules") {
+			if p != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "templates" || name == "node_modules" || name == "third_party") {
 				return filepath.SkipDir
 			}
 			return nil

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Refusal is a write a command reported refused, at a path the plan does
@@ -21,11 +22,15 @@ type Refusal struct {
 
 // deniedMessage matches the messages a refused write produces: EACCES,
 // EPERM and EROFS as strerror spells them, in any program's wording.
-var deniedMessage = regexp.MustCompile(`(?i)permission denied|operation not permitted|read-only file system`)
+var deniedMessage = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)permission denied|operation not permitted|read-only file system`)
+})
 
 // pathToken finds absolute paths in a message, quoted or not; quotes,
 // colons and punctuation end them, and "//" (a URL's) does not start one.
-var pathToken = regexp.MustCompile("(?:^|[\\s'\"`‘’“”(\\[:=])(/[^/\\s'\"`‘’“”:,;)\\]][^\\s'\"`‘’“”:,;)\\]]*)")
+var pathToken = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("(?:^|[\\s'\"`‘’“”(\\[:=])(/[^/\\s'\"`‘’“”:,;)\\]][^\\s'\"`‘’“”:,;)\\]]*)")
+})
 
 // Limits on what Refusals reads and returns: output is the model's and
 // may be hostile or huge.
@@ -48,10 +53,10 @@ func Refusals(output string, plan Plan, protected []string) []Refusal {
 		if len(line) > maxLineLen {
 			line = line[:maxLineLen]
 		}
-		if !deniedMessage.MatchString(line) {
+		if !deniedMessage().MatchString(line) {
 			continue
 		}
-		matches := pathToken.FindAllStringSubmatchIndex(line, -1)
+		matches := pathToken().FindAllStringSubmatchIndex(line, -1)
 		for i, m := range matches {
 			// "/bin/bash: line 1: /x: Permission denied": the program that
 			// reports, named by its path at the start of the line, is not

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // language is what toolhost knows about one guest language: its template
@@ -209,12 +210,12 @@ func buildC(ctx context.Context, tc *toolchain, s source, out string) error {
 }
 
 // cargoEdition finds the edition a Cargo.toml asks for.
-var cargoEdition = regexp.MustCompile(`(?m)^\s*edition\s*=\s*"(\d{4})"`)
+var cargoEdition = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\s*edition\s*=\s*"(\d{4})"`) })
 
 func buildRust(ctx context.Context, tc *toolchain, s source, out string) error {
 	edition := "2021"
 	if manifest, err := os.ReadFile(filepath.Join(s.dir, "Cargo.toml")); err == nil {
-		if m := cargoEdition.FindSubmatch(manifest); m != nil {
+		if m := cargoEdition().FindSubmatch(manifest); m != nil {
 			edition = string(m[1])
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"text/template"
 
 	sdkguest "github.com/toolhost/toolhost/sdk-guest"
@@ -79,7 +80,7 @@ const sdkDir = ".sdk"
 
 // validName is what a tool source may be called: a valid tool id that
 // leaves room for named tools' suffixes.
-var validName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,48}$`)
+var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]{1,48}$`) })
 
 // New scaffolds a tool source named name in configDir/tools-src/name from
 // the language's template, and vendors the guest SDKs into
@@ -88,7 +89,7 @@ var validName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,48}$`)
 // directory created; it refuses to overwrite an existing one. It does not
 // need the language's toolchain.
 func New(configDir, name string, lang Lang) (string, error) {
-	if !validName.MatchString(name) {
+	if !validName().MatchString(name) {
 		return "", fmt.Errorf("tool name %q: use letters, digits, _ and - (at most 48), as model APIs require", name)
 	}
 	l, ok := languageOf(lang)

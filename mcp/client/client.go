@@ -148,7 +148,7 @@ func (m *Manager) Close() error {
 	return errors.Join(errs...)
 }
 
-var invalidIDChars = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
+var invalidIDChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-zA-Z0-9_-]`) })
 
 // maxToolID is the longest tool name model APIs accept (^[a-zA-Z0-9_-]{1,64}$).
 const maxToolID = 64
@@ -157,7 +157,7 @@ const maxToolID = 64
 // other characters replaced by "_", and when longer than 64 characters cut
 // and suffixed with a hash of the whole so distinct tools stay distinct.
 func ToolID(server, tool string) string {
-	id := invalidIDChars.ReplaceAllString(server+"_"+tool, "_")
+	id := invalidIDChars().ReplaceAllString(server+"_"+tool, "_")
 	if len(id) <= maxToolID {
 		return id
 	}

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tailscale/hujson"
 
@@ -355,7 +356,7 @@ func (c *checker) action(v *hujson.Value, lit hujson.Literal, path []string) (pe
 }
 
 // reference matches {env:VAR} and {file:path}, OpenCode's substitutions.
-var reference = regexp.MustCompile(`\{(env|file):([^}]*)\}`)
+var reference = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{(env|file):([^}]*)\}`) })
 
 // maxFileReference caps what {file:path} may pull in; secrets and prompts
 // are small, and a mistaken path to a large file should fail clearly.
@@ -372,8 +373,8 @@ func (c *checker) expand(v *hujson.Value, lit hujson.Literal, path []string) {
 		return
 	}
 	failed := false
-	out := reference.ReplaceAllStringFunc(s, func(ref string) string {
-		m := reference.FindStringSubmatch(ref)
+	out := reference().ReplaceAllStringFunc(s, func(ref string) string {
+		m := reference().FindStringSubmatch(ref)
 		if m[1] == "env" {
 			return c.env(strings.TrimSpace(m[2]))
 		}

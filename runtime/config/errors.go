@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Error is one problem in one config source. Load returns every problem it
@@ -40,7 +41,7 @@ func formatPath(path []string) string {
 		switch {
 		case strings.HasPrefix(p, "[") && strings.HasSuffix(p, "]"):
 			b.WriteString(p)
-		case plainKey.MatchString(p):
+		case plainKey().MatchString(p):
 			if i > 0 {
 				b.WriteByte('.')
 			}
@@ -55,7 +56,7 @@ func formatPath(path []string) string {
 // plainKey matches keys that need no quoting inside a dotted path. It is
 // generous with wildcards so "tools.mcp_*" and "permission.bash.*" read
 // naturally; spaces, dots and quotes force the bracket form.
-var plainKey = regexp.MustCompile(`^[A-Za-z0-9_\-*?$/:]+$`)
+var plainKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_\-*?$/:]+$`) })
 
 // suggest returns the candidate closest to s, or "" when none is close
 // enough to be a likely typo.

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/tailscale/hujson"
 
@@ -262,12 +263,12 @@ func onlyComments(data []byte) bool {
 	return ok && lit.Kind() == 'n'
 }
 
-var hujsonPosition = regexp.MustCompile(`^hujson: line (\d+), column (\d+): `)
+var hujsonPosition = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^hujson: line (\d+), column (\d+): `) })
 
 func syntaxError(src *source, err error) error {
 	msg := err.Error()
 	line := 0
-	if m := hujsonPosition.FindStringSubmatch(msg); m != nil {
+	if m := hujsonPosition().FindStringSubmatch(msg); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		msg = "column " + m[2] + ": " + msg[len(m[0]):]
 	}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // The values AgentConfig.Mode and MCPServer.Type accept.
@@ -18,7 +19,7 @@ var (
 
 // toolPattern is what a key of a tools map may be: a tool id, or one with
 // the * and ? wildcards permission.Match understands.
-var toolPattern = regexp.MustCompile(`^[A-Za-z0-9_.\-*?]+$`)
+var toolPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.\-*?]+$`) })
 
 // toolPrefix is what Server.ToolPrefix may be: characters MCP clients keep
 // in tool names, at most 64 of them.
@@ -145,7 +146,7 @@ func (v *validator) nonNegative(n int, path ...string) {
 
 func (v *validator) toolKeys(m map[string]bool, path ...string) {
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		if !toolPattern.MatchString(k) {
+		if !toolPattern().MatchString(k) {
 			v.errorf(append(slices.Clip(path), k), "is not a tool id or wildcard; use letters, digits, _ - . and the wildcards * and ?")
 		}
 	}

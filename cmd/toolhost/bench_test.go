@@ -1,0 +1,105 @@
+package main_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolhost/toolhost/internal/e2e"
+)
+
+// BenchmarkStart times whole processes of the built binary, as a user
+// waits for them (issue 13, target 1 and 2), against the floor in the same
+// run: a Go program that prints one line and exits. Run it with
+//
+//	go test ./cmd/toolhost -run '^$' -bench Start -benchtime 10x
+//
+// and read best-ms (the best of the runs, as `hyperfine` reports min);
+// ns/op is the mean, which a busy machine inflates. tools-cold-section
+// lists 20 Go-built modules prepared by `toolhost tool build` (toolhost.tools
+// section) with every cache removed before each run.
+func BenchmarkStart(b *testing.B) {
+	p := e2e.NewProject(b)
+	floor := helloBinary(b)
+	twentyBuiltModules(b, p)
+	cache := filepath.Join(p.Home, ".cache", "toolhost")
+
+	run := func(b *testing.B, before func(), name string, args ...string) {
+		best := time.Duration(1 << 62)
+		for b.Loop() {
+			if before != nil {
+				b.StopTimer()
+				before()
+				b.StartTimer()
+			}
+			cmd := p.Command(args...)
+			if name != "" {
+				cmd = exec.Command(name, args...)
+			}
+			start := time.Now()
+			out, err := cmd.CombinedOutput()
+			d := time.Since(start)
+			if err != nil {
+				b.Fatalf("%v: %v\n%s", args, err, out)
+			}
+			best = min(best, d)
+		}
+		b.ReportMetric(float64(best.Microseconds())/1000, "best-ms")
+	}
+	b.Run("hello-floor", func(b *testing.B) { run(b, nil, floor) })
+	b.Run("version", func(b *testing.B) { run(b, nil, "", "version") })
+	p.Command("tools").Run() // warm the description cache
+	b.Run("tools-warm-20", func(b *testing.B) { run(b, nil, "", "tools") })
+	b.Run("tools-cold-section-20", func(b *testing.B) {
+		run(b, func() { os.RemoveAll(cache) }, "", "tools")
+	})
+}
+
+// helloBinary builds the smallest useful Go program: the start-up floor.
+func helloBinary(b *testing.B) string {
+	dir := b.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module hello\n\ngo 1.24\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nimport \"os\"\n\nfunc main() { os.Stdout.WriteString(\"toolhost dev\\n\") }\n"), 0o644)
+	cmd := exec.Command("go", "build", "-o", "hello", ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("build the floor: %v\n%s", err, out)
+	}
+	return filepath.Join(dir, "hello")
+}
+
+// twentyBuiltModules builds one Go tool with `toolhost tool build` and
+// copies it to 20 names, each made distinct (its own sha256) by a trailing
+// custom section, as 20 separately built tools would be.
+func twentyBuiltModules(b *testing.B, p *e2e.Project) {
+	for _, args := range [][]string{{"tool", "new", "bench"}, {"tool", "build"}} {
+		if out, err := p.Command(args...).CombinedOutput(); err != nil {
+			b.Fatalf("%v: %v\n%s", args, err, out)
+		}
+	}
+	toolDir := filepath.Join(p.Dir, ".toolhost", "tool")
+	data, err := os.ReadFile(filepath.Join(toolDir, "bench.wasm"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	os.Remove(filepath.Join(toolDir, "bench.wasm"))
+	os.RemoveAll(filepath.Join(p.Dir, ".toolhost", "tools-src"))
+	for i := range 20 {
+		name := fmt.Sprintf("bench%02d", i)
+		section := "toolhost-bench"
+		payload := append([]byte{byte(len(section))}, section+name...)
+		mod := append(append(append([]byte{}, data...), 0, byte(len(payload))), payload...)
+		if err := os.WriteFile(filepath.Join(toolDir, name+".wasm"), mod, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	out, err := p.Command("tools").CombinedOutput()
+	if err != nil || strings.Count(string(out), "bench") < 20 {
+		b.Fatalf("tools: %v\n%s", err, out)
+	}
+}
