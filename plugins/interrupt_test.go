@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	goruntime "runtime"
 	"strings"
 	"testing"
 
@@ -208,4 +209,32 @@ func FuzzInstrumentLoops(f *testing.F) {
 			t.Fatalf("wazero accepts the module but not its instrumented form: %v", err)
 		}
 	})
+}
+
+// TestSpinningGuestsOnEveryProcessorAreAllStopped runs more spinning
+// guests than Go has processors: native code cannot be preempted, so a
+// stop that relied on a timer of a processor the guest holds would never
+// fire. Every call must still end with ErrTimeout.
+func TestSpinningGuestsOnEveryProcessorAreAllStopped(t *testing.T) {
+	t.Parallel()
+	h := newHost(t, spinConfig("spinmany"))
+	tools := discover(t, h, configDir(t, map[string]string{"spinmany.wasm": writeTiny(t, "spinmany", tiny{spin: true})}))
+	n := 2*goruntime.GOMAXPROCS(0) + 1
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			def, err := tools["spinmany"].Init(context.Background(), runtimeInit())
+			if err != nil {
+				errs <- err
+				return
+			}
+			_, err = def.Execute(context.Background(), json.RawMessage(`{}`), testContext(t, nil, nil))
+			errs <- err
+		}()
+	}
+	for range n {
+		if err := <-errs; !errors.Is(err, ErrTimeout) {
+			t.Errorf("err = %v, want ErrTimeout", err)
+		}
+	}
 }
