@@ -504,7 +504,7 @@ func (m *module) toolMeta(ctx context.Context, c *compiled, in *instance, export
 	}
 	tm := toolMeta{Export: export, Description: strings.TrimSpace(string(desc)), Schema: json.RawMessage(schema)}
 	traitsExport := exportName(export, hostfns.ExportTraits)
-	if _, ok := in.p.Module().ExportedFunctions()[traitsExport]; ok {
+	if _, ok := in.exports()[traitsExport]; ok {
 		out, err := m.host.callMeta(ctx, c, in, id, traitsExport)
 		if err != nil {
 			*healthy = false
