@@ -10,6 +10,7 @@ import (
 
 	extism "github.com/extism/go-sdk"
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/toolhost/toolhost/internal/hostfns"
 	"github.com/toolhost/toolhost/runtime"
@@ -24,112 +25,180 @@ import (
 
 const benchArgs = `{"text": "hello", "n": 42}`
 
-// BenchmarkCall compares one warm call of the trivial echo tool through
-// the host with the same JSON work done natively, and with stock Extism:
-// a fresh instance of a compiled plugin per call.
+// BenchmarkCall measures one warm call of a trivial tool, for a guest
+// with no language runtime (tiny: what a C tool without libc compiles to)
+// and a Go-built one (go: testdata/guests/echo, built like the examples),
+// at every layer, with its baselines in the same run:
+//
+//   - wazero-floor: the export called on a wazero instance with toolhost's
+//     kernel and no way to stop it: the floor.
+//   - wazero-close-on-done: the same with wazero's termination checks
+//     (WithCloseOnContextDone) and a cancellable context: the stock way to
+//     stop a spinning guest.
+//   - wazero-stop-flag: the module with toolhost's inline stop flag
+//     (interrupt.go), no wazero checks: what the engine runs.
+//   - extism-sdk: the Extism go-sdk's warm instance with termination
+//     checks: what the engine ran before it had its own kernel.
+//   - engine: the tool's Execute, through pool, limits and timer.
+//   - registry: Registry.Call end to end (validation, permission, hooks
+//     machinery, truncation, logging); registry-builtin is a trivial
+//     built-in through the same registry, so registry − registry-builtin
+//     is the wasm overhead of a call (README, target ≤ 25 µs tiny, ≤ 250 µs
+//     go).
 func BenchmarkCall(b *testing.B) {
-	wasm := guest(b, "echo")
 	tc := testContext(b, nil, nil)
-
-	b.Run("native", func(b *testing.B) {
-		type args struct {
-			Text string `json:"text"`
-			N    int    `json:"n,omitempty"`
-		}
-		tool := runtime.Define("echo", "Echo.", func(ctx context.Context, a args, tc *runtime.Context) (runtime.Result, error) {
-			out, _ := json.Marshal(map[string]any{"text": a.Text, "n": a.N, "call": tc.CallID})
-			return runtime.Result{Output: string(out)}, nil
-		})
-		def, _ := tool.Init(context.Background(), runtime.InitContext{})
-		b.ResetTimer()
-		for b.Loop() {
-			if _, err := def.Execute(context.Background(), json.RawMessage(benchArgs), tc); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-
-	b.Run("toolhost-pooled", func(b *testing.B) {
-		tools := discover(b, newHost(b, nil), configDir(b, map[string]string{"echo.wasm": wasm}))
-		def, _ := tools["echo"].Init(context.Background(), runtime.InitContext{})
-		def.Execute(context.Background(), json.RawMessage(benchArgs), tc) // compile and fill the pool
-		b.ResetTimer()
-		for b.Loop() {
-			if _, err := def.Execute(context.Background(), json.RawMessage(benchArgs), tc); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-
-	data, _ := os.ReadFile(wasm)
 	input, _ := json.Marshal(execInput{Args: json.RawMessage(benchArgs), Context: execContext{CallID: "c1"}})
-	compiled := stockCompiled(b, data, false)
 
-	b.Run("extism-warm-instance", func(b *testing.B) {
-		// The Extism layer alone: Plugin.CallWithContext on one reused
-		// instance, no pool, no limits, no result parsing.
-		p, err := compiled.Instance(context.Background(), extism.PluginInstanceConfig{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer p.Close(context.Background())
-		ctx := hostfns.WithCall(context.Background(), &hostfns.Call{Tool: "echo", Context: tc})
-		b.ResetTimer()
+	reg := pluginRegistry(b, nil, b.TempDir(), nil)
+	reg.Add(runtime.SourceBuiltin, runtime.Define("noop", "Do nothing.", func(ctx context.Context, a struct {
+		Text string `json:"text"`
+		N    int    `json:"n"`
+	}, tc *runtime.Context) (runtime.Result, error) {
+		return runtime.Result{Output: a.Text}, nil
+	}))
+	b.Run("registry-builtin", func(b *testing.B) {
+		c := runtime.Call{Tool: "noop", Args: json.RawMessage(benchArgs), SessionID: "s"}
 		for b.Loop() {
-			if _, _, err := p.CallWithContext(ctx, "execute", input); err != nil {
+			if _, err := reg.Call(context.Background(), c); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 
-	b.Run("extism-warm-instance-terminating", func(b *testing.B) {
-		// The same with what toolhost needs for timeouts and cancellation:
-		// wazero's termination checks (WithCloseOnContextDone) and a
-		// cancellable context, which wazero watches on every call into wasm
-		// — including each Extism kernel call the guest makes.
-		terminating := stockCompiled(b, data, true)
-		p, err := terminating.Instance(context.Background(), extism.PluginInstanceConfig{})
+	for _, g := range []struct{ name, file string }{
+		{"tiny", writeTiny(b, "tiny", tiny{output: `{"output":"ok"}`})},
+		{"go", guest(b, "echo")},
+	} {
+		data, err := os.ReadFile(g.file)
 		if err != nil {
 			b.Fatal(err)
 		}
-		defer p.Close(context.Background())
-		ctx, cancel := context.WithCancel(hostfns.WithCall(context.Background(), &hostfns.Call{Tool: "echo", Context: tc}))
-		defer cancel()
-		b.ResetTimer()
-		for b.Loop() {
-			if _, _, err := p.CallWithContext(ctx, "execute", input); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-
-	b.Run("extism-fresh-instance", func(b *testing.B) {
-		// The baseline: stock Extism usage, a new plugin instance per call
-		// from an already compiled module.
-		ctx := hostfns.WithCall(context.Background(), &hostfns.Call{Tool: "echo", Context: tc})
-		for b.Loop() {
-			p, err := compiled.Instance(context.Background(), extism.PluginInstanceConfig{})
+		b.Run(g.name+"/wazero-floor", func(b *testing.B) {
+			benchRaw(b, rawInstance(b, data, "floor"), input, false)
+		})
+		b.Run(g.name+"/wazero-close-on-done", func(b *testing.B) {
+			benchRaw(b, rawInstance(b, data, "close-on-done"), input, true)
+		})
+		b.Run(g.name+"/wazero-stop-flag", func(b *testing.B) {
+			benchRaw(b, rawInstance(b, data, "stop-flag"), input, true)
+		})
+		b.Run(g.name+"/extism-sdk", func(b *testing.B) {
+			p, err := stockCompiled(b, data).Instance(context.Background(), extism.PluginInstanceConfig{})
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, _, err := p.CallWithContext(ctx, "execute", input); err != nil {
-				b.Fatal(err)
+			defer p.Close(context.Background())
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			for b.Loop() {
+				if _, _, err := p.CallWithContext(ctx, "execute", input); err != nil {
+					b.Fatal(err)
+				}
 			}
-			p.Close(context.Background())
-		}
-	})
+		})
+
+		h := newHost(b, nil)
+		tools := discover(b, h, configDir(b, map[string]string{"bench" + g.name + ".wasm": g.file}))
+		tool := tools["bench"+g.name]
+		b.Run(g.name+"/engine", func(b *testing.B) {
+			def, _ := tool.Init(context.Background(), runtime.InitContext{})
+			def.Execute(context.Background(), json.RawMessage(benchArgs), tc) // compile and fill the pool
+			for b.Loop() {
+				if _, err := def.Execute(context.Background(), json.RawMessage(benchArgs), tc); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		reg.Add(runtime.SourceWasm, tool)
+		b.Run(g.name+"/registry", func(b *testing.B) {
+			c := runtime.Call{Tool: tool.ID(), Args: json.RawMessage(`{}`), SessionID: "s"}
+			if g.name == "go" {
+				c.Args = json.RawMessage(benchArgs)
+			}
+			reg.Call(context.Background(), c)
+			for b.Loop() {
+				if _, err := reg.Call(context.Background(), c); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
 
-func stockCompiled(b *testing.B, data []byte, terminating bool) *extism.CompiledPlugin {
+// rawInstance instantiates data in a runtime of its own with toolhost's
+// host modules, compiled as mode says: "floor" (no termination),
+// "close-on-done" (wazero's checks) or "stop-flag" (interrupt.go). Each
+// mode has its own compilation cache: wazero's cache key is the module's
+// bytes, not how it was compiled.
+func rawInstance(b *testing.B, data []byte, mode string) *instance {
 	b.Helper()
-	cache, err := wazero.NewCompilationCacheWithDir(sharedCache)
+	ctx := context.Background()
+	cache, err := wazero.NewCompilationCacheWithDir(sharedCache + "-" + mode)
 	if err != nil {
 		b.Fatal(err)
 	}
-	data, _, _ = redirectImport(data, hostfns.EnvNamespace, hostfns.NameHTTPRequest, hostfns.HTTPNamespace)
-	rc := wazero.NewRuntimeConfig().WithCompilationCache(cache).WithCloseOnContextDone(terminating)
+	rc := wazero.NewRuntimeConfig().WithCompilationCache(cache).WithCloseOnContextDone(mode == "close-on-done")
+	if mode == "stop-flag" {
+		if data, _, err = instrumentLoops(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+	rt := wazero.NewRuntimeWithConfig(ctx, rc)
+	b.Cleanup(func() { rt.Close(ctx) })
+	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
+	if err := instantiateHostModules(ctx, rt); err != nil {
+		b.Fatal(err)
+	}
+	mod, err := rt.CompileModule(ctx, data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := newCompiled(rt, mod, mode == "stop-flag", resolveLimits(nil, "bench", "bench", ""), "bench", nil)
+	in, err := c.get(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return in
+}
+
+// benchRaw calls execute on in; cancellable gives the call a context that
+// can be cancelled, as a call with a time limit has.
+func benchRaw(b *testing.B, in *instance, input []byte, cancellable bool) {
+	ctx := hostfns.WithCall(context.Background(), &hostfns.Call{Tool: "bench", Memory: in.k})
+	if cancellable {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+	}
+	for b.Loop() {
+		if _, _, msg, err := in.call(ctx, "execute", input); err != nil || msg != "" {
+			b.Fatal(err, msg)
+		}
+	}
+}
+
+// stockCompiled compiles data with the Extism go-sdk as toolhost did
+// before it had its own kernel: wazero's termination checks on, and
+// toolhost's user functions as no-op Extism host functions (the bench
+// guests call none).
+func stockCompiled(b *testing.B, data []byte) *extism.CompiledPlugin {
+	b.Helper()
+	cache, err := wazero.NewCompilationCacheWithDir(sharedCache + "-extism")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var fns []extism.HostFunction
+	for _, f := range hostfns.Functions() {
+		if f.Namespace != hostfns.Namespace {
+			continue
+		}
+		hf := extism.NewHostFunctionWithStack(f.Name, func(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) { stack[0] = 0 }, f.Params, f.Results)
+		hf.SetNamespace(f.Namespace)
+		fns = append(fns, hf)
+	}
+	rc := wazero.NewRuntimeConfig().WithCompilationCache(cache).WithCloseOnContextDone(true)
 	c, err := extism.NewCompiledPlugin(context.Background(), extism.Manifest{Wasm: []extism.Wasm{extism.WasmData{Data: data}}},
-		extism.PluginConfig{EnableWasi: true, RuntimeConfig: rc}, hostfns.Functions())
+		extism.PluginConfig{EnableWasi: true, RuntimeConfig: rc}, fns)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,8 +10,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/tetratelabs/wazero/sys"
-
 	"github.com/toolhost/toolhost/internal/hostfns"
 	"github.com/toolhost/toolhost/runtime"
 )
@@ -45,10 +43,10 @@ func (h *Engine) callMeta(ctx context.Context, c *compiled, in *instance, tool, 
 //
 // The timeout counts only the guest's own running time: a timer cancels
 // the call's context when it fires, and the ask host function stops the
-// timer while a person is being asked (hostfns.Call.Pause). wazero is
-// configured to close the module when that context is done
-// (WithCloseOnContextDone), so a spinning guest is stopped too; cancelling
-// ctx itself stops the call at once, even inside a host function.
+// timer while a person is being asked (hostfns.Call.Pause). When the
+// call's context is done — timer or caller — the instance is interrupted
+// (interrupt.go): the guest traps at its next loop iteration, and a host
+// function that blocks returns because it watches the same context.
 func (h *Engine) run(ctx context.Context, c *compiled, in *instance, call *hostfns.Call, tool, export string, input []byte) (out []byte, healthy bool, err error) {
 	callCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -56,14 +54,27 @@ func (h *Engine) run(ctx context.Context, c *compiled, in *instance, call *hostf
 	defer clock.stop()
 	call.Pause = clock.pause
 	call.HTTP = hostfns.HTTPPolicy{AllowedHosts: c.limits.AllowedHosts, MaxResponse: int64(c.limits.OutputBytes), ConfigKey: c.limits.configKey(tool)}
+	call.Memory = in.k
+	stopWatch := context.AfterFunc(callCtx, in.interrupt)
 
-	rc, out, err := in.p.CallWithContext(hostfns.WithCall(callCtx, call), export, input)
-	if err == nil && rc != 0 {
-		err = fmt.Errorf("returned %d without an error message", rc)
-		return nil, true, &GuestError{Tool: tool, Message: fmt.Sprintf("%s %s", tool, err)}
+	rc, out, guestMsg, err := in.call(hostfns.WithCall(callCtx, call), export, input)
+	// An interrupt that raced with the end of the call leaves the flag
+	// set: such an instance is not reused.
+	interrupted := !stopWatch() && in.wasInterrupted()
+	if err == nil && interrupted {
+		err = context.Cause(callCtx)
 	}
 	if err != nil {
 		return nil, false, h.classify(ctx, callCtx, c, in, call, tool, err)
+	}
+	if guestMsg != "" {
+		if perm := call.PermissionError(); perm != nil && strings.Contains(guestMsg, perm.Error()) {
+			return nil, true, perm // the guest gave up because permission was refused
+		}
+		return nil, true, &GuestError{Tool: tool, Message: guestMsg}
+	}
+	if rc != 0 {
+		return nil, true, &GuestError{Tool: tool, Message: fmt.Sprintf("%s returned %d without an error message", tool, rc)}
 	}
 	if len(out) > c.limits.OutputBytes {
 		return nil, false, fmt.Errorf("%w: %s returned %d bytes, over the %d MB limit; the tool should return less, or raise %s.max_output_mb in the config",
@@ -75,9 +86,9 @@ func (h *Engine) run(ctx context.Context, c *compiled, in *instance, call *hostf
 	return out, true, nil
 }
 
-// classify explains a failed call. Only a guest's own error (error_set,
-// whose message CallWithContext returns as the error) leaves the instance
-// healthy; the caller discards it otherwise.
+// classify explains a failed call: a trap, an exit, a timeout, a
+// cancelled call or a failed host function. The caller discards the
+// instance.
 func (h *Engine) classify(ctx, callCtx context.Context, c *compiled, in *instance, call *hostfns.Call, tool string, err error) error {
 	switch {
 	case errors.Is(context.Cause(callCtx), ErrTimeout):
@@ -89,15 +100,8 @@ func (h *Engine) classify(ctx, callCtx context.Context, c *compiled, in *instanc
 	if f := call.Failure(); f != nil {
 		return fmt.Errorf("%w: %s: %w", ErrHostFunc, tool, f)
 	}
-	var exit *sys.ExitError
-	isExit := errors.As(err, &exit)
-	if !isExit {
-		if msg := in.p.GetErrorWithContext(ctx); msg != "" && msg == err.Error() {
-			if perm := call.PermissionError(); perm != nil && strings.Contains(msg, perm.Error()) {
-				return perm // the guest gave up because permission was refused
-			}
-			return &GuestError{Tool: tool, Message: msg}
-		}
+	if errors.Is(err, errNoExport) {
+		return fmt.Errorf("%s: %w", tool, err)
 	}
 	if in.stderr.Contains("out of memory") || strings.Contains(err.Error(), "memory limit") {
 		return fmt.Errorf("%w: %s ran out of its %d MB of memory; raise %s.memory_max_mb in the config if it needs more",

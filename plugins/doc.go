@@ -33,12 +33,32 @@
 // out of it (Extism mounts with wazero's DirFS, which follows links
 // anywhere). Package rootfs says why os.Root and not path cleaning.
 //
+// Calls (kernel.go, interrupt.go, pool.go, call.go): every guest runs on
+// wazero directly. The Extism ABI's kernel — alloc, free, length,
+// load/store, input, output, error, config, vars — is implemented in Go
+// over a byte slice per instance, and the functions that reach the world
+// (http_request, log_*, get_log_level) are package hostfns', so every
+// Extism-PDK module works unchanged; exported functions are looked up
+// once per instance. A call is stopped (timeout, cancellation) by a flag
+// compiled into every loop of the module, tested inline, instead of
+// wazero's WithCloseOnContextDone, which leaves native code at every
+// loop iteration; a module the instrumenter cannot read falls back to
+// wazero's checks. BENCHMARKS.md has the figures.
+//
 // Why these libraries:
-//   - github.com/extism/go-sdk, on github.com/tetratelabs/wazero: Extism's
-//     ABI lets authors use any Extism PDK (Rust, JS, Python, Zig, C …), and
-//     wazero is pure Go, so toolhost stays one static binary with no cgo.
-//     We use the Extism SDK's CompiledPlugin and instances directly rather
-//     than Plugin.Call on fresh plugins, which re-instantiates per call.
+//   - github.com/tetratelabs/wazero runs the guests: pure Go, so toolhost
+//     stays one static binary with no cgo; its compilation cache on disk
+//     makes a known module cheap to load; its WASI preview 1 gives guests
+//     files (mounted by mounts.go), clocks and stderr.
+//   - The Extism ABI (not its Go SDK) is the guest contract beside
+//     toolhost's own: it lets authors use any Extism PDK (Rust, JS,
+//     Python, Zig, C, AssemblyScript …). github.com/extism/go-sdk is used
+//     only by tests, as the baseline of BenchmarkCall and to check that
+//     building an Engine changes no process-wide Extism setting: its
+//     per-call machinery (a wasm kernel module reached through a new
+//     exported-function handle and call stack on every alloc, load, store
+//     and output_set) cost more than the guest's own work, and its log
+//     level is process-wide.
 //   - No file-watching library: the watcher polls size and mtime once a
 //     second, which is dependency-free, works on every OS and network file
 //     system, and is plenty for folders holding a handful of files.

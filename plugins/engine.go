@@ -10,10 +10,8 @@ import (
 	"sync"
 	"time"
 
-	extism "github.com/extism/go-sdk"
 	"github.com/tetratelabs/wazero"
 
-	"github.com/toolhost/toolhost/internal/hostfns"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
 	"github.com/toolhost/toolhost/runtime/session"
@@ -48,7 +46,6 @@ type Engine struct {
 	pollInterval time.Duration
 	cache        wazero.CompilationCache
 	state        session.Memory // tool state of session-less calls
-	fns          []extism.HostFunction
 	index        fileIndex
 
 	hookTimeout time.Duration
@@ -96,14 +93,8 @@ func NewEngine(opts EngineOptions) *Engine {
 			h.cache = c
 		}
 	}
-	h.fns = hostfns.Functions()
-	// Extism drops the PDKs' log_* calls unless its process-wide level
-	// admits them; admit debug and up, and let the slog handler filter.
-	extism.SetLogLevel(extism.LogLevelDebug)
 	return h
 }
-
-func (h *Engine) hostFunctions() []extism.HostFunction { return h.fns }
 
 // SetConfig replaces the configuration used by later calls.
 func (h *Engine) SetConfig(cfg *config.Config) {

@@ -1,6 +1,7 @@
 package plugins
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -14,8 +15,9 @@ import (
 	"strings"
 	"sync"
 
-	extism "github.com/extism/go-sdk"
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/toolhost/toolhost/internal/hostfns"
 	"github.com/toolhost/toolhost/runtime"
@@ -183,7 +185,7 @@ func checkIDs(name string) error {
 func (m *module) inspect(ctx context.Context, data []byte) (moduleMeta, error) {
 	meta := moduleMeta{ABI: hostfns.ABIVersion}
 	err := m.inspectWith(ctx, data, func(c *compiled, in *instance, healthy *bool) error {
-		exports, err := toolExports(in.p.Module().ExportedFunctions())
+		exports, err := toolExports(in.exports())
 		if err != nil {
 			return err
 		}
@@ -241,7 +243,7 @@ func (m *module) inspectWith(ctx context.Context, data []byte, read func(c *comp
 // toolExports finds the tools a module exports: "" when it exports
 // description, schema and execute, and N for every N_description,
 // N_schema, N_execute triple. A partial triple is an error.
-func toolExports(fns map[string]extism.FunctionDefinition) ([]string, error) {
+func toolExports(fns map[string]api.FunctionDefinition) ([]string, error) {
 	kinds := []string{hostfns.ExportDescription, hostfns.ExportSchema, hostfns.ExportExecute}
 	have := map[string]map[string]bool{}
 	for name := range fns {
@@ -371,8 +373,17 @@ func (m *module) close(ctx context.Context) {
 	}
 }
 
-// compile compiles a module with limits l. The wazero compilation cache on
-// disk makes recompiling a known module cheap.
+// compile compiles a module with limits l, in a wazero runtime of its own
+// holding WASI, the Extism kernel and toolhost's host functions
+// (kernel.go). The wazero compilation cache on disk makes recompiling a
+// known module cheap.
+//
+// The module is compiled with the stop flag of interrupt.go, so a call can
+// be stopped at a loop iteration for the price of a load and a branch;
+// a module the instrumenter cannot read is compiled with wazero's own
+// termination checks instead, and a marker section, so that the two
+// compiled forms never share an entry of the compilation cache (whose key
+// is the module's bytes alone).
 func (h *Engine) compile(ctx context.Context, name string, data []byte, l limits) (*compiled, error) {
 	ctx, done, berr := h.begin(ctx)
 	if berr != nil {
@@ -382,36 +393,51 @@ func (h *Engine) compile(ctx context.Context, name string, data []byte, l limits
 	if h.compiling != nil {
 		h.compiling()
 	}
-	rc := wazero.NewRuntimeConfig().WithCloseOnContextDone(true).WithMemoryLimitPages(l.MemoryPages)
+	code, _, ierr := instrumentLoops(data)
+	interruptible := ierr == nil
+	if !interruptible {
+		if len(data) < 8 || !bytes.Equal(data[:4], wasmMagic) {
+			return nil, errors.New("not a WebAssembly module (no \\0asm header)")
+		}
+		h.log.Debug("wasm module compiled with wazero's termination checks", "module", name, "reason", ierr)
+		code = withTerminationMarker(data)
+	}
+	rc := wazero.NewRuntimeConfig().WithCloseOnContextDone(!interruptible).WithMemoryLimitPages(l.MemoryPages)
 	if h.cache != nil {
 		rc = rc.WithCompilationCache(h.cache)
 	}
-	// Give the guest toolhost's guarded http_request instead of Extism's.
-	data, _, err := redirectImport(data, hostfns.EnvNamespace, hostfns.NameHTTPRequest, hostfns.HTTPNamespace)
-	if err != nil {
-		return nil, fmt.Errorf("not a valid WebAssembly module: %w", err)
+	rt := wazero.NewRuntimeWithConfig(ctx, rc)
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+		rt.Close(context.Background())
+		return nil, fmt.Errorf("compile: wasi: %w", err)
 	}
-	manifest := extism.Manifest{
-		Wasm: []extism.Wasm{extism.WasmData{Data: data, Name: "main"}},
-		Memory: &extism.ManifestMemory{
-			MaxPages:             l.MemoryPages,
-			MaxHttpResponseBytes: int64(l.OutputBytes),
-			MaxVarBytes:          1 << 20,
-		},
-		Config: l.Config,
-		// No AllowedPaths: compiled.get mounts them itself, confined by
-		// os.Root (mounts.go); Extism's mounts follow links out.
-		// No AllowedHosts: Extism's own http_request is unreachable (the
-		// import is redirected) and would refuse everything anyway.
-	}
-	p, err := extism.NewCompiledPlugin(ctx, manifest, extism.PluginConfig{
-		EnableWasi:    true,
-		RuntimeConfig: rc,
-	}, h.hostFunctions())
-	if err != nil {
+	if err := instantiateHostModules(ctx, rt); err != nil {
+		rt.Close(context.Background())
 		return nil, fmt.Errorf("compile: %w", err)
 	}
-	return newCompiled(p, l, name, h.log), nil
+	mod, err := rt.CompileModule(ctx, code)
+	if err != nil {
+		rt.Close(context.Background())
+		if !interruptible {
+			return nil, fmt.Errorf("not a valid WebAssembly module: %w", err)
+		}
+		return nil, fmt.Errorf("compile: %w", err)
+	}
+	return newCompiled(rt, mod, interruptible, l, name, h.log), nil
+}
+
+// withTerminationMarker returns wasm with a custom section appended, so
+// its compiled form (with wazero's termination checks) has a cache key of
+// its own.
+func withTerminationMarker(wasm []byte) []byte {
+	const name = "toolhost:terminating"
+	// One byte of content: wazero reads an empty custom section at the
+	// end of a module as truncated.
+	payload := append(append(leb(uint64(len(name))), name...), 1)
+	out := append([]byte(nil), wasm...)
+	out = append(out, secCustom)
+	out = append(out, leb(uint64(len(payload)))...)
+	return append(out, payload...)
 }
 
 // readMeta returns the cached description and schemas of a module.
@@ -482,7 +508,7 @@ func (m *module) toolMeta(ctx context.Context, c *compiled, in *instance, export
 	}
 	tm := toolMeta{Export: export, Description: strings.TrimSpace(string(desc)), Schema: json.RawMessage(schema)}
 	traitsExport := exportName(export, hostfns.ExportTraits)
-	if _, ok := in.p.Module().ExportedFunctions()[traitsExport]; ok {
+	if _, ok := in.exports()[traitsExport]; ok {
 		out, err := m.host.callMeta(ctx, c, in, id, traitsExport)
 		if err != nil {
 			*healthy = false

@@ -244,7 +244,7 @@ func (h *Engine) loadPluginModule(ctx context.Context, mf ModuleFile, name strin
 func (m *module) inspectPlugin(ctx context.Context, data []byte) (pluginMeta, error) {
 	meta := pluginMeta{ABI: hostfns.ABIVersion}
 	err := m.inspectWith(ctx, data, func(c *compiled, in *instance, healthy *bool) error {
-		fns := in.p.Module().ExportedFunctions()
+		fns := in.exports()
 		for _, hk := range hookExports {
 			if _, ok := fns[hk]; ok {
 				meta.Hooks = append(meta.Hooks, hk)

@@ -1,95 +1,12 @@
 package plugins
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 )
 
-// redirectImport returns wasm with every import of fromModule.name
-// renamed to toModule.name, and whether there was one. It lets toolhost
-// replace one Extism kernel function (http_request, whose Extism version
-// cannot be given a guarded HTTP client) without forking the Extism SDK:
-// the guest keeps importing extism:host/env http_request as every PDK does,
-// and gets toolhost's implementation.
-//
-// Only the import section is re-encoded; every other byte is kept.
-func redirectImport(wasm []byte, fromModule, name, toModule string) ([]byte, bool, error) {
-	if len(wasm) < 8 || !bytes.Equal(wasm[:4], wasmMagic) {
-		return nil, false, errors.New("not a wasm module")
-	}
-	r := &reader{b: wasm, pos: 8}
-	for r.pos < len(r.b) {
-		start := r.pos
-		id, err := r.byte()
-		if err != nil {
-			return nil, false, err
-		}
-		size, err := r.u32()
-		if err != nil {
-			return nil, false, err
-		}
-		bodyStart := r.pos
-		if bodyStart+int(size) > len(r.b) {
-			return nil, false, errors.New("section overruns the module")
-		}
-		r.pos = bodyStart + int(size)
-		if id != 2 { // import section
-			continue
-		}
-		body, changed, err := rewriteImports(wasm[bodyStart:r.pos], fromModule, name, toModule)
-		if err != nil || !changed {
-			return wasm, false, err
-		}
-		var out bytes.Buffer
-		out.Grow(len(wasm) + 16)
-		out.Write(wasm[:start])
-		out.WriteByte(2)
-		out.Write(leb(uint64(len(body))))
-		out.Write(body)
-		out.Write(wasm[r.pos:])
-		return out.Bytes(), true, nil
-	}
-	return wasm, false, nil
-}
-
-func rewriteImports(sec []byte, fromModule, name, toModule string) ([]byte, bool, error) {
-	r := &reader{b: sec}
-	n, err := r.u32()
-	if err != nil {
-		return nil, false, err
-	}
-	var out bytes.Buffer
-	out.Write(leb(uint64(n)))
-	changed := false
-	for range n {
-		mod, err := r.name()
-		if err != nil {
-			return nil, false, err
-		}
-		field, err := r.name()
-		if err != nil {
-			return nil, false, err
-		}
-		descStart := r.pos
-		if err := r.skipImportDesc(); err != nil {
-			return nil, false, fmt.Errorf("import %s.%s: %w", mod, field, err)
-		}
-		if mod == fromModule && field == name {
-			mod, changed = toModule, true
-		}
-		out.Write(leb(uint64(len(mod))))
-		out.WriteString(mod)
-		out.Write(leb(uint64(len(field))))
-		out.WriteString(field)
-		out.Write(sec[descStart:r.pos])
-	}
-	if r.pos != len(sec) {
-		return nil, false, errors.New("import section has trailing bytes")
-	}
-	return out.Bytes(), changed, nil
-}
-
+// reader decodes the parts of a wasm binary that instrumentLoops
+// (interrupt.go) reads: LEB128 numbers, names, import descriptions.
 type reader struct {
 	b   []byte
 	pos int

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 
-	extism "github.com/extism/go-sdk"
-
 	"github.com/toolhost/toolhost/runtime/permission"
 )
 
@@ -39,12 +37,12 @@ type AskResponse struct {
 // it. The guest's timeout clock is stopped while a person is being asked.
 // A malformed request or a cancelled call aborts the guest; a refusal is
 // an ordinary answer ({"ok":false,…}), not an abort.
-func ask(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) {
+func ask(ctx context.Context, stack []uint64) {
 	c := callOf(ctx, NameAsk)
 	if c.Context == nil {
 		fail(c, NameAsk, errors.New("ask is only available while executing a call, not in description or schema"))
 	}
-	raw := readArg(c, NameAsk, p, stack)
+	raw := readArg(c, NameAsk, stack)
 	var req AskRequest
 	if err := json.Unmarshal(raw, &req); err != nil {
 		fail(c, NameAsk, fmt.Errorf("request is not AskRequest JSON: %w", err))
@@ -79,5 +77,5 @@ func ask(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) {
 		resp = AskResponse{Kind: kind, Error: err.Error()}
 	}
 	b, _ := json.Marshal(resp)
-	reply(c, NameAsk, p, stack, b)
+	reply(c, NameAsk, stack, b)
 }

@@ -7,7 +7,7 @@ import (
 	"log/slog"
 	"sync"
 
-	extism "github.com/extism/go-sdk"
+	"github.com/tetratelabs/wazero/api"
 
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/session"
@@ -37,10 +37,15 @@ type Call struct {
 	// the function it returns is called when the answer is in. The plugin
 	// host uses it to stop the guest's timeout clock while it waits.
 	Pause func() (resume func())
+	// Memory is the Extism kernel memory of the instance the call runs
+	// on, where guests put the blocks they pass to host functions and
+	// read the blocks host functions return.
+	Memory Memory
 
-	mu      sync.Mutex
-	failure error // first host-function failure
-	permErr error // last permission refusal given to the guest
+	mu         sync.Mutex
+	httpStatus int   // status of the last http_request
+	failure    error // first host-function failure
+	permErr    error // last permission refusal given to the guest
 }
 
 type callKey struct{}
@@ -109,47 +114,103 @@ func callOf(ctx context.Context, fn string) *Call {
 	return c
 }
 
+// Memory is an instance's Extism kernel memory: the blocks (offset and
+// length) guests pass to host functions and receive from them. Offset 0
+// is never a block; it means "none".
+type Memory interface {
+	// Read returns a copy of the block at offset, or an error when no
+	// block starts there.
+	Read(offset uint64) ([]byte, error)
+	// Write copies b into a new block and returns its offset.
+	Write(b []byte) (uint64, error)
+	// Free releases the block at offset; 0 and unknown offsets are
+	// ignored.
+	Free(offset uint64)
+}
+
+var errNoMemory = errors.New("no kernel memory attached to the call (the host did not set Call.Memory)")
+
 // readArg reads the guest's argument block at stack[0].
-func readArg(c *Call, fn string, p *extism.CurrentPlugin, stack []uint64) []byte {
-	b, err := p.ReadBytes(stack[0])
+func readArg(c *Call, fn string, stack []uint64) []byte {
+	return readBlock(c, fn, stack[0], "argument")
+}
+
+func readBlock(c *Call, fn string, off uint64, what string) []byte {
+	if c.Memory == nil {
+		fail(c, fn, errNoMemory)
+	}
+	b, err := c.Memory.Read(off)
 	if err != nil {
-		fail(c, fn, fmt.Errorf("read argument at offset %d: %w", stack[0], err))
+		fail(c, fn, fmt.Errorf("read %s at offset %d: %w", what, off, err))
 	}
 	return b
 }
 
-// reply writes b to a new Extism memory block and returns its offset to the
-// guest; nil replies 0.
-func reply(c *Call, fn string, p *extism.CurrentPlugin, stack []uint64, b []byte) {
+// reply writes b to a new kernel memory block and returns its offset to
+// the guest; nil replies 0.
+func reply(c *Call, fn string, stack []uint64, b []byte) {
 	if b == nil {
 		stack[0] = 0
 		return
 	}
-	off, err := p.WriteBytes(b)
+	if c.Memory == nil {
+		fail(c, fn, errNoMemory)
+	}
+	off, err := c.Memory.Write(b)
 	if err != nil {
 		fail(c, fn, fmt.Errorf("write reply: %w", err))
 	}
 	stack[0] = off
 }
 
-// Functions returns every toolhost host function, for
-// extism.NewCompiledPlugin, including the guarded http_request in
-// HTTPNamespace (see httpRequest). The set is the same for every module: a module
-// that imports a function not listed here fails to instantiate, and is
-// reported as such.
-func Functions() []extism.HostFunction {
-	i64 := []extism.ValueType{extism.ValueTypeI64}
-	fns := []extism.HostFunction{
-		extism.NewHostFunctionWithStack(NameAsk, ask, i64, i64),
-		extism.NewHostFunctionWithStack(NameMetadata, metadata, i64, i64),
-		extism.NewHostFunctionWithStack(NameLog, logEntry, i64, i64),
-		extism.NewHostFunctionWithStack(NameStateGet, stateGet, i64, i64),
-		extism.NewHostFunctionWithStack(NameStateSet, stateSet, i64, i64),
+// Function is one host function as a guest imports it: module
+// (Namespace), name and wasm signature, and its implementation, which
+// finds its Call with CallFrom. The plugin host registers them with
+// wazero's HostModuleBuilder.
+type Function struct {
+	Namespace string
+	Name      string
+	Params    []api.ValueType
+	Results   []api.ValueType
+	Fn        api.GoFunc
+}
+
+var (
+	i32 = []api.ValueType{api.ValueTypeI32}
+	i64 = []api.ValueType{api.ValueTypeI64}
+)
+
+// Functions returns every host function toolhost implements: ask,
+// metadata, log, state_get and state_set in Namespace; and, in
+// EnvNamespace, the Extism kernel functions that reach the outside world
+// — http_request, http_status_code, http_headers, log_trace … log_error
+// and get_log_level — which the plugin host puts next to its own kernel
+// (alloc, load, store, input, output …). The guarded http_request is also
+// in HTTPNamespace, for modules built when the host redirected the import
+// there. The set is the same for every module: a module that imports a
+// function not provided fails to instantiate, and is reported as such.
+func Functions() []Function {
+	user := func(name string, fn api.GoFunc) Function {
+		return Function{Namespace: Namespace, Name: name, Params: i64, Results: i64, Fn: fn}
 	}
-	for i := range fns {
-		fns[i].SetNamespace(Namespace)
+	env := func(name string, params, results []api.ValueType, fn api.GoFunc) Function {
+		return Function{Namespace: EnvNamespace, Name: name, Params: params, Results: results, Fn: fn}
 	}
-	h := extism.NewHostFunctionWithStack(NameHTTPRequest, httpRequest, []extism.ValueType{extism.ValueTypeI64, extism.ValueTypeI64}, i64)
-	h.SetNamespace(HTTPNamespace)
+	fns := []Function{
+		user(NameAsk, ask),
+		user(NameMetadata, metadata),
+		user(NameLog, logEntry),
+		user(NameStateGet, stateGet),
+		user(NameStateSet, stateSet),
+		env(NameHTTPRequest, []api.ValueType{api.ValueTypeI64, api.ValueTypeI64}, i64, httpRequest),
+		env(NameHTTPStatusCode, nil, i32, httpStatusCode),
+		env(NameHTTPHeaders, nil, i64, httpHeaders),
+		env(NameGetLogLevel, nil, i32, getLogLevel),
+	}
+	for _, l := range extismLevels {
+		fns = append(fns, env(l.name, i64, nil, extismLog(l.name, l.level)))
+	}
+	h := env(NameHTTPRequest, []api.ValueType{api.ValueTypeI64, api.ValueTypeI64}, i64, httpRequest)
+	h.Namespace = HTTPNamespace
 	return append(fns, h)
 }

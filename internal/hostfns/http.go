@@ -15,8 +15,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	extism "github.com/extism/go-sdk"
 )
 
 // httpRequest replaces Extism's http_request with one that reaches only the
@@ -34,30 +32,62 @@ import (
 // status is then read with Extism's http_status_code. A refused or failed
 // request aborts the call with an error naming the host and how to allow
 // it, as Extism's own does.
-func httpRequest(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) {
+func httpRequest(ctx context.Context, stack []uint64) {
 	c := callOf(ctx, NameHTTPRequest)
-	raw := readArg(c, NameHTTPRequest, p, stack)
-	var req extism.HttpRequest
+	c.mu.Lock()
+	c.httpStatus = 0
+	c.mu.Unlock()
+	raw := readArg(c, NameHTTPRequest, stack)
+	c.Memory.Free(stack[0])
+	var req HTTPRequest
 	if err := json.Unmarshal(raw, &req); err != nil {
 		fail(c, NameHTTPRequest, fmt.Errorf("request is not JSON: %w", err))
 	}
 	var body io.Reader
 	if stack[1] != 0 {
-		b, err := p.ReadBytes(stack[1])
-		if err != nil {
-			fail(c, NameHTTPRequest, fmt.Errorf("read body: %w", err))
-		}
+		b := readBlock(c, NameHTTPRequest, stack[1], "body")
+		c.Memory.Free(stack[1])
 		body = bytes.NewReader(b)
 	}
-	plugin, _ := ctx.Value(extism.PluginCtxKey("plugin")).(*extism.Plugin)
 	status, respBody, err := c.HTTP.Do(ctx, req, body)
-	if plugin != nil {
-		plugin.LastStatusCode = status
-	}
+	c.mu.Lock()
+	c.httpStatus = status
+	c.mu.Unlock()
 	if err != nil {
 		fail(c, NameHTTPRequest, err)
 	}
-	reply(c, NameHTTPRequest, p, stack, nonEmpty(respBody))
+	reply(c, NameHTTPRequest, stack, nonEmpty(respBody))
+}
+
+// httpStatusCode returns the status of the call's last http_request.
+//
+//	(import "extism:host/env" "http_status_code" (func (result i32)))
+//
+// Result: the HTTP status, or 0 before any request.
+func httpStatusCode(ctx context.Context, stack []uint64) {
+	c := callOf(ctx, NameHTTPStatusCode)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	stack[0] = uint64(uint32(c.httpStatus))
+}
+
+// httpHeaders would return the last response's headers; toolhost does not
+// keep them, as Extism does not by default.
+//
+//	(import "extism:host/env" "http_headers" (func (result i64)))
+//
+// Result: always 0 (no headers).
+func httpHeaders(ctx context.Context, stack []uint64) {
+	callOf(ctx, NameHTTPHeaders)
+	stack[0] = 0
+}
+
+// HTTPRequest is the JSON a guest passes to http_request (Extism's
+// HttpRequest).
+type HTTPRequest struct {
+	URL     string            `json:"url"`
+	Method  string            `json:"method"`
+	Headers map[string]string `json:"headers"`
 }
 
 func nonEmpty(b []byte) []byte {
@@ -136,10 +166,10 @@ func (p HTTPPolicy) checkURL(u *url.URL) error {
 }
 
 // Do performs req under the policy and returns the status and body.
-func (p HTTPPolicy) Do(ctx context.Context, req extism.HttpRequest, body io.Reader) (int, []byte, error) {
-	u, err := url.Parse(req.Url)
+func (p HTTPPolicy) Do(ctx context.Context, req HTTPRequest, body io.Reader) (int, []byte, error) {
+	u, err := url.Parse(req.URL)
 	if err != nil {
-		return 0, nil, fmt.Errorf("invalid url %q: %w", req.Url, err)
+		return 0, nil, fmt.Errorf("invalid url %q: %w", req.URL, err)
 	}
 	if err := p.checkURL(u); err != nil {
 		return 0, nil, err

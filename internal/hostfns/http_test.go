@@ -9,8 +9,6 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
-
-	extism "github.com/extism/go-sdk"
 )
 
 func TestHTTPPolicyAllowsHostsByNameOrGlobOnly(t *testing.T) {
@@ -70,11 +68,11 @@ func TestHTTPPolicyChecksRedirectTargets(t *testing.T) {
 	}))
 	defer first.Close()
 	p := HTTPPolicy{AllowedHosts: []string{"127.0.0.1"}, ConfigKey: "wasm.t"}
-	_, _, err := p.Do(context.Background(), extism.HttpRequest{Url: first.URL}, nil)
+	_, _, err := p.Do(context.Background(), HTTPRequest{URL: first.URL}, nil)
 	if !errors.Is(err, ErrHostNotAllowed) || !strings.Contains(err.Error(), "wasm.t.allowed_hosts") {
 		t.Fatalf("err = %v, want a refusal of the redirect naming the setting", err)
 	}
-	status, body, err := p.Do(context.Background(), extism.HttpRequest{Url: final.URL}, nil)
+	status, body, err := p.Do(context.Background(), HTTPRequest{URL: final.URL}, nil)
 	if err != nil || status != 200 || string(body) != "secret" {
 		t.Fatalf("direct: %d %q %v", status, body, err)
 	}
@@ -85,7 +83,7 @@ func TestHTTPPolicyCapsResponseBodies(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, strings.Repeat("x", 100)) }))
 	defer srv.Close()
 	p := HTTPPolicy{AllowedHosts: []string{"127.0.0.1"}, MaxResponse: 10}
-	if _, _, err := p.Do(context.Background(), extism.HttpRequest{Url: srv.URL}, nil); err == nil || !strings.Contains(err.Error(), "over 10 bytes") {
+	if _, _, err := p.Do(context.Background(), HTTPRequest{URL: srv.URL}, nil); err == nil || !strings.Contains(err.Error(), "over 10 bytes") {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -4,9 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"math"
 	"strings"
-
-	extism "github.com/extism/go-sdk"
 )
 
 // LogEntry is the JSON a guest passes to log.
@@ -25,19 +24,93 @@ type LogEntry struct {
 // Parameter: offset of a block holding LogEntry JSON. A block that is not
 // JSON is logged whole as an info message, so a guest can log plain text.
 // Result: always 0.
-func logEntry(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) {
+func logEntry(ctx context.Context, stack []uint64) {
 	c := callOf(ctx, NameLog)
-	raw := readArg(c, NameLog, p, stack)
+	raw := readArg(c, NameLog, stack)
 	var e LogEntry
 	if err := json.Unmarshal(raw, &e); err != nil {
 		e = LogEntry{Level: "info", Message: string(raw)}
+	}
+	c.guestLog(ctx, ParseLevel(e.Level), e.Message)
+	stack[0] = 0
+}
+
+// guestLog writes one guest log line, tagged with the tool id and, during
+// execute, the session and call id.
+func (c *Call) guestLog(ctx context.Context, level slog.Level, msg string) {
+	l := c.logger()
+	if !l.Enabled(ctx, level) {
+		return
 	}
 	attrs := []any{slog.String("tool", c.Tool), slog.String("source", "guest")}
 	if c.Context != nil {
 		attrs = append(attrs, slog.String("session", c.Context.SessionID), slog.String("call", c.Context.CallID))
 	}
-	c.logger().Log(ctx, ParseLevel(e.Level), e.Message, attrs...)
-	stack[0] = 0
+	l.Log(ctx, level, msg, attrs...)
+}
+
+// LevelTrace is the slog level of Extism's log_trace: below debug, so a
+// handler at debug does not show it.
+const LevelTrace = slog.LevelDebug - 4
+
+// extismLevels are Extism's log levels, lowest first, in the order of the
+// numbers get_log_level returns (0 trace … 4 error).
+var extismLevels = []struct {
+	name  string
+	level slog.Level
+}{
+	{NameLogTrace, LevelTrace},
+	{NameLogDebug, slog.LevelDebug},
+	{NameLogInfo, slog.LevelInfo},
+	{NameLogWarn, slog.LevelWarn},
+	{NameLogError, slog.LevelError},
+}
+
+// extismLog is Extism's log_<level>: every Extism PDK's logging (the Go
+// PDK's pdk.Log, the Rust PDK's info!, console.log in the JS PDK …). The
+// message goes to the call's logger like log's, at the function's level;
+// toolhost, not a process-wide Extism setting, decides what is kept.
+//
+//	(import "extism:host/env" "log_info" (func (param i64)))
+//
+// Parameter: offset of a block holding the message as UTF-8 text; the host
+// frees it, as Extism's does.
+func extismLog(name string, level slog.Level) func(ctx context.Context, stack []uint64) {
+	return func(ctx context.Context, stack []uint64) {
+		c := callOf(ctx, name)
+		if !c.logger().Enabled(ctx, level) {
+			if c.Memory != nil {
+				c.Memory.Free(stack[0])
+			}
+			return
+		}
+		msg := readArg(c, name, stack)
+		c.Memory.Free(stack[0])
+		c.guestLog(ctx, level, string(msg))
+	}
+}
+
+// getLogLevel tells a guest the lowest Extism level the call's logger
+// keeps, so PDKs skip formatting messages nobody will read.
+//
+//	(import "extism:host/env" "get_log_level" (func (result i32)))
+//
+// Result: 0 trace, 1 debug, 2 info, 3 warn, 4 error, or 2147483647 when
+// the logger keeps none of them (Extism's "off").
+func getLogLevel(ctx context.Context, stack []uint64) {
+	c := callOf(ctx, NameGetLogLevel)
+	stack[0] = uint64(uint32(ExtismLevel(ctx, c.logger())))
+}
+
+// ExtismLevel returns the Extism number (0 trace … 4 error, MaxInt32 off)
+// of the lowest level l is enabled for.
+func ExtismLevel(ctx context.Context, l *slog.Logger) int32 {
+	for i, lv := range extismLevels {
+		if l.Enabled(ctx, lv.level) {
+			return int32(i)
+		}
+	}
+	return math.MaxInt32
 }
 
 // ParseLevel maps a guest level name to an slog level; unknown names are
@@ -52,12 +125,4 @@ func ParseLevel(s string) slog.Level {
 		return slog.LevelError
 	}
 	return slog.LevelInfo
-}
-
-// ExtismLogger adapts a logger for extism.Plugin.SetLogger, so the
-// Extism PDKs' own log_* functions land in the same log.
-func ExtismLogger(l *slog.Logger, tool string) func(extism.LogLevel, string) {
-	return func(level extism.LogLevel, msg string) {
-		l.Log(context.Background(), ParseLevel(level.String()), msg, slog.String("tool", tool), slog.String("source", "guest"))
-	}
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-
-	extism "github.com/extism/go-sdk"
 )
 
 // MetadataUpdate is the JSON a guest passes to metadata.
@@ -22,9 +20,9 @@ type MetadataUpdate struct {
 // Parameter: offset of a block holding MetadataUpdate JSON.
 // Result: always 0. Outside execute (description, schema) the update is
 // dropped; malformed JSON aborts the guest.
-func metadata(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) {
+func metadata(ctx context.Context, stack []uint64) {
 	c := callOf(ctx, NameMetadata)
-	raw := readArg(c, NameMetadata, p, stack)
+	raw := readArg(c, NameMetadata, stack)
 	var u MetadataUpdate
 	if err := json.Unmarshal(raw, &u); err != nil {
 		fail(c, NameMetadata, fmt.Errorf("update is not MetadataUpdate JSON: %w", err))

@@ -10,7 +10,9 @@ const ABIVersion = "toolhost-abi 1"
 const Namespace = "extism:host/user"
 
 // EnvNamespace is Extism's kernel namespace (alloc, input, output, config,
-// http_request …), provided by the Extism SDK itself.
+// http_request, log_info …). The plugin host implements the memory and
+// input/output part; this package the functions that reach the outside
+// world (http_*, log_*, get_log_level).
 const EnvNamespace = "extism:host/env"
 
 // The host function names, as guests import them.
@@ -41,3 +43,16 @@ const HTTPNamespace = "toolhost:host/http"
 
 // NameHTTPRequest is Extism's HTTP function, which toolhost replaces.
 const NameHTTPRequest = "http_request"
+
+// The Extism kernel functions this package implements in EnvNamespace,
+// besides http_request.
+const (
+	NameHTTPStatusCode = "http_status_code"
+	NameHTTPHeaders    = "http_headers"
+	NameGetLogLevel    = "get_log_level"
+	NameLogTrace       = "log_trace"
+	NameLogDebug       = "log_debug"
+	NameLogInfo        = "log_info"
+	NameLogWarn        = "log_warn"
+	NameLogError       = "log_error"
+)

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 
-	extism "github.com/extism/go-sdk"
-
 	"github.com/toolhost/toolhost/runtime/session"
 )
 
@@ -32,9 +30,9 @@ type StateSet struct {
 // Result: offset of a new block holding the value's JSON, or 0 when the
 // key is absent. Only available during execute; the store failing aborts
 // the guest.
-func stateGet(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) {
+func stateGet(ctx context.Context, stack []uint64) {
 	c := callOf(ctx, NameStateGet)
-	key := string(readArg(c, NameStateGet, p, stack))
+	key := string(readArg(c, NameStateGet, stack))
 	if c.Context == nil {
 		fail(c, NameStateGet, errors.New("state is only available while executing a call"))
 	}
@@ -49,7 +47,7 @@ func stateGet(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) {
 	if !ok {
 		v = nil
 	}
-	reply(c, NameStateGet, p, stack, v)
+	reply(c, NameStateGet, stack, v)
 }
 
 // stateSet writes a value of the tool's per-session state.
@@ -59,9 +57,9 @@ func stateGet(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) {
 // Parameter: offset of a block holding StateSet JSON; a null value deletes
 // the key. Values over MaxStateValue bytes abort the guest.
 // Result: always 0.
-func stateSet(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) {
+func stateSet(ctx context.Context, stack []uint64) {
 	c := callOf(ctx, NameStateSet)
-	raw := readArg(c, NameStateSet, p, stack)
+	raw := readArg(c, NameStateSet, stack)
 	if c.Context == nil {
 		fail(c, NameStateSet, errors.New("state is only available while executing a call"))
 	}
