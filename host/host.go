@@ -112,7 +112,7 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 			opts.Logger.Warn("bash sandbox unavailable; commands run under the permission rules alone", "err", err)
 		}
 	}
-	store, err := session.Open(filepath.Join(opts.DataDir, "sessions.db"))
+	store, err := openStore(ctx, loaded.Config, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -87,6 +87,10 @@ func validate(cfg *Config, origins map[string]origin) error {
 		}
 	}
 
+	if err := CheckStoreURL(cfg.Store.URL); err != nil {
+		v.errorf([]string{"store", "url"}, "%s", err)
+	}
+
 	for _, name := range slices.Sorted(maps.Keys(cfg.Provider)) {
 		if u := cfg.Provider[name].BaseURL; u != "" {
 			v.httpURL(u, "provider", name, "base_url")
