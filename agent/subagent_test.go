@@ -168,7 +168,7 @@ func TestTaskContinuesItsChildSession(t *testing.T) {
 			return agenttest.Turn{ToolCalls: []agenttest.ToolCall{{ID: "t1", Name: "task", Arguments: `{"description":"d","prompt":"first","subagent_type":"helper"}`}}}
 		case 1:
 			childID = strings.Fields(results["t1"])[1]
-			args, _ := json.Marshal(builtins.TaskParams{Description: "d", Prompt: "second", SubagentType: "helper", SessionID: childID})
+			args, _ := json.Marshal(map[string]string{"description": "d", "prompt": "second", "subagent_type": "helper", "session_id": childID})
 			return agenttest.Turn{ToolCalls: []agenttest.ToolCall{{ID: "t2", Name: "task", Arguments: string(args)}}}
 		}
 		return agenttest.Turn{Text: "done"}

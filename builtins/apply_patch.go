@@ -16,8 +16,8 @@ import (
 //go:embed apply_patch.txt
 var applyPatchDescription string
 
-// ApplyPatchParams are the apply_patch tool's arguments.
-type ApplyPatchParams struct {
+// applyPatchParams are the apply_patch tool's arguments.
+type applyPatchParams struct {
 	PatchText string `json:"patchText" jsonschema:"description=The full patch text that describes all changes to be made"`
 }
 
@@ -57,7 +57,7 @@ type patchChange struct {
 	after      string
 }
 
-func runApplyPatch(ctx context.Context, p ApplyPatchParams, tc *runtime.Context) (runtime.Result, error) {
+func runApplyPatch(ctx context.Context, p applyPatchParams, tc *runtime.Context) (runtime.Result, error) {
 	if p.PatchText == "" {
 		return runtime.Result{}, errors.New("patchText is required")
 	}
@@ -211,7 +211,7 @@ func runApplyPatch(ctx context.Context, p ApplyPatchParams, tc *runtime.Context)
 		}
 	}
 	if err := tc.Ask(ctx, permission.Request{
-		Permission: PermissionEdit,
+		Permission: permissionEdit,
 		Patterns:   patterns,
 		Always:     []string{"*"},
 		Metadata:   map[string]any{"filepath": strings.Join(patterns, ", "), "diff": total.String(), "files": files},

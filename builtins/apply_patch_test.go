@@ -122,7 +122,7 @@ func TestApplyPatch(t *testing.T) {
 			for name, content := range tt.files {
 				e.write(t, name, content)
 			}
-			res, err := e.call(t, ApplyPatch(), ApplyPatchParams{PatchText: tt.patch})
+			res, err := e.call(t, ApplyPatch(), applyPatchParams{PatchText: tt.patch})
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
@@ -155,7 +155,7 @@ func TestApplyPatchAsksOnceWithEveryPathAndTheDiff(t *testing.T) {
 	t.Parallel()
 	e := newFTEnv(t)
 	e.write(t, "a.txt", "1\n")
-	_, err := e.call(t, ApplyPatch(), ApplyPatchParams{PatchText: "*** Begin Patch\n*** Update File: a.txt\n*** Move to: b/c.txt\n@@\n-1\n+2\n*** Add File: d.txt\n+x\n*** End Patch"})
+	_, err := e.call(t, ApplyPatch(), applyPatchParams{PatchText: "*** Begin Patch\n*** Update File: a.txt\n*** Move to: b/c.txt\n@@\n-1\n+2\n*** Add File: d.txt\n+x\n*** End Patch"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestApplyPatchAsksOnceWithEveryPathAndTheDiff(t *testing.T) {
 		t.Fatalf("asks = %+v, want one", e.asks)
 	}
 	req := e.asks[0]
-	if req.Permission != PermissionEdit || !slices.Equal(req.Patterns, []string{"a.txt", "b/c.txt", "d.txt"}) {
+	if req.Permission != permissionEdit || !slices.Equal(req.Patterns, []string{"a.txt", "b/c.txt", "d.txt"}) {
 		t.Fatalf("request = %+v", req)
 	}
 	if d, _ := req.Metadata["diff"].(string); !strings.Contains(d, "-1\n+2\n") || !strings.Contains(d, "+x\n") {
@@ -174,8 +174,8 @@ func TestApplyPatchAsksOnceWithEveryPathAndTheDiff(t *testing.T) {
 func TestApplyPatchRejectedPermissionWritesNothing(t *testing.T) {
 	t.Parallel()
 	e := newFTEnv(t)
-	e.deny = PermissionEdit
-	_, err := e.call(t, ApplyPatch(), ApplyPatchParams{PatchText: "*** Begin Patch\n*** Add File: n.txt\n+x\n*** End Patch"})
+	e.deny = permissionEdit
+	_, err := e.call(t, ApplyPatch(), applyPatchParams{PatchText: "*** Begin Patch\n*** Add File: n.txt\n+x\n*** End Patch"})
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -197,7 +197,7 @@ func TestApplyPatchRestoresFilesWhenAWriteFails(t *testing.T) {
 	}
 	t.Cleanup(func() { os.Chmod(ro, 0o755) })
 	// Paths are committed in patch order: a.txt is written, then ro/new.txt fails.
-	_, err := e.call(t, ApplyPatch(), ApplyPatchParams{PatchText: "*** Begin Patch\n*** Update File: a.txt\n@@\n-old\n+new\n*** Add File: ro/new.txt\n+x\n*** End Patch"})
+	_, err := e.call(t, ApplyPatch(), applyPatchParams{PatchText: "*** Begin Patch\n*** Update File: a.txt\n@@\n-old\n+new\n*** Add File: ro/new.txt\n+x\n*** End Patch"})
 	if err == nil || !strings.Contains(err.Error(), "restored") {
 		t.Fatalf("err = %v, want a write failure with the files restored", err)
 	}

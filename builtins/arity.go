@@ -164,15 +164,15 @@ var commandArity = map[string]int{
 	"yarn run":            3, // yarn run dev
 }
 
-// CommandPrefix returns the leading tokens of a simple command that name it
+// commandPrefix returns the leading tokens of a simple command that name it
 // for an "always" approval, by the arity table: the longest prefix of tokens
 // found in the table decides how many tokens to keep; a command not in the
 // table keeps only its first token. It never returns more tokens than given.
 //
-//	CommandPrefix([]string{"git", "checkout", "main"}) // [git checkout]
-//	CommandPrefix([]string{"npm", "run", "build"})     // [npm run build]
-//	CommandPrefix([]string{"python3", "x.py"})         // [python3]
-func CommandPrefix(tokens []string) []string {
+//	commandPrefix([]string{"git", "checkout", "main"}) // [git checkout]
+//	commandPrefix([]string{"npm", "run", "build"})     // [npm run build]
+//	commandPrefix([]string{"python3", "x.py"})         // [python3]
+func commandPrefix(tokens []string) []string {
 	for n := len(tokens); n > 0; n-- {
 		if arity, ok := commandArity[strings.Join(tokens[:n], " ")]; ok {
 			return tokens[:min(arity, len(tokens))]
@@ -187,5 +187,5 @@ func CommandPrefix(tokens []string) []string {
 // alwaysPattern is the rule pattern an "always" reply approves for a command
 // with these tokens: its prefix followed by " *".
 func alwaysPattern(tokens []string) string {
-	return strings.Join(CommandPrefix(tokens), " ") + " *"
+	return strings.Join(commandPrefix(tokens), " ") + " *"
 }

@@ -31,9 +31,9 @@ func TestCommandPrefix(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got := strings.Join(CommandPrefix(strings.Fields(tt.command)), " ")
+			got := strings.Join(commandPrefix(strings.Fields(tt.command)), " ")
 			if got != tt.want {
-				t.Errorf("CommandPrefix(%q) = %q, want %q", tt.command, got, tt.want)
+				t.Errorf("commandPrefix(%q) = %q, want %q", tt.command, got, tt.want)
 			}
 		})
 	}
@@ -41,8 +41,8 @@ func TestCommandPrefix(t *testing.T) {
 
 func TestCommandPrefixOfNothingIsEmpty(t *testing.T) {
 	t.Parallel()
-	if got := CommandPrefix(nil); len(got) != 0 {
-		t.Errorf("CommandPrefix(nil) = %q, want empty", got)
+	if got := commandPrefix(nil); len(got) != 0 {
+		t.Errorf("commandPrefix(nil) = %q, want empty", got)
 	}
 }
 

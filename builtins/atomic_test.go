@@ -190,13 +190,13 @@ func TestFileToolsNeverWriteOutsideWhileADirectoryIsSwappedForALink(t *testing.T
 	for i := range 100 {
 		// Errors are expected (a read or check that meets the link is
 		// denied); only where bytes land matters.
-		_, _ = callTool(t, reg, "read", ReadParams{FilePath: file})
-		_, _ = callTool(t, reg, "write", WriteParams{FilePath: file, Content: fmt.Sprintf("w%d", i)})
-		_, _ = callTool(t, reg, "read", ReadParams{FilePath: file})
-		_, _ = callTool(t, reg, "edit", EditParams{FilePath: file, OldString: fmt.Sprintf("w%d", i), NewString: fmt.Sprintf("e%d", i)})
-		_, _ = callTool(t, reg, "multiedit", MultiEditParams{FilePath: filepath.Join(f.dir, fmt.Sprintf("m%d.txt", i)), Edits: []MultiEditItem{{OldString: "", NewString: "m"}}})
-		_, _ = callTool(t, reg, "write", WriteParams{FilePath: filepath.Join(f.dir, "sub", fmt.Sprintf("n%d.txt", i)), Content: "n"})
-		_, _ = callTool(t, reg, "apply_patch", ApplyPatchParams{PatchText: fmt.Sprintf("*** Begin Patch\n*** Add File: %s\n+p\n*** End Patch", filepath.Join(f.dir, fmt.Sprintf("a%d.txt", i)))})
+		_, _ = callTool(t, reg, "read", readParams{FilePath: file})
+		_, _ = callTool(t, reg, "write", writeParams{FilePath: file, Content: fmt.Sprintf("w%d", i)})
+		_, _ = callTool(t, reg, "read", readParams{FilePath: file})
+		_, _ = callTool(t, reg, "edit", editParams{FilePath: file, OldString: fmt.Sprintf("w%d", i), NewString: fmt.Sprintf("e%d", i)})
+		_, _ = callTool(t, reg, "multiedit", multiEditParams{FilePath: filepath.Join(f.dir, fmt.Sprintf("m%d.txt", i)), Edits: []multiEditItem{{OldString: "", NewString: "m"}}})
+		_, _ = callTool(t, reg, "write", writeParams{FilePath: filepath.Join(f.dir, "sub", fmt.Sprintf("n%d.txt", i)), Content: "n"})
+		_, _ = callTool(t, reg, "apply_patch", applyPatchParams{PatchText: fmt.Sprintf("*** Begin Patch\n*** Add File: %s\n+p\n*** End Patch", filepath.Join(f.dir, fmt.Sprintf("a%d.txt", i)))})
 	}
 	stop.Store(true)
 	wg.Wait()

@@ -20,8 +20,8 @@ import (
 	"github.com/toolhost/toolhost/runtime/permission"
 )
 
-// BashToolName is the bash tool's id.
-const BashToolName = "bash"
+// bashToolName is the bash tool's id.
+const bashToolName = "bash"
 
 // PermissionBash is asked with one pattern per simple command.
 const PermissionBash = "bash"
@@ -62,8 +62,8 @@ var bashDescription = sync.OnceValue(func() string {
 	return b.String()
 })
 
-// BashParams are the bash tool's arguments.
-type BashParams struct {
+// bashParams are the bash tool's arguments.
+type bashParams struct {
 	Command     string `json:"command" jsonschema_description:"The command to execute"`
 	Timeout     *int   `json:"timeout,omitempty" jsonschema_description:"Optional timeout in milliseconds"`
 	Workdir     string `json:"workdir,omitempty" jsonschema_description:"The working directory to run the command in. Defaults to the project directory. Use this instead of 'cd' commands."`
@@ -79,7 +79,7 @@ type BashParams struct {
 // code, -1 when a signal ended the shell), signal (its name, when one did),
 // description, cwd.
 func Bash() runtime.Tool {
-	return runtime.Declare(runtime.DefineDynamic(BashToolName,
+	return runtime.Declare(runtime.DefineDynamic(bashToolName,
 		func(context.Context, runtime.InitContext) (string, error) { return bashDescription(), nil },
 		runBash), bashTraits)
 }
@@ -87,7 +87,7 @@ func Bash() runtime.Tool {
 // bashTraits: asks "bash" for each command itself; may change anything.
 var bashTraits = runtime.Traits{ChecksOwnPermission: true, Hints: &runtime.Hints{Destructive: true}}
 
-func runBash(ctx context.Context, p BashParams, tc *runtime.Context) (runtime.Result, error) {
+func runBash(ctx context.Context, p bashParams, tc *runtime.Context) (runtime.Result, error) {
 	if strings.TrimSpace(p.Command) == "" {
 		return runtime.Result{}, errors.New("bash: command is empty; pass the command line to run")
 	}

@@ -130,16 +130,16 @@ func (a *analyzer) pattern(toks []token) {
 	for i, t := range toks {
 		values[i] = t.value
 	}
-	prefix := CommandPrefix(values[:min(len(values), arityWindow)])
+	prefix := commandPrefix(values[:min(len(values), arityWindow)])
 	if !slices.ContainsFunc(prefix, func(s string) bool { return strings.Contains(s, permission.Hole) }) {
 		r.Always = strings.Join(prefix, " ") + " *"
 	}
 	a.addCommand(r)
 }
 
-// arityWindow is how many leading words CommandPrefix can look at: its
+// arityWindow is how many leading words commandPrefix can look at: its
 // longest key plus the largest arity. Passing only those keeps pattern
-// linear in a command's length (CommandPrefix joins every prefix).
+// linear in a command's length (commandPrefix joins every prefix).
 var arityWindow = func() int {
 	n := 0
 	for k, arity := range commandArity {

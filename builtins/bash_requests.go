@@ -32,7 +32,7 @@ func BashPermissionRequests(command, workdir, worktree string, inProject func(st
 // each with every pattern that permission must allow.
 func (an *bashAnalysis) requests(scope bashScope) []permission.Request {
 	ext := permission.Request{Permission: runtime.PermissionExternalDirectory}
-	edit := permission.Request{Permission: PermissionEdit}
+	edit := permission.Request{Permission: permissionEdit}
 	bash := permission.Request{Permission: PermissionBash}
 	// seen holds, per request, the patterns and "always" patterns it has,
 	// so a long command line costs linear time.

@@ -99,7 +99,7 @@ func TestBashSandbox(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tc := bashContext(project, &bashProbe{}, tt.cfg)
 			tc.StateDirs = []string{data}
-			res, err := runBashTool(t, context.Background(), tc, BashParams{Command: tt.command, Description: "sandbox"})
+			res, err := runBashTool(t, context.Background(), tc, bashParams{Command: tt.command, Description: "sandbox"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -154,7 +154,7 @@ func TestBashSandboxNetworkFalseRefusesTCPConnect(t *testing.T) {
 			cfg = &config.Config{}
 		}
 		cfg.Bash.Shell = "bash" // /dev/tcp is bash's
-		res, err := runBashTool(t, context.Background(), bashContext(project, &bashProbe{}, cfg), BashParams{Command: cmd, Description: "connect"})
+		res, err := runBashTool(t, context.Background(), bashContext(project, &bashProbe{}, cfg), bashParams{Command: cmd, Description: "connect"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -168,7 +168,7 @@ func TestBashSandboxMarkerIsNotInTheCommandsEnvironment(t *testing.T) {
 	requireLandlock(t, 1)
 	t.Parallel()
 	_, project := bashProject(t)
-	res, err := runBashTool(t, context.Background(), bashContext(project, &bashProbe{}, nil), BashParams{Command: "env; cat /proc/$$/cmdline | tr '\\0' ' '", Description: "env"})
+	res, err := runBashTool(t, context.Background(), bashContext(project, &bashProbe{}, nil), bashParams{Command: "env; cat /proc/$$/cmdline | tr '\\0' ' '", Description: "env"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,7 @@ func TestBashOutputMemoryIsBounded(t *testing.T) {
 	var before, after goruntime.MemStats
 	goruntime.GC()
 	goruntime.ReadMemStats(&before)
-	res, err := runBashTool(t, context.Background(), bashContext(project, &bashProbe{}, nil), BashParams{Command: "yes | head -c " + strconv.Itoa(size), Description: "flood"})
+	res, err := runBashTool(t, context.Background(), bashContext(project, &bashProbe{}, nil), bashParams{Command: "yes | head -c " + strconv.Itoa(size), Description: "flood"})
 	if err != nil {
 		t.Fatal(err)
 	}

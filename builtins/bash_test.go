@@ -64,7 +64,7 @@ func bashProject(t *testing.T) (root, project string) {
 	return root, project
 }
 
-func runBashTool(t *testing.T, ctx context.Context, tc *runtime.Context, args BashParams) (runtime.Result, error) {
+func runBashTool(t *testing.T, ctx context.Context, tc *runtime.Context, args bashParams) (runtime.Result, error) {
 	t.Helper()
 	def, err := Bash().Init(ctx, runtime.InitContext{Agent: &runtime.Agent{Name: "build"}})
 	if err != nil {
@@ -82,7 +82,7 @@ func runBashTool(t *testing.T, ctx context.Context, tc *runtime.Context, args Ba
 func bashContext(project string, probe *bashProbe, cfg *config.Config) *runtime.Context {
 	data := filepath.Join(filepath.Dir(project), "data")
 	return runtime.NewContext(runtime.Context{
-		Directory: project, Worktree: project, SessionID: "s", CallID: "c", Tool: BashToolName, Config: cfg,
+		Directory: project, Worktree: project, SessionID: "s", CallID: "c", Tool: bashToolName, Config: cfg,
 		Truncation: &runtime.Truncation{Dir: filepath.Join(data, "tool-output")}, StateDirs: []string{data},
 	}, probe.meta, probe.ask)
 }
@@ -120,7 +120,7 @@ func TestBashExternalDirectoryRequests(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			probe := &bashProbe{}
-			_, err := runBashTool(t, context.Background(), bashContext(project, probe, nil), BashParams{Command: tt.command, Workdir: tt.workdir, Description: "test"})
+			_, err := runBashTool(t, context.Background(), bashContext(project, probe, nil), bashParams{Command: tt.command, Workdir: tt.workdir, Description: "test"})
 			if err != nil {
 				t.Fatalf("bash %q: %v", tt.command, err)
 			}
@@ -129,7 +129,7 @@ func TestBashExternalDirectoryRequests(t *testing.T) {
 				want = append(want, runtime.PermissionExternalDirectory)
 			}
 			if tt.edit != nil {
-				want = append(want, PermissionEdit)
+				want = append(want, permissionEdit)
 			}
 			if tt.bash != nil {
 				want = append(want, PermissionBash)
@@ -148,7 +148,7 @@ func TestBashExternalDirectoryRequests(t *testing.T) {
 					if !slices.Equal(a.Patterns, tt.external) {
 						t.Errorf("external_directory patterns %q, want %q", a.Patterns, tt.external)
 					}
-				case PermissionEdit:
+				case permissionEdit:
 					if !slices.Equal(a.Patterns, tt.edit) {
 						t.Errorf("edit patterns %q, want %q", a.Patterns, tt.edit)
 					}
@@ -170,7 +170,7 @@ func TestBashDeniedExternalDirectoryRunsNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	probe := &bashProbe{deny: runtime.PermissionExternalDirectory}
-	_, err := runBashTool(t, context.Background(), bashContext(project, probe, nil), BashParams{Command: "rm ../victim", Description: "remove"})
+	_, err := runBashTool(t, context.Background(), bashContext(project, probe, nil), bashParams{Command: "rm ../victim", Description: "remove"})
 	var denied *permission.DeniedError
 	if !errors.As(err, &denied) {
 		t.Fatalf("error = %v, want the DeniedError returned unchanged", err)
@@ -187,7 +187,7 @@ func TestBashDeniedCommandRunsNothing(t *testing.T) {
 	t.Parallel()
 	_, project := bashProject(t)
 	probe := &bashProbe{deny: PermissionBash}
-	_, err := runBashTool(t, context.Background(), bashContext(project, probe, nil), BashParams{Command: "touch made", Description: "touch"})
+	_, err := runBashTool(t, context.Background(), bashContext(project, probe, nil), bashParams{Command: "touch made", Description: "touch"})
 	if permission.Kind(err) != "denied" {
 		t.Fatalf("error = %v, want denied", err)
 	}
@@ -202,7 +202,7 @@ func TestBashBypassSkipsTheExternalDirectoryRequest(t *testing.T) {
 	probe := &bashProbe{}
 	tc := bashContext(project, probe, nil)
 	tc.Extra = map[string]any{runtime.ExtraBypassCwdCheck: true}
-	if _, err := runBashTool(t, context.Background(), tc, BashParams{Command: "ls ..", Workdir: "..", Description: "list"}); err != nil {
+	if _, err := runBashTool(t, context.Background(), tc, bashParams{Command: "ls ..", Workdir: "..", Description: "list"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, a := range probe.asked() {
@@ -236,7 +236,7 @@ func TestBashOutput(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			probe := &bashProbe{}
-			res, err := runBashTool(t, context.Background(), bashContext(project, probe, nil), BashParams{Command: tt.command, Workdir: tt.workdir, Description: "testing output"})
+			res, err := runBashTool(t, context.Background(), bashContext(project, probe, nil), bashParams{Command: tt.command, Workdir: tt.workdir, Description: "testing output"})
 			if err != nil {
 				t.Fatalf("bash %q: %v", tt.command, err)
 			}
@@ -267,7 +267,7 @@ func TestBashMetadataOutputIsCapped(t *testing.T) {
 	t.Parallel()
 	_, project := bashProject(t)
 	probe := &bashProbe{}
-	res, err := runBashTool(t, context.Background(), bashContext(project, probe, nil), BashParams{Command: "head -c 40000 /dev/zero | tr '\\0' x", Description: "big"})
+	res, err := runBashTool(t, context.Background(), bashContext(project, probe, nil), bashParams{Command: "head -c 40000 /dev/zero | tr '\\0' x", Description: "big"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +350,7 @@ func TestBashTimeoutKillsTheProcessTree(t *testing.T) {
 			_, project := bashProject(t)
 			// Long enough for the shells to start and print under a loaded, race-instrumented run.
 			timeout := 2000
-			res, err := runBashTool(t, context.Background(), bashContext(project, &bashProbe{}, nil), BashParams{Command: tt.command, Timeout: &timeout, Description: "sleep"})
+			res, err := runBashTool(t, context.Background(), bashContext(project, &bashProbe{}, nil), bashParams{Command: tt.command, Timeout: &timeout, Description: "sleep"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -373,7 +373,7 @@ func TestBashUsesTheConfiguredDefaultTimeout(t *testing.T) {
 	t.Parallel()
 	_, project := bashProject(t)
 	cfg := &config.Config{Bash: config.Bash{TimeoutMS: 250}}
-	res, err := runBashTool(t, context.Background(), bashContext(project, &bashProbe{}, cfg), BashParams{Command: "sleep 60", Description: "sleep"})
+	res, err := runBashTool(t, context.Background(), bashContext(project, &bashProbe{}, cfg), bashParams{Command: "sleep 60", Description: "sleep"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -395,7 +395,7 @@ func TestBashCancellationStopsTheCommand(t *testing.T) {
 				cancel()
 			}
 		}, probe.ask)
-	res, err := runBashTool(t, ctx, tc, BashParams{Command: "sleep 60 & echo $!; echo ready; wait", Description: "wait"})
+	res, err := runBashTool(t, ctx, tc, bashParams{Command: "sleep 60 & echo $!; echo ready; wait", Description: "wait"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -410,7 +410,7 @@ func TestBashAlreadyCancelledRunsNothing(t *testing.T) {
 	_, project := bashProject(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	res, err := runBashTool(t, ctx, bashContext(project, &bashProbe{}, nil), BashParams{Command: "touch made", Description: "touch"})
+	res, err := runBashTool(t, ctx, bashContext(project, &bashProbe{}, nil), bashParams{Command: "touch made", Description: "touch"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -429,7 +429,7 @@ func TestBashDoesNotWaitForABackgroundJobHoldingTheOutput(t *testing.T) {
 	// this context would abort it; the abort note would then show.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	res, err := runBashTool(t, ctx, bashContext(project, &bashProbe{}, nil), BashParams{Command: "sleep 120 & echo $!", Description: "background"})
+	res, err := runBashTool(t, ctx, bashContext(project, &bashProbe{}, nil), bashParams{Command: "sleep 120 & echo $!", Description: "background"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -444,7 +444,7 @@ func TestBashRejectsANegativeTimeoutAndAMissingWorkdir(t *testing.T) {
 	t.Parallel()
 	_, project := bashProject(t)
 	neg := -1
-	for _, p := range []BashParams{
+	for _, p := range []bashParams{
 		{Command: "true", Timeout: &neg, Description: "x"},
 		{Command: "true", Workdir: "does-not-exist", Description: "x"},
 		{Command: "  ", Description: "x"},

@@ -14,8 +14,8 @@ import (
 	"github.com/toolhost/toolhost/runtime"
 )
 
-// BatchToolName is the batch tool's id.
-const BatchToolName = "batch"
+// batchToolName is the batch tool's id.
+const batchToolName = "batch"
 
 // batchMaxCalls is how many calls one batch runs; the rest are reported as
 // errors without running.
@@ -23,10 +23,10 @@ const batchMaxCalls = 25
 
 // batchDisallowed are the tools a batch may not call: a batch inside a
 // batch would multiply the concurrency limit.
-var batchDisallowed = []string{BatchToolName}
+var batchDisallowed = []string{batchToolName}
 
 // batchUnsuggested are left out of the "available tools" hint.
-var batchUnsuggested = []string{InvalidToolName, "patch", "apply_patch", BatchToolName}
+var batchUnsuggested = []string{invalidToolName, "patch", "apply_patch", batchToolName}
 
 //go:embed batch.txt
 var batchDescriptionTemplate string
@@ -38,15 +38,15 @@ var batchDescription = func() string {
 	return b.String()
 }()
 
-// BatchCall is one call in a batch.
-type BatchCall struct {
+// batchCall is one call in a batch.
+type batchCall struct {
 	Tool       string         `json:"tool" jsonschema_description:"The name of the tool to execute"`
 	Parameters map[string]any `json:"parameters" jsonschema_description:"Parameters for the tool"`
 }
 
-// BatchParams are the batch tool's arguments.
-type BatchParams struct {
-	ToolCalls []BatchCall `json:"tool_calls" jsonschema:"minItems=1" jsonschema_description:"Array of tool calls to execute in parallel"`
+// batchParams are the batch tool's arguments.
+type batchParams struct {
+	ToolCalls []batchCall `json:"tool_calls" jsonschema:"minItems=1" jsonschema_description:"Array of tool calls to execute in parallel"`
 }
 
 // batchOutcome is what one call of a batch came to.
@@ -73,8 +73,8 @@ type batchOutcome struct {
 // call: tool, success, title, error; a call's own metadata is left out to
 // keep the batch's small).
 func Batch() runtime.Tool {
-	inner := runtime.Define(BatchToolName, batchDescription, runBatch)
-	return runtime.Declare(runtime.ToolFunc{Name: BatchToolName, InitFunc: func(ctx context.Context, ic runtime.InitContext) (*runtime.Definition, error) {
+	inner := runtime.Define(batchToolName, batchDescription, runBatch)
+	return runtime.Declare(runtime.ToolFunc{Name: batchToolName, InitFunc: func(ctx context.Context, ic runtime.InitContext) (*runtime.Definition, error) {
 		def, err := inner.Init(ctx, ic)
 		if err != nil {
 			return nil, err
@@ -108,7 +108,7 @@ func formatBatchValidationError(err *runtime.ValidationError) string {
 	return b.String()
 }
 
-func runBatch(ctx context.Context, p BatchParams, tc *runtime.Context) (runtime.Result, error) {
+func runBatch(ctx context.Context, p batchParams, tc *runtime.Context) (runtime.Result, error) {
 	if len(p.ToolCalls) == 0 {
 		return runtime.Result{}, errors.New("batch: provide at least one tool call")
 	}
@@ -162,7 +162,7 @@ func runBatch(ctx context.Context, p BatchParams, tc *runtime.Context) (runtime.
 }
 
 // batchOne runs call i of a batch through the registry.
-func batchOne(ctx context.Context, tc *runtime.Context, i int, c BatchCall) batchOutcome {
+func batchOne(ctx context.Context, tc *runtime.Context, i int, c batchCall) batchOutcome {
 	fail := func(format string, args ...any) batchOutcome {
 		return batchOutcome{Tool: c.Tool, Error: fmt.Sprintf(format, args...)}
 	}

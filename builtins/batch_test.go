@@ -112,13 +112,13 @@ func newBatchHarness(t *testing.T) *batchHarness {
 	return h
 }
 
-func (h *batchHarness) run(t *testing.T, ctx context.Context, calls []BatchCall) (runtime.Result, error) {
+func (h *batchHarness) run(t *testing.T, ctx context.Context, calls []batchCall) (runtime.Result, error) {
 	t.Helper()
-	args, err := json.Marshal(BatchParams{ToolCalls: calls})
+	args, err := json.Marshal(batchParams{ToolCalls: calls})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return h.reg.Call(ctx, runtime.Call{Tool: BatchToolName, Args: args, SessionID: "ses", MessageID: "msg", CallID: "b"})
+	return h.reg.Call(ctx, runtime.Call{Tool: batchToolName, Args: args, SessionID: "ses", MessageID: "msg", CallID: "b"})
 }
 
 func details(t *testing.T, res runtime.Result) []batchOutcome {
@@ -133,7 +133,7 @@ func details(t *testing.T, res runtime.Result) []batchOutcome {
 func TestBatchRunsEveryCallAndReportsThemInOrder(t *testing.T) {
 	t.Parallel()
 	h := newBatchHarness(t)
-	res, err := h.run(t, context.Background(), []BatchCall{
+	res, err := h.run(t, context.Background(), []batchCall{
 		{Tool: "echo", Parameters: map[string]any{"text": "one"}},
 		{Tool: "fail", Parameters: map[string]any{"text": "two"}},
 		{Tool: "nosuch", Parameters: map[string]any{}},
@@ -185,7 +185,7 @@ func TestBatchRunsEveryCallAndReportsThemInOrder(t *testing.T) {
 func TestBatchCallsGoThroughHooksAndPermissions(t *testing.T) {
 	t.Parallel()
 	h := newBatchHarness(t)
-	res, err := h.run(t, context.Background(), []BatchCall{
+	res, err := h.run(t, context.Background(), []batchCall{
 		{Tool: "guarded", Parameters: map[string]any{"text": "first"}},
 		{Tool: "guarded", Parameters: map[string]any{"text": "second"}},
 	})
@@ -200,7 +200,7 @@ func TestBatchCallsGoThroughHooksAndPermissions(t *testing.T) {
 		t.Errorf("output:\n%s", res.Output)
 	}
 	// A rejection is one call's failure, reported as such.
-	res, err = h.run(t, context.Background(), []BatchCall{{Tool: "guarded", Parameters: map[string]any{"text": "reject me"}}})
+	res, err = h.run(t, context.Background(), []batchCall{{Tool: "guarded", Parameters: map[string]any{"text": "reject me"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,23 +236,23 @@ func TestBatchReachesOnlyWhatTheAgentIsOffered(t *testing.T) {
 	taskDenies := permission.Ruleset{{Permission: "echo", Pattern: "*", Action: permission.Deny, Source: "subagent session"}}
 	tests := []struct {
 		name      string
-		call      BatchCall
+		call      batchCall
 		rules     permission.Ruleset
 		wantOK    bool
 		wantText  string
 		wantAsked bool
 	}{
-		{"a tool the config's tools map disables is refused and never runs", BatchCall{Tool: "off", Parameters: map[string]any{"text": "x"}}, nil, false, `tool "off" is not available to the build agent: the config disables it with "tools": {"off": false}`, false},
-		{"a tool the per-call rules deny outright is refused", BatchCall{Tool: "echo", Parameters: map[string]any{"text": "x"}}, taskDenies, false, `tool "echo" is not available to the build agent: permission echo "*": deny (subagent session) denies it to this call`, false},
-		{"the per-call rules leave other tools offered", BatchCall{Tool: "fail", Parameters: map[string]any{"text": "x"}}, taskDenies, false, "failed on purpose: x", false},
-		{"a tool without its own check is asked about under its id first", BatchCall{Tool: "undeclared", Parameters: map[string]any{"text": "x"}}, nil, true, "undeclared ran x", true},
+		{"a tool the config's tools map disables is refused and never runs", batchCall{Tool: "off", Parameters: map[string]any{"text": "x"}}, nil, false, `tool "off" is not available to the build agent: the config disables it with "tools": {"off": false}`, false},
+		{"a tool the per-call rules deny outright is refused", batchCall{Tool: "echo", Parameters: map[string]any{"text": "x"}}, taskDenies, false, `tool "echo" is not available to the build agent: permission echo "*": deny (subagent session) denies it to this call`, false},
+		{"the per-call rules leave other tools offered", batchCall{Tool: "fail", Parameters: map[string]any{"text": "x"}}, taskDenies, false, "failed on purpose: x", false},
+		{"a tool without its own check is asked about under its id first", batchCall{Tool: "undeclared", Parameters: map[string]any{"text": "x"}}, nil, true, "undeclared ran x", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			h := newBatchHarness(t)
-			args, _ := json.Marshal(BatchParams{ToolCalls: []BatchCall{tt.call}})
-			res, err := h.reg.Call(context.Background(), runtime.Call{Tool: BatchToolName, Args: args, SessionID: "ses", CallID: "b", Rules: tt.rules})
+			args, _ := json.Marshal(batchParams{ToolCalls: []batchCall{tt.call}})
+			res, err := h.reg.Call(context.Background(), runtime.Call{Tool: batchToolName, Args: args, SessionID: "ses", CallID: "b", Rules: tt.rules})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -281,7 +281,7 @@ func TestBatchRunsCallsConcurrently(t *testing.T) {
 	// Only a batch that ran calls one after another would hit this deadline.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	res, err := h.run(t, ctx, []BatchCall{
+	res, err := h.run(t, ctx, []batchCall{
 		{Tool: "rendezvous", Parameters: map[string]any{"text": "a"}},
 		{Tool: "rendezvous", Parameters: map[string]any{"text": "b"}},
 	})
@@ -296,9 +296,9 @@ func TestBatchRunsCallsConcurrently(t *testing.T) {
 func TestBatchRunsAtMost25Calls(t *testing.T) {
 	t.Parallel()
 	h := newBatchHarness(t)
-	var calls []BatchCall
+	var calls []batchCall
 	for i := range 27 {
-		calls = append(calls, BatchCall{Tool: "echo", Parameters: map[string]any{"text": fmt.Sprint("n", i)}})
+		calls = append(calls, batchCall{Tool: "echo", Parameters: map[string]any{"text": fmt.Sprint("n", i)}})
 	}
 	res, err := h.run(t, context.Background(), calls)
 	if err != nil {
@@ -324,7 +324,7 @@ func TestBatchRunsAtMost25Calls(t *testing.T) {
 func TestBatchValidationErrorShowsThePayloadFormat(t *testing.T) {
 	t.Parallel()
 	h := newBatchHarness(t)
-	_, err := h.reg.Call(context.Background(), runtime.Call{Tool: BatchToolName, Args: json.RawMessage(`{"tool_calls": []}`), SessionID: "s"})
+	_, err := h.reg.Call(context.Background(), runtime.Call{Tool: batchToolName, Args: json.RawMessage(`{"tool_calls": []}`), SessionID: "s"})
 	if err == nil || !strings.Contains(err.Error(), "Invalid parameters for tool 'batch'") || !strings.Contains(err.Error(), "Expected payload format") {
 		t.Errorf("error %v, want the batch-specific validation message", err)
 	}
@@ -333,7 +333,7 @@ func TestBatchValidationErrorShowsThePayloadFormat(t *testing.T) {
 func TestBatchWithoutARegistryIsAnError(t *testing.T) {
 	t.Parallel()
 	tc := runtime.NewContext(runtime.Context{SessionID: "s"}, nil, nil)
-	_, err := invokeTool(t, Batch(), tc, BatchParams{ToolCalls: []BatchCall{{Tool: "echo"}}})
+	_, err := invokeTool(t, Batch(), tc, batchParams{ToolCalls: []batchCall{{Tool: "echo"}}})
 	if err == nil || !strings.Contains(err.Error(), "registry") {
 		t.Errorf("error %v", err)
 	}

@@ -54,7 +54,7 @@ func benchEdit(b *testing.B, old, wantBy string) {
 	content, _ := benchSource()
 	e := newFTEnv(b)
 	p := e.write(b, "big.go", content)
-	params := EditParams{FilePath: p, OldString: old, NewString: "// replaced\n"}
+	params := editParams{FilePath: p, OldString: old, NewString: "// replaced\n"}
 	// Correctness first: the edit must work and be decided by wantBy.
 	e.readAndStamp(b, p)
 	res, err := e.call(b, Edit(), params)
@@ -135,7 +135,7 @@ func BenchmarkReadLastPage100MB(b *testing.B) {
 
 	b.Run("read-tool", func(b *testing.B) {
 		e := newFTEnv(b)
-		params := ReadParams{FilePath: p, Offset: offset}
+		params := readParams{FilePath: p, Offset: offset}
 		res, err := e.call(b, Read(), params)
 		if err != nil {
 			b.Fatal(err)

@@ -53,7 +53,7 @@ func grepBenchCall(b *testing.B, root, pattern string) func() int {
 	}
 	allow := func(context.Context, permission.Request) error { return nil }
 	tc := runtime.NewContext(runtime.Context{Directory: root, Worktree: root}, nil, allow)
-	args, _ := json.Marshal(GrepParams{Pattern: pattern})
+	args, _ := json.Marshal(grepParams{Pattern: pattern})
 	return func() int {
 		res, err := def.Execute(context.Background(), args, tc)
 		if err != nil {

@@ -13,9 +13,9 @@ import (
 	"github.com/toolhost/toolhost/runtime/permission"
 )
 
-// CodeSearchToolName is the codesearch tool's id and the permission it
+// codeSearchToolName is the codesearch tool's id and the permission it
 // asks (the pattern is the query).
-const CodeSearchToolName = "codesearch"
+const codeSearchToolName = "codesearch"
 
 // Code search limits: tokensNum bounds, as the endpoint accepts them.
 const (
@@ -36,8 +36,8 @@ var codesearchDescription = func() string {
 	return b.String()
 }()
 
-// CodeSearchParams are the codesearch tool's arguments.
-type CodeSearchParams struct {
+// codeSearchParams are the codesearch tool's arguments.
+type codeSearchParams struct {
 	Query     string `json:"query" jsonschema:"description=Search query for APIs\\, libraries and SDKs: 'React useState hook examples'\\, 'Go context cancellation'"`
 	TokensNum int    `json:"tokensNum,omitempty" jsonschema:"minimum=1000,maximum=50000,default=5000,description=How much context to return (1000-50000 tokens; default 5000)"`
 }
@@ -48,7 +48,7 @@ type CodeSearchParams struct {
 // call asks permission codesearch for the query and times out after 30
 // seconds. Result metadata: query, tokensNum.
 func CodeSearch() runtime.Tool {
-	return runtime.Declare(runtime.Define(CodeSearchToolName, codesearchDescription, func(ctx context.Context, p CodeSearchParams, tc *runtime.Context) (runtime.Result, error) {
+	return runtime.Declare(runtime.Define(codeSearchToolName, codesearchDescription, func(ctx context.Context, p codeSearchParams, tc *runtime.Context) (runtime.Result, error) {
 		if strings.TrimSpace(p.Query) == "" {
 			return runtime.Result{}, errors.New("query is empty; name the library or API and what you want to know")
 		}
@@ -57,7 +57,7 @@ func CodeSearch() runtime.Tool {
 		}
 		p.TokensNum = max(codesearchMinTokens, min(codesearchMaxTokens, p.TokensNum))
 		meta := map[string]any{"query": p.Query, "tokensNum": p.TokensNum}
-		if err := tc.Ask(ctx, permission.Request{Permission: CodeSearchToolName, Patterns: []string{p.Query}, Always: []string{"*"}, Metadata: meta}); err != nil {
+		if err := tc.Ask(ctx, permission.Request{Permission: codeSearchToolName, Patterns: []string{p.Query}, Always: []string{"*"}, Metadata: meta}); err != nil {
 			return runtime.Result{}, err
 		}
 		text, err := searchCall(ctx, tc.Config, "get_code_context_exa", map[string]any{"query": p.Query, "tokensNum": p.TokensNum}, codesearchTimeout)

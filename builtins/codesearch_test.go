@@ -21,7 +21,7 @@ func TestCodeSearchKeepsTokensNumInRange(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			srv := newSearchServer(t, sseResult("func main() {}"))
-			res, err := invokeTool(t, CodeSearch(), searchContext(srv, allowAll), CodeSearchParams{Query: "go main", TokensNum: tt.in})
+			res, err := invokeTool(t, CodeSearch(), searchContext(srv, allowAll), codeSearchParams{Query: "go main", TokensNum: tt.in})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -17,13 +17,13 @@ import (
 //go:embed edit.txt
 var editDescription string
 
-// PermissionEdit is the permission every tool that changes files asks for
+// permissionEdit is the permission every tool that changes files asks for
 // (edit, multiedit, write, apply_patch), with the path relative to the
 // project as pattern and the unified diff in the metadata.
-const PermissionEdit = "edit"
+const permissionEdit = "edit"
 
-// EditParams are the edit tool's arguments.
-type EditParams struct {
+// editParams are the edit tool's arguments.
+type editParams struct {
 	FilePath   string `json:"filePath" jsonschema:"description=The absolute path to the file to modify (a relative path is resolved against the working directory)"`
 	OldString  string `json:"oldString" jsonschema:"description=The text to replace; empty to create a new file with newString as its content"`
 	NewString  string `json:"newString" jsonschema:"description=The text to replace it with (must be different from oldString)"`
@@ -39,7 +39,7 @@ type EditParams struct {
 // serialised; the write is atomic. Metadata: diff (unified), filepath,
 // additions, deletions, replacer (which matcher found oldString).
 func Edit() runtime.Tool {
-	return runtime.Declare(runtime.Define("edit", editDescription, func(ctx context.Context, p EditParams, tc *runtime.Context) (runtime.Result, error) {
+	return runtime.Declare(runtime.Define("edit", editDescription, func(ctx context.Context, p editParams, tc *runtime.Context) (runtime.Result, error) {
 		if p.FilePath == "" {
 			return runtime.Result{}, errors.New("filePath is required")
 		}
@@ -129,7 +129,7 @@ func editFile(ctx context.Context, tc *runtime.Context, path, target string, edi
 	rel := displayPath(tc, path)
 	d := diffTexts(rel, lfText(before), lfText(after))
 	if err := tc.Ask(ctx, permission.Request{
-		Permission: PermissionEdit,
+		Permission: permissionEdit,
 		Patterns:   []string{rel},
 		Always:     []string{"*"},
 		Metadata:   map[string]any{"filepath": path, "diff": d.Unified},

@@ -74,7 +74,7 @@ func (e *ftEnv) write(t testing.TB, rel, content string) string {
 // edits the file.
 func (e *ftEnv) readAndStamp(t testing.TB, path string) {
 	t.Helper()
-	if _, err := e.call(t, Read(), ReadParams{FilePath: path}); err != nil {
+	if _, err := e.call(t, Read(), readParams{FilePath: path}); err != nil {
 		t.Fatalf("read %s: %v", path, err)
 	}
 }
@@ -121,7 +121,7 @@ func TestEditReplacesText(t *testing.T) {
 			e := newFTEnv(t)
 			p := e.write(t, "f.txt", tt.file)
 			e.readAndStamp(t, p)
-			res, err := e.call(t, Edit(), EditParams{FilePath: "f.txt", OldString: tt.old, NewString: tt.new, ReplaceAll: tt.all})
+			res, err := e.call(t, Edit(), editParams{FilePath: "f.txt", OldString: tt.old, NewString: tt.new, ReplaceAll: tt.all})
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
@@ -149,7 +149,7 @@ func TestEditReplacesText(t *testing.T) {
 func TestEditEmptyOldStringCreatesAFileInNewDirectories(t *testing.T) {
 	t.Parallel()
 	e := newFTEnv(t)
-	res, err := e.call(t, Edit(), EditParams{FilePath: "a/b/c/new.go", OldString: "", NewString: "package c\n"})
+	res, err := e.call(t, Edit(), editParams{FilePath: "a/b/c/new.go", OldString: "", NewString: "package c\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestEditEmptyOldStringCreatesAFileInNewDirectories(t *testing.T) {
 		t.Errorf("metadata = %v, want created and 1 addition", res.Metadata)
 	}
 	// The creating session may now edit the file without reading it.
-	if _, err := e.call(t, Edit(), EditParams{FilePath: "a/b/c/new.go", OldString: "package c", NewString: "package d"}); err != nil {
+	if _, err := e.call(t, Edit(), editParams{FilePath: "a/b/c/new.go", OldString: "package c", NewString: "package d"}); err != nil {
 		t.Fatalf("edit after create: %v", err)
 	}
 }
@@ -170,13 +170,13 @@ func TestEditAsksTheEditPermissionWithTheDiff(t *testing.T) {
 	e := newFTEnv(t)
 	p := e.write(t, "src/main.go", "package main\n\nfunc main() {}\n")
 	e.readAndStamp(t, p)
-	res, err := e.call(t, Edit(), EditParams{FilePath: p, OldString: "func main() {}", NewString: "func main() {\n\tprintln(1)\n}"})
+	res, err := e.call(t, Edit(), editParams{FilePath: p, OldString: "func main() {}", NewString: "func main() {\n\tprintln(1)\n}"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var req permission.Request
 	for _, r := range e.asks {
-		if r.Permission == PermissionEdit {
+		if r.Permission == permissionEdit {
 			req = r
 		}
 	}
@@ -200,10 +200,10 @@ func TestEditAsksTheEditPermissionWithTheDiff(t *testing.T) {
 func TestEditRejectedPermissionLeavesTheFile(t *testing.T) {
 	t.Parallel()
 	e := newFTEnv(t)
-	e.deny = PermissionEdit
+	e.deny = permissionEdit
 	p := e.write(t, "f.txt", "a\n")
 	e.readAndStamp(t, p)
-	_, err := e.call(t, Edit(), EditParams{FilePath: p, OldString: "a", NewString: "b"})
+	_, err := e.call(t, Edit(), editParams{FilePath: p, OldString: "a", NewString: "b"})
 	if permission.Kind(err) != "rejected" {
 		t.Fatalf("err = %v, want the rejection unchanged", err)
 	}
@@ -234,7 +234,7 @@ func TestEditRequiresAFreshRead(t *testing.T) {
 			p := e.write(t, "f.txt", "hello world\n")
 			tt.prepare(t, e, p)
 			before := e.content(t, "f.txt")
-			_, err := e.call(t, Edit(), EditParams{FilePath: p, OldString: "hello", NewString: "bye"})
+			_, err := e.call(t, Edit(), editParams{FilePath: p, OldString: "hello", NewString: "bye"})
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("err = %v, want %q", err, tt.wantErr)
 			}
@@ -251,10 +251,10 @@ func TestEditErrorsForMissingFilesAndDirectories(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(e.dir, "d"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.call(t, Edit(), EditParams{FilePath: "nope.txt", OldString: "a", NewString: "b"}); err == nil || !strings.Contains(err.Error(), "not found") {
+	if _, err := e.call(t, Edit(), editParams{FilePath: "nope.txt", OldString: "a", NewString: "b"}); err == nil || !strings.Contains(err.Error(), "not found") {
 		t.Errorf("missing file: err = %v", err)
 	}
-	if _, err := e.call(t, Edit(), EditParams{FilePath: "d", OldString: "a", NewString: "b"}); err == nil || !strings.Contains(err.Error(), "directory") {
+	if _, err := e.call(t, Edit(), editParams{FilePath: "d", OldString: "a", NewString: "b"}); err == nil || !strings.Contains(err.Error(), "directory") {
 		t.Errorf("directory: err = %v", err)
 	}
 }
@@ -273,7 +273,7 @@ func TestConcurrentEditsOfOneFileAreAllApplied(t *testing.T) {
 	errs := make(chan error, n)
 	for i := range n {
 		wg.Go(func() {
-			_, err := e.call(t, Edit(), EditParams{FilePath: p, OldString: fmt.Sprintf("line %d\n", i), NewString: fmt.Sprintf("edited %d\n", i)})
+			_, err := e.call(t, Edit(), editParams{FilePath: p, OldString: fmt.Sprintf("line %d\n", i), NewString: fmt.Sprintf("edited %d\n", i)})
 			errs <- err
 		})
 	}
@@ -300,7 +300,7 @@ func TestEditKeepsTheFileMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.readAndStamp(t, p)
-	if _, err := e.call(t, Edit(), EditParams{FilePath: p, OldString: "echo a", NewString: "echo b"}); err != nil {
+	if _, err := e.call(t, Edit(), editParams{FilePath: p, OldString: "echo a", NewString: "echo b"}); err != nil {
 		t.Fatal(err)
 	}
 	info, err := os.Stat(p)
@@ -321,7 +321,7 @@ func TestEditOutsideTheProjectAsksExternalDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.deny = runtime.PermissionExternalDirectory
-	_, err := e.call(t, Edit(), EditParams{FilePath: p, OldString: "a", NewString: "b"})
+	_, err := e.call(t, Edit(), editParams{FilePath: p, OldString: "a", NewString: "b"})
 	if permission.Kind(err) != "rejected" {
 		t.Fatalf("err = %v, want the external_directory rejection", err)
 	}

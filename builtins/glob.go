@@ -24,8 +24,8 @@ var globDescription string
 // globMaxResults is how many paths glob shows.
 const globMaxResults = 100
 
-// GlobParams are the glob tool's arguments.
-type GlobParams struct {
+// globParams are the glob tool's arguments.
+type globParams struct {
 	Pattern string `json:"pattern" jsonschema:"description=The glob pattern to match files against"`
 	Path    string `json:"path,omitempty" jsonschema:"description=The directory to search in. If not specified, the current working directory will be used. IMPORTANT: Omit this field to use the default directory. DO NOT enter \"undefined\" or \"null\" - simply omit it for the default behavior. Must be a valid directory path if provided."`
 }
@@ -39,7 +39,7 @@ func Glob() runtime.Tool {
 // globTraits: asks "glob" for the pattern itself; changes nothing.
 var globTraits = runtime.Traits{ChecksOwnPermission: true, Hints: &runtime.Hints{ReadOnly: true, Idempotent: true}}
 
-func runGlob(ctx context.Context, p GlobParams, tc *runtime.Context) (runtime.Result, error) {
+func runGlob(ctx context.Context, p globParams, tc *runtime.Context) (runtime.Result, error) {
 	pattern := strings.TrimPrefix(filepath.ToSlash(p.Pattern), "./")
 	if pattern == "" {
 		return runtime.Result{}, errors.New("pattern is required: give a glob such as \"**/*.go\"")

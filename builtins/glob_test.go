@@ -16,53 +16,53 @@ func TestGlobOutput(t *testing.T) {
 		name   string
 		files  map[string]string
 		mtimes map[string]int
-		params GlobParams
+		params globParams
 		want   []string // paths relative to the project, in output order
 	}{
 		{
 			name:   "double star matches at any depth, newest first",
 			files:  map[string]string{"a.go": "", "x/b.go": "", "x/y/c.go": "", "d.txt": ""},
 			mtimes: map[string]int{"a.go": 1, "x/b.go": 3, "x/y/c.go": 2},
-			params: GlobParams{Pattern: "**/*.go"},
+			params: globParams{Pattern: "**/*.go"},
 			want:   []string{"x/b.go", "x/y/c.go", "a.go"},
 		},
 		{
 			name:   "a pattern without a slash matches names at any depth",
 			files:  map[string]string{"a.go": "", "x/b.go": "", "x/c.txt": ""},
 			mtimes: map[string]int{"a.go": 2, "x/b.go": 1},
-			params: GlobParams{Pattern: "*.go"},
+			params: globParams{Pattern: "*.go"},
 			want:   []string{"a.go", "x/b.go"},
 		},
 		{
 			name:   "a pattern with a slash is matched from the search directory",
 			files:  map[string]string{"src/a.ts": "", "src/x/b.tsx": "", "lib/src/c.ts": ""},
 			mtimes: map[string]int{"src/a.ts": 2, "src/x/b.tsx": 1},
-			params: GlobParams{Pattern: "src/**/*.{ts,tsx}"},
+			params: globParams{Pattern: "src/**/*.{ts,tsx}"},
 			want:   []string{"src/a.ts", "src/x/b.tsx"},
 		},
 		{
 			name:   "path selects the directory to search",
 			files:  map[string]string{"a/x.go": "", "b/y.go": ""},
-			params: GlobParams{Pattern: "*.go", Path: "b"},
+			params: globParams{Pattern: "*.go", Path: "b"},
 			want:   []string{"b/y.go"},
 		},
 		{
 			name:   "gitignored files and .git are skipped",
 			files:  map[string]string{".gitignore": "gen/\n*.pb.go\n", "gen/a.go": "", "b.pb.go": "", "c.go": "", ".git/d.go": ""},
-			params: GlobParams{Pattern: "**/*.go"},
+			params: globParams{Pattern: "**/*.go"},
 			want:   []string{"c.go"},
 		},
 		{
 			name:   "hidden files are found",
 			files:  map[string]string{".env.example": "", "a/.eslintrc.json": ""},
 			mtimes: map[string]int{".env.example": 2, "a/.eslintrc.json": 1},
-			params: GlobParams{Pattern: ".*"},
+			params: globParams{Pattern: ".*"},
 			want:   []string{".env.example", "a/.eslintrc.json"},
 		},
 		{
 			name:   "no match says so",
 			files:  map[string]string{"a.go": ""},
-			params: GlobParams{Pattern: "*.rs"},
+			params: globParams{Pattern: "*.rs"},
 		},
 	}
 	for _, tt := range tests {
@@ -97,7 +97,7 @@ func TestGlobOutput(t *testing.T) {
 func TestGlobAbsolutePatternSearchesItsOwnDirectory(t *testing.T) {
 	t.Parallel()
 	root := searchTree(t, map[string]string{"src/a.go": "", "b.go": ""})
-	res, err := callSearchTool(t, Glob(), root, GlobParams{Pattern: filepath.Join(root, "src") + "/**/*.go"}, nil)
+	res, err := callSearchTool(t, Glob(), root, globParams{Pattern: filepath.Join(root, "src") + "/**/*.go"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestGlobShowsTheNewestHundredWithANote(t *testing.T) {
 	for i := range 150 {
 		setMtime(t, filepath.Join(root, fmt.Sprintf("d%d/f%03d.txt", i%7, i)), i)
 	}
-	res, err := callSearchTool(t, Glob(), root, GlobParams{Pattern: "**/*.txt"}, nil)
+	res, err := callSearchTool(t, Glob(), root, globParams{Pattern: "**/*.txt"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,14 +141,14 @@ func TestGlobShowsTheNewestHundredWithANote(t *testing.T) {
 func TestGlobErrorsAndPermissions(t *testing.T) {
 	t.Parallel()
 	root := searchTree(t, map[string]string{"a.go": ""})
-	if _, err := callSearchTool(t, Glob(), root, GlobParams{Pattern: "[a-"}, nil); err == nil || !strings.Contains(err.Error(), "invalid glob pattern") {
+	if _, err := callSearchTool(t, Glob(), root, globParams{Pattern: "[a-"}, nil); err == nil || !strings.Contains(err.Error(), "invalid glob pattern") {
 		t.Errorf("bad pattern error = %v", err)
 	}
-	if _, err := callSearchTool(t, Glob(), root, GlobParams{Pattern: "*.go", Path: "missing"}, nil); err == nil || !strings.Contains(err.Error(), "is not a directory") {
+	if _, err := callSearchTool(t, Glob(), root, globParams{Pattern: "*.go", Path: "missing"}, nil); err == nil || !strings.Contains(err.Error(), "is not a directory") {
 		t.Errorf("missing path error = %v", err)
 	}
 	asks := &searchAsks{deny: "glob"}
-	_, err := callSearchTool(t, Glob(), root, GlobParams{Pattern: "**/*.go"}, asks)
+	_, err := callSearchTool(t, Glob(), root, globParams{Pattern: "**/*.go"}, asks)
 	var rejected *permission.RejectedError
 	if !errors.As(err, &rejected) {
 		t.Fatalf("err = %v, want the rejection unchanged", err)
@@ -157,7 +157,7 @@ func TestGlobErrorsAndPermissions(t *testing.T) {
 		t.Errorf("glob request = %+v", req)
 	}
 	asks = &searchAsks{}
-	if _, err := callSearchTool(t, Glob(), root, GlobParams{Pattern: "*", Path: t.TempDir()}, asks); err != nil {
+	if _, err := callSearchTool(t, Glob(), root, globParams{Pattern: "*", Path: t.TempDir()}, asks); err != nil {
 		t.Fatal(err)
 	}
 	if asks.find("external_directory") == nil {

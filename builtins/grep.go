@@ -34,8 +34,8 @@ const (
 	grepChunk         = 256 << 10 // read size; larger files are searched chunk by chunk
 )
 
-// GrepParams are the grep tool's arguments.
-type GrepParams struct {
+// grepParams are the grep tool's arguments.
+type grepParams struct {
 	Pattern string `json:"pattern" jsonschema:"description=The regex pattern to search for in file contents"`
 	Path    string `json:"path,omitempty" jsonschema:"description=The directory to search in. Defaults to the current working directory."`
 	Include string `json:"include,omitempty" jsonschema:"description=File pattern to include in the search (e.g. \"*.js\", \"*.{ts,tsx}\")"`
@@ -52,7 +52,7 @@ func Grep() runtime.Tool {
 // grepTraits: asks "grep" for the pattern itself; changes nothing.
 var grepTraits = runtime.Traits{ChecksOwnPermission: true, Hints: &runtime.Hints{ReadOnly: true, Idempotent: true}}
 
-func runGrep(ctx context.Context, p GrepParams, tc *runtime.Context) (runtime.Result, error) {
+func runGrep(ctx context.Context, p grepParams, tc *runtime.Context) (runtime.Result, error) {
 	if p.Pattern == "" {
 		return runtime.Result{}, errors.New("pattern is required: give the regular expression to search for")
 	}

@@ -17,7 +17,7 @@ func TestGrepOutput(t *testing.T) {
 		name    string
 		files   map[string]string
 		mtimes  map[string]int // seconds after a fixed base time
-		params  GrepParams
+		params  grepParams
 		want    string   // exact output; {root} is the project directory
 		has     []string // substrings of the output, when want is empty
 		hasNot  []string
@@ -27,7 +27,7 @@ func TestGrepOutput(t *testing.T) {
 			name:   "matches are grouped by file, newest file first",
 			files:  map[string]string{"old.go": "x\nneedle one\n", "new.go": "needle two\nx\nneedle three"},
 			mtimes: map[string]int{"old.go": 1, "new.go": 2},
-			params: GrepParams{Pattern: "needle"},
+			params: grepParams{Pattern: "needle"},
 			want: "Found 3 matches\n{root}/new.go:\n  Line 1: needle two\n  Line 3: needle three\n\n" +
 				"{root}/old.go:\n  Line 2: needle one",
 			matches: 3,
@@ -35,14 +35,14 @@ func TestGrepOutput(t *testing.T) {
 		{
 			name:    "nothing found says so",
 			files:   map[string]string{"a.txt": "hay"},
-			params:  GrepParams{Pattern: "needle"},
+			params:  grepParams{Pattern: "needle"},
 			want:    "No files found",
 			matches: 0,
 		},
 		{
 			name:    "a regular expression is matched line by line",
 			files:   map[string]string{"a.go": "func (s *Server) Close() error {\nfunc Close() {}\n"},
-			params:  GrepParams{Pattern: `func \(\w+ \*\w+\) Close\(\)`},
+			params:  grepParams{Pattern: `func \(\w+ \*\w+\) Close\(\)`},
 			has:     []string{"Line 1: func (s *Server) Close() error {"},
 			hasNot:  []string{"Line 2"},
 			matches: 1,
@@ -50,27 +50,27 @@ func TestGrepOutput(t *testing.T) {
 		{
 			name:    "anchors apply to each line",
 			files:   map[string]string{"a.txt": "xfoo\nfoo bar\nbar foo"},
-			params:  GrepParams{Pattern: `^foo`},
+			params:  grepParams{Pattern: `^foo`},
 			has:     []string{"Line 2: foo bar"},
 			matches: 1,
 		},
 		{
 			name:    "a pattern without a required literal still works",
 			files:   map[string]string{"a.txt": "abc\nABC123\n\nx9"},
-			params:  GrepParams{Pattern: `[A-Z]+\d+|^x\d$`},
+			params:  grepParams{Pattern: `[A-Z]+\d+|^x\d$`},
 			has:     []string{"Line 2: ABC123", "Line 4: x9"},
 			matches: 2,
 		},
 		{
 			name:    "case-insensitive flags are honoured",
 			files:   map[string]string{"a.txt": "Needle\nneedle\nNEEDLE\nnope"},
-			params:  GrepParams{Pattern: `(?i)needle`},
+			params:  grepParams{Pattern: `(?i)needle`},
 			matches: 3,
 		},
 		{
 			name:    "include filters file names at any depth with braces",
 			files:   map[string]string{"a.ts": "needle", "sub/b.tsx": "needle", "c.js": "needle"},
-			params:  GrepParams{Pattern: "needle", Include: "*.{ts,tsx}"},
+			params:  grepParams{Pattern: "needle", Include: "*.{ts,tsx}"},
 			has:     []string{"a.ts:", "sub/b.tsx:"},
 			hasNot:  []string{"c.js"},
 			matches: 2,
@@ -78,7 +78,7 @@ func TestGrepOutput(t *testing.T) {
 		{
 			name:    "binary files are skipped",
 			files:   map[string]string{"bin.dat": "needle\x00\x01\x02", "text.txt": "needle"},
-			params:  GrepParams{Pattern: "needle"},
+			params:  grepParams{Pattern: "needle"},
 			has:     []string{"text.txt:"},
 			hasNot:  []string{"bin.dat"},
 			matches: 1,
@@ -86,7 +86,7 @@ func TestGrepOutput(t *testing.T) {
 		{
 			name:    "gitignored files and .git are not searched",
 			files:   map[string]string{".gitignore": "gen/\n", "gen/a.go": "needle", ".git/config": "needle", "b.go": "needle"},
-			params:  GrepParams{Pattern: "needle"},
+			params:  grepParams{Pattern: "needle"},
 			has:     []string{"b.go:"},
 			hasNot:  []string{"gen/a.go", "/.git/"},
 			matches: 1,
@@ -94,7 +94,7 @@ func TestGrepOutput(t *testing.T) {
 		{
 			name:    "lines longer than 2000 characters are cut",
 			files:   map[string]string{"a.txt": long},
-			params:  GrepParams{Pattern: "é"},
+			params:  grepParams{Pattern: "é"},
 			has:     []string{"Line 1: " + strings.Repeat("é", 2000) + "..."},
 			hasNot:  []string{"needle"},
 			matches: 1,
@@ -102,14 +102,14 @@ func TestGrepOutput(t *testing.T) {
 		{
 			name:    "CRLF line endings are not shown",
 			files:   map[string]string{"a.txt": "one needle\r\ntwo\r\n"},
-			params:  GrepParams{Pattern: "needle"},
+			params:  grepParams{Pattern: "needle"},
 			want:    "Found 1 matches\n{root}/a.txt:\n  Line 1: one needle",
 			matches: 1,
 		},
 		{
 			name:    "path narrows the search to a subdirectory",
 			files:   map[string]string{"a/x.txt": "needle", "b/y.txt": "needle"},
-			params:  GrepParams{Pattern: "needle", Path: "a"},
+			params:  grepParams{Pattern: "needle", Path: "a"},
 			has:     []string{"a/x.txt:"},
 			hasNot:  []string{"b/y.txt"},
 			matches: 1,
@@ -117,7 +117,7 @@ func TestGrepOutput(t *testing.T) {
 		{
 			name:    "path may name a single file",
 			files:   map[string]string{"a/x.txt": "needle\nneedle", "b/y.txt": "needle"},
-			params:  GrepParams{Pattern: "needle", Path: "a/x.txt"},
+			params:  grepParams{Pattern: "needle", Path: "a/x.txt"},
 			has:     []string{"Line 2: needle"},
 			matches: 2,
 		},
@@ -166,7 +166,7 @@ func TestGrepCapsAtOneHundredMatchesFromTheNewestFiles(t *testing.T) {
 	for i := range 30 {
 		setMtime(t, filepath.Join(root, fmt.Sprintf("f%02d.txt", i)), i)
 	}
-	res, err := callSearchTool(t, Grep(), root, GrepParams{Pattern: "needle"}, nil)
+	res, err := callSearchTool(t, Grep(), root, grepParams{Pattern: "needle"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,14 +234,14 @@ func TestGrepErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name   string
-		params GrepParams
+		params grepParams
 		want   []string
 	}{
-		{"an invalid pattern names the regex problem", GrepParams{Pattern: "func(("}, []string{`invalid regular expression "func(("`, "missing closing )"}},
-		{"lookaround is explained as unsupported", GrepParams{Pattern: "a(?=b)"}, []string{"invalid or unsupported Perl syntax", "RE2"}},
-		{"an empty pattern is refused", GrepParams{}, []string{"pattern is required"}},
-		{"a bad include pattern is refused", GrepParams{Pattern: "x", Include: "*.{ts"}, []string{"invalid include pattern"}},
-		{"a missing path is named", GrepParams{Pattern: "x", Path: "nope"}, []string{"does not exist"}},
+		{"an invalid pattern names the regex problem", grepParams{Pattern: "func(("}, []string{`invalid regular expression "func(("`, "missing closing )"}},
+		{"lookaround is explained as unsupported", grepParams{Pattern: "a(?=b)"}, []string{"invalid or unsupported Perl syntax", "RE2"}},
+		{"an empty pattern is refused", grepParams{}, []string{"pattern is required"}},
+		{"a bad include pattern is refused", grepParams{Pattern: "x", Include: "*.{ts"}, []string{"invalid include pattern"}},
+		{"a missing path is named", grepParams{Pattern: "x", Path: "nope"}, []string{"does not exist"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -263,7 +263,7 @@ func TestGrepAsksPermission(t *testing.T) {
 	t.Parallel()
 	root := searchTree(t, map[string]string{"a.txt": "needle"})
 	asks := &searchAsks{deny: "grep"}
-	_, err := callSearchTool(t, Grep(), root, GrepParams{Pattern: "ne+dle"}, asks)
+	_, err := callSearchTool(t, Grep(), root, grepParams{Pattern: "ne+dle"}, asks)
 	var rejected *permission.RejectedError
 	if !errors.As(err, &rejected) {
 		t.Fatalf("err = %v, want the rejection unchanged", err)
@@ -274,7 +274,7 @@ func TestGrepAsksPermission(t *testing.T) {
 	}
 	outside := t.TempDir()
 	asks = &searchAsks{}
-	if _, err := callSearchTool(t, Grep(), root, GrepParams{Pattern: "x", Path: outside}, asks); err != nil {
+	if _, err := callSearchTool(t, Grep(), root, grepParams{Pattern: "x", Path: outside}, asks); err != nil {
 		t.Fatal(err)
 	}
 	if asks.find("external_directory") == nil {

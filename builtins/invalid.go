@@ -7,15 +7,15 @@ import (
 	"github.com/toolhost/toolhost/runtime"
 )
 
-// InvalidToolName is the invalid tool's id.
-const InvalidToolName = "invalid"
+// invalidToolName is the invalid tool's id.
+const invalidToolName = "invalid"
 
 //go:embed invalid.txt
 var invalidDescription string
 
-// InvalidParams are the invalid tool's arguments: the tool the model tried
+// invalidParams are the invalid tool's arguments: the tool the model tried
 // to call and what was wrong with the call.
-type InvalidParams struct {
+type invalidParams struct {
 	Tool  string `json:"tool" jsonschema_description:"The tool the model tried to call"`
 	Error string `json:"error" jsonschema_description:"What was wrong with the call"`
 }
@@ -25,7 +25,7 @@ type InvalidParams struct {
 // told what went wrong in an ordinary tool result it can act on. It is never
 // offered to the model.
 func Invalid() runtime.Tool {
-	return runtime.Declare(runtime.Define(InvalidToolName, invalidDescription, func(_ context.Context, p InvalidParams, _ *runtime.Context) (runtime.Result, error) {
+	return runtime.Declare(runtime.Define(invalidToolName, invalidDescription, func(_ context.Context, p invalidParams, _ *runtime.Context) (runtime.Result, error) {
 		return runtime.Result{
 			Title:    "Invalid Tool",
 			Output:   "The arguments provided to the tool are invalid: " + p.Error,

@@ -193,9 +193,9 @@ func TestFileToolsFollowSymlinksOutOfTheProjectOnlyWhenAllowed(t *testing.T) {
 					args any
 					want []string
 				}{
-					{"glob", GlobParams{Pattern: "**"}, listed},
-					{"list", ListParams{}, listed},
-					{"grep", GrepParams{Pattern: "MARK"}, read},
+					{"glob", globParams{Pattern: "**"}, listed},
+					{"list", listParams{}, listed},
+					{"grep", grepParams{Pattern: "MARK"}, read},
 				} {
 					res, err := callTool(t, reg, call.tool, call.args)
 					if err != nil {
@@ -240,12 +240,12 @@ func TestFileToolsGivenALinkOutOfTheProjectAreDecidedByItsTarget(t *testing.T) {
 		args any
 		show string // what an allowed call shows
 	}{
-		{"read", ReadParams{FilePath: "lnk"}, "SECRET file"},
-		{"grep", GrepParams{Pattern: "MARK", Path: "lnk"}, "SECRET file"},
-		{"grep", GrepParams{Pattern: "MARK", Path: "lnkdir"}, "SECRET inner"},
-		{"glob", GlobParams{Pattern: "*.txt", Path: "lnkdir"}, "inner.txt"},
-		{"list", ListParams{Path: filepath.Join(project, "lnkdir")}, "inner.txt"},
-		{"read", ReadParams{FilePath: "lnkdir"}, "inner.txt"},
+		{"read", readParams{FilePath: "lnk"}, "SECRET file"},
+		{"grep", grepParams{Pattern: "MARK", Path: "lnk"}, "SECRET file"},
+		{"grep", grepParams{Pattern: "MARK", Path: "lnkdir"}, "SECRET inner"},
+		{"glob", globParams{Pattern: "*.txt", Path: "lnkdir"}, "inner.txt"},
+		{"list", listParams{Path: filepath.Join(project, "lnkdir")}, "inner.txt"},
+		{"read", readParams{FilePath: "lnkdir"}, "inner.txt"},
 	}
 	modes := []struct {
 		name    string

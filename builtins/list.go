@@ -32,8 +32,8 @@ var listDefaultIgnores = []string{
 	"coverage", "tmp", "temp", ".cache", "cache", "logs", ".venv", "venv", "env",
 }
 
-// ListParams are the list tool's arguments.
-type ListParams struct {
+// listParams are the list tool's arguments.
+type listParams struct {
 	Path   string   `json:"path,omitempty" jsonschema:"description=The absolute path to the directory to list (must be absolute, not relative)"`
 	Ignore []string `json:"ignore,omitempty" jsonschema:"description=List of glob patterns to ignore"`
 }
@@ -47,7 +47,7 @@ func List() runtime.Tool {
 // listTraits: asks "list" for the directory itself; changes nothing.
 var listTraits = runtime.Traits{ChecksOwnPermission: true, Hints: &runtime.Hints{ReadOnly: true, Idempotent: true}}
 
-func runList(ctx context.Context, p ListParams, tc *runtime.Context) (runtime.Result, error) {
+func runList(ctx context.Context, p listParams, tc *runtime.Context) (runtime.Result, error) {
 	for _, g := range p.Ignore {
 		if !doublestar.ValidatePattern(strings.TrimSuffix(g, "/")) {
 			return runtime.Result{}, fmt.Errorf("invalid ignore pattern %q: check its brackets and braces (examples: \"*.log\", \"docs/**\")", g)

@@ -11,7 +11,7 @@ func TestListOutput(t *testing.T) {
 	tests := []struct {
 		name   string
 		files  map[string]string
-		params ListParams
+		params listParams
 		want   string // after the root line
 	}{
 		{
@@ -30,7 +30,7 @@ func TestListOutput(t *testing.T) {
 		{
 			name:   "ignore patterns leave out files and directories",
 			files:  map[string]string{"a.log": "", "keep.go": "", "docs/x.md": "", "sub/b.log": ""},
-			params: ListParams{Ignore: []string{"*.log", "docs/"}},
+			params: listParams{Ignore: []string{"*.log", "docs/"}},
 			want:   "  keep.go\n",
 		},
 		{
@@ -41,7 +41,7 @@ func TestListOutput(t *testing.T) {
 		{
 			name:   "path lists a subdirectory",
 			files:  map[string]string{"a/x.txt": "", "b/y.txt": ""},
-			params: ListParams{Path: "a"},
+			params: listParams{Path: "a"},
 			want:   "  x.txt\n",
 		},
 	}
@@ -71,7 +71,7 @@ func TestListCapsAtOneHundredFilesShallowestFirst(t *testing.T) {
 		files[fmt.Sprintf("deep/f%03d.txt", i)] = ""
 	}
 	root := searchTree(t, files)
-	res, err := callSearchTool(t, List(), root, ListParams{}, nil)
+	res, err := callSearchTool(t, List(), root, listParams{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,14 +92,14 @@ func TestListCapsAtOneHundredFilesShallowestFirst(t *testing.T) {
 func TestListErrorsAndPermission(t *testing.T) {
 	t.Parallel()
 	root := searchTree(t, map[string]string{"a.txt": ""})
-	if _, err := callSearchTool(t, List(), root, ListParams{Path: "a.txt"}, nil); err == nil || !strings.Contains(err.Error(), "is not a directory") {
+	if _, err := callSearchTool(t, List(), root, listParams{Path: "a.txt"}, nil); err == nil || !strings.Contains(err.Error(), "is not a directory") {
 		t.Errorf("listing a file: error = %v", err)
 	}
-	if _, err := callSearchTool(t, List(), root, ListParams{Ignore: []string{"[x"}}, nil); err == nil || !strings.Contains(err.Error(), "invalid ignore pattern") {
+	if _, err := callSearchTool(t, List(), root, listParams{Ignore: []string{"[x"}}, nil); err == nil || !strings.Contains(err.Error(), "invalid ignore pattern") {
 		t.Errorf("bad ignore pattern: error = %v", err)
 	}
 	asks := &searchAsks{}
-	if _, err := callSearchTool(t, List(), root, ListParams{}, asks); err != nil {
+	if _, err := callSearchTool(t, List(), root, listParams{}, asks); err != nil {
 		t.Fatal(err)
 	}
 	if req := asks.find("list"); req == nil || req.Patterns[0] != root {

@@ -25,9 +25,9 @@ import (
 	"github.com/toolhost/toolhost/runtime/permission"
 )
 
-// LSPToolName is the lsp tool's id and the permission it asks (the pattern
+// lspToolName is the lsp tool's id and the permission it asks (the pattern
 // is the file's path relative to the project).
-const LSPToolName = "lsp"
+const lspToolName = "lsp"
 
 // Diagnostic report limits, as OpenCode's: errors shown per file, and other
 // files with errors shown besides the one asked about.
@@ -53,8 +53,8 @@ var lspDescription = func() string {
 	return b.String()
 }()
 
-// LSPParams are the lsp tool's arguments.
-type LSPParams struct {
+// lspParams are the lsp tool's arguments.
+type lspParams struct {
 	FilePath string `json:"filePath" jsonschema:"description=The file to check (absolute or relative to the working directory)"`
 }
 
@@ -69,7 +69,7 @@ type LSPParams struct {
 // Result metadata: server, errors (count for the file), diagnostics (per
 // file, errors only).
 func LSP() runtime.Tool {
-	return runtime.Declare(runtime.Define(LSPToolName, lspDescription, func(ctx context.Context, p LSPParams, tc *runtime.Context) (runtime.Result, error) {
+	return runtime.Declare(runtime.Define(lspToolName, lspDescription, func(ctx context.Context, p lspParams, tc *runtime.Context) (runtime.Result, error) {
 		if p.FilePath == "" {
 			return runtime.Result{}, errors.New("filePath is empty; pass the file to check")
 		}
@@ -85,14 +85,14 @@ func LSP() runtime.Tool {
 		if !ok {
 			return runtime.Result{}, fmt.Errorf("no language server is configured for %s files; add one to the config: \"lsp\": {\"go\": {\"command\": [\"gopls\"], \"extensions\": [\".go\"]}}", filepath.Ext(path))
 		}
-		if err := tc.Ask(ctx, permission.Request{Permission: LSPToolName, Patterns: []string{rel}, Always: []string{"*"}, Metadata: map[string]any{"filePath": path, "server": name}}); err != nil {
+		if err := tc.Ask(ctx, permission.Request{Permission: lspToolName, Patterns: []string{rel}, Always: []string{"*"}, Metadata: map[string]any{"filePath": path, "server": name}}); err != nil {
 			return runtime.Result{}, err
 		}
 		root := tc.Worktree
 		if root == "" {
 			root = filepath.Dir(path)
 		}
-		diags, err := LSPDiagnostics(ctx, server, root, path)
+		diags, err := lspDiagnostics(ctx, server, root, path)
 		if err != nil {
 			return runtime.Result{}, fmt.Errorf("language server %s: %w", name, err)
 		}
@@ -131,18 +131,18 @@ func lspServerFor(cfg *config.Config, path string) (string, config.LSPServer, bo
 	return "", config.LSPServer{}, false
 }
 
-// Diagnostic is one error a language server reported, 1-based.
-type Diagnostic struct {
+// diagnostic is one error a language server reported, 1-based.
+type diagnostic struct {
 	Line    int    `json:"line"`
 	Column  int    `json:"column"`
 	Message string `json:"message"`
 	Source  string `json:"source,omitempty"`
 }
 
-// LSPDiagnostics starts server in root, opens path and returns the errors
+// lspDiagnostics starts server in root, opens path and returns the errors
 // (severity 1) it publishes, by absolute file path, once they settle. Other
 // hosts — an edit hook, say — can call it directly.
-func LSPDiagnostics(ctx context.Context, server config.LSPServer, root, path string) (map[string][]Diagnostic, error) {
+func lspDiagnostics(ctx context.Context, server config.LSPServer, root, path string) (map[string][]diagnostic, error) {
 	text, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
@@ -212,10 +212,10 @@ func LSPDiagnostics(ctx context.Context, server config.LSPServer, root, path str
 
 // formatDiagnostics renders the report the model sees and counts the
 // file's errors.
-func formatDiagnostics(path, root string, diags map[string][]Diagnostic) (string, int) {
+func formatDiagnostics(path, root string, diags map[string][]diagnostic) (string, int) {
 	var b strings.Builder
 	own := diags[path]
-	block := func(ds []Diagnostic) string {
+	block := func(ds []diagnostic) string {
 		var s strings.Builder
 		for i, d := range ds {
 			if i == lspMaxPerFile {
@@ -268,7 +268,7 @@ type lspClient struct {
 	mu     sync.Mutex
 	nextID int
 	calls  map[int]chan lspMessage
-	diags  map[string][]Diagnostic // by absolute path, errors only
+	diags  map[string][]diagnostic // by absolute path, errors only
 
 	published chan string // uris, as diagnostics arrive
 	dead      chan error
@@ -297,7 +297,7 @@ func startLSP(ctx context.Context, command []string, root string) (*lspClient, e
 	if err != nil {
 		return nil, err
 	}
-	c := &lspClient{cmd: cmd, stdin: stdin, stderr: &tailBuffer{max: 2048}, calls: map[int]chan lspMessage{}, diags: map[string][]Diagnostic{},
+	c := &lspClient{cmd: cmd, stdin: stdin, stderr: &tailBuffer{max: 2048}, calls: map[int]chan lspMessage{}, diags: map[string][]diagnostic{},
 		published: make(chan string, 64), dead: make(chan error, 1)}
 	cmd.Stderr = c.stderr
 	if err := cmd.Start(); err != nil {
@@ -416,12 +416,12 @@ func (c *lspClient) publish(params json.RawMessage) {
 	if json.Unmarshal(params, &p) != nil {
 		return
 	}
-	var errs []Diagnostic
+	var errs []diagnostic
 	for _, d := range p.Diagnostics {
 		// Severity 1 is Error; a missing severity is for the client to
 		// decide, and an error is the safe reading.
 		if d.Severity == 1 || d.Severity == 0 {
-			errs = append(errs, Diagnostic{Line: d.Range.Start.Line + 1, Column: d.Range.Start.Character + 1, Message: d.Message, Source: d.Source})
+			errs = append(errs, diagnostic{Line: d.Range.Start.Line + 1, Column: d.Range.Start.Character + 1, Message: d.Message, Source: d.Source})
 		}
 	}
 	c.mu.Lock()
@@ -435,10 +435,10 @@ func (c *lspClient) publish(params json.RawMessage) {
 	}
 }
 
-func (c *lspClient) errorsByFile() map[string][]Diagnostic {
+func (c *lspClient) errorsByFile() map[string][]diagnostic {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := map[string][]Diagnostic{}
+	out := map[string][]diagnostic{}
 	for f, ds := range c.diags {
 		if len(ds) > 0 {
 			out[f] = slices.Clone(ds)

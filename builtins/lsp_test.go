@@ -86,7 +86,7 @@ func TestLSPReportsGoplsErrors(t *testing.T) {
 		return nil
 	})
 
-	res, err := invokeTool(t, LSP(), tc, LSPParams{FilePath: "a.go"})
+	res, err := invokeTool(t, LSP(), tc, lspParams{FilePath: "a.go"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestLSPReportsGoplsErrors(t *testing.T) {
 		t.Errorf("asked %+v", asked)
 	}
 
-	res, err = invokeTool(t, LSP(), tc, LSPParams{FilePath: "ok/ok.go"})
+	res, err = invokeTool(t, LSP(), tc, lspParams{FilePath: "ok/ok.go"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestLSPWithoutAServerSaysHowToConfigureOne(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "x.zig"), []byte("const x = 1;"), 0o644)
 	tc := runtime.NewContext(runtime.Context{Directory: dir, Worktree: dir, Config: &config.Config{}}, nil, allowAll)
-	_, err := invokeTool(t, LSP(), tc, LSPParams{FilePath: "x.zig"})
+	_, err := invokeTool(t, LSP(), tc, lspParams{FilePath: "x.zig"})
 	if err == nil || !strings.Contains(err.Error(), `no language server is configured for .zig files`) {
 		t.Errorf("error %v", err)
 	}
@@ -124,14 +124,14 @@ func TestLSPWithoutAServerSaysHowToConfigureOne(t *testing.T) {
 
 func TestFormatDiagnosticsKeepsOpenCodesLimits(t *testing.T) {
 	t.Parallel()
-	many := func(n int) []Diagnostic {
-		var ds []Diagnostic
+	many := func(n int) []diagnostic {
+		var ds []diagnostic
 		for i := range n {
-			ds = append(ds, Diagnostic{Line: i + 1, Column: 2, Message: fmt.Sprintf("e%d", i)})
+			ds = append(ds, diagnostic{Line: i + 1, Column: 2, Message: fmt.Sprintf("e%d", i)})
 		}
 		return ds
 	}
-	diags := map[string][]Diagnostic{"/p/main.go": many(25)}
+	diags := map[string][]diagnostic{"/p/main.go": many(25)}
 	for i := range 7 {
 		diags[fmt.Sprintf("/p/o%d.go", i)] = many(1)
 	}

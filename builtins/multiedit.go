@@ -12,14 +12,14 @@ import (
 //go:embed multiedit.txt
 var multieditDescription string
 
-// MultiEditParams are the multiedit tool's arguments.
-type MultiEditParams struct {
+// multiEditParams are the multiedit tool's arguments.
+type multiEditParams struct {
 	FilePath string          `json:"filePath" jsonschema:"description=The absolute path to the file to modify (a relative path is resolved against the working directory)"`
-	Edits    []MultiEditItem `json:"edits" jsonschema:"description=Edits applied in order; each applies to the result of the previous one,minItems=1"`
+	Edits    []multiEditItem `json:"edits" jsonschema:"description=Edits applied in order; each applies to the result of the previous one,minItems=1"`
 }
 
-// MultiEditItem is one replacement of a multiedit call.
-type MultiEditItem struct {
+// multiEditItem is one replacement of a multiedit call.
+type multiEditItem struct {
 	OldString  string `json:"oldString" jsonschema:"description=The text to replace"`
 	NewString  string `json:"newString" jsonschema:"description=The text to replace it with (must be different from oldString)"`
 	ReplaceAll bool   `json:"replaceAll,omitempty" jsonschema:"description=Replace all occurrences of oldString (default false)"`
@@ -31,7 +31,7 @@ type MultiEditItem struct {
 // atomic: every edit is applied in memory first, and the file is written
 // once, only when all of them apply. The error names the failing edit.
 func MultiEdit() runtime.Tool {
-	return runtime.Declare(runtime.Define("multiedit", multieditDescription, func(ctx context.Context, p MultiEditParams, tc *runtime.Context) (runtime.Result, error) {
+	return runtime.Declare(runtime.Define("multiedit", multieditDescription, func(ctx context.Context, p multiEditParams, tc *runtime.Context) (runtime.Result, error) {
 		if p.FilePath == "" {
 			return runtime.Result{}, errors.New("filePath is required")
 		}

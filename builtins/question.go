@@ -10,14 +10,14 @@ import (
 	"github.com/toolhost/toolhost/runtime"
 )
 
-// QuestionToolName is the question tool's id.
-const QuestionToolName = "question"
+// questionToolName is the question tool's id.
+const questionToolName = "question"
 
 //go:embed question.txt
 var questionDescription string
 
-// QuestionParams are the question tool's arguments.
-type QuestionParams struct {
+// questionParams are the question tool's arguments.
+type questionParams struct {
 	Questions []runtime.Question `json:"questions" jsonschema:"minItems=1" jsonschema_description:"Questions to ask"`
 }
 
@@ -32,7 +32,7 @@ var errNoQuestioner = errors.New("no person can answer questions here (the host 
 // Result metadata: answers (one list of chosen or typed answers per
 // question).
 func Question() runtime.Tool {
-	return runtime.Declare(runtime.Define(QuestionToolName, questionDescription, func(ctx context.Context, p QuestionParams, tc *runtime.Context) (runtime.Result, error) {
+	return runtime.Declare(runtime.Define(questionToolName, questionDescription, func(ctx context.Context, p questionParams, tc *runtime.Context) (runtime.Result, error) {
 		if tc.Questioner == nil {
 			return runtime.Result{}, errNoQuestioner
 		}

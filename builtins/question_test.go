@@ -63,7 +63,7 @@ func TestQuestion(t *testing.T) {
 			t.Parallel()
 			q := &fakeQuestioner{answers: tt.answers}
 			tc := runtime.NewContext(runtime.Context{SessionID: "s", Questioner: q}, nil, nil)
-			res, err := invokeTool(t, Question(), tc, QuestionParams{Questions: tt.asks})
+			res, err := invokeTool(t, Question(), tc, questionParams{Questions: tt.asks})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -85,7 +85,7 @@ func TestQuestion(t *testing.T) {
 func TestQuestionWithoutAPersonIsAnError(t *testing.T) {
 	t.Parallel()
 	tc := runtime.NewContext(runtime.Context{SessionID: "s"}, nil, nil)
-	_, err := invokeTool(t, Question(), tc, QuestionParams{Questions: []runtime.Question{{Question: "ok?"}}})
+	_, err := invokeTool(t, Question(), tc, questionParams{Questions: []runtime.Question{{Question: "ok?"}}})
 	if err == nil || !strings.Contains(err.Error(), "no person can answer") {
 		t.Errorf("error %v, want one saying no person can answer", err)
 	}
@@ -95,7 +95,7 @@ func TestQuestionPassesTheQuestionersErrorOn(t *testing.T) {
 	t.Parallel()
 	q := &fakeQuestioner{err: context.Canceled}
 	tc := runtime.NewContext(runtime.Context{SessionID: "s", Questioner: q}, nil, nil)
-	_, err := invokeTool(t, Question(), tc, QuestionParams{Questions: []runtime.Question{{Question: "ok?"}}})
+	_, err := invokeTool(t, Question(), tc, questionParams{Questions: []runtime.Question{{Question: "ok?"}}})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("error %v, want it to wrap context.Canceled", err)
 	}
@@ -104,7 +104,7 @@ func TestQuestionPassesTheQuestionersErrorOn(t *testing.T) {
 func TestInvalid(t *testing.T) {
 	t.Parallel()
 	tc := runtime.NewContext(runtime.Context{SessionID: "s"}, nil, nil)
-	res, err := invokeTool(t, Invalid(), tc, InvalidParams{Tool: "raed", Error: "Model tried to call unavailable tool 'raed'."})
+	res, err := invokeTool(t, Invalid(), tc, invalidParams{Tool: "raed", Error: "Model tried to call unavailable tool 'raed'."})
 	if err != nil {
 		t.Fatal(err)
 	}

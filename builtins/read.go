@@ -33,9 +33,9 @@ const (
 	readMaxAttachment = 20 << 20  // largest image or PDF returned as an attachment
 )
 
-// PermissionRead is the permission the read tool asks, with the path
+// permissionRead is the permission the read tool asks, with the path
 // relative to the project (absolute when outside) as pattern.
-const PermissionRead = "read"
+const permissionRead = "read"
 
 var readLineSuffix = fmt.Sprintf("... (line truncated to %d chars)", readMaxLineLength)
 
@@ -59,8 +59,8 @@ func renderDescription(name, text string, data any) string {
 	return b.String()
 }
 
-// ReadParams are the read tool's arguments.
-type ReadParams struct {
+// readParams are the read tool's arguments.
+type readParams struct {
 	FilePath string `json:"filePath" jsonschema:"description=The absolute path to the file or directory to read (a relative path is resolved against the working directory)"`
 	Offset   int    `json:"offset,omitempty" jsonschema:"description=The line number to start reading from (1-indexed; default 1),minimum=0"`
 	Limit    int    `json:"limit,omitempty" jsonschema:"description=The maximum number of lines to read (defaults to 2000),minimum=0"`
@@ -83,7 +83,7 @@ func Read() runtime.Tool {
 // readTraits: asks "read" for the path itself; changes nothing.
 var readTraits = runtime.Traits{ChecksOwnPermission: true, Hints: &runtime.Hints{ReadOnly: true, Idempotent: true}}
 
-func runRead(ctx context.Context, p ReadParams, tc *runtime.Context) (runtime.Result, error) {
+func runRead(ctx context.Context, p readParams, tc *runtime.Context) (runtime.Result, error) {
 	if p.FilePath == "" {
 		return runtime.Result{}, errors.New("filePath is required")
 	}
@@ -108,7 +108,7 @@ func runRead(ctx context.Context, p ReadParams, tc *runtime.Context) (runtime.Re
 	}
 	rel := displayPath(tc, path)
 	if err := tc.Ask(ctx, permission.Request{
-		Permission: PermissionRead,
+		Permission: permissionRead,
 		Patterns:   []string{rel},
 		Always:     []string{"*"},
 		Metadata:   map[string]any{"filepath": path},

@@ -50,7 +50,7 @@ func TestReadTextFiles(t *testing.T) {
 			t.Parallel()
 			e := newFTEnv(t)
 			p := e.write(t, "f.txt", tt.content)
-			res, err := e.call(t, Read(), ReadParams{FilePath: p, Offset: tt.offset, Limit: tt.limit})
+			res, err := e.call(t, Read(), readParams{FilePath: p, Offset: tt.offset, Limit: tt.limit})
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
@@ -103,7 +103,7 @@ func TestReadMissingFileSuggestsNames(t *testing.T) {
 	for _, n := range []string{"main.go", "main_test.go", "mian.txt", "other.md"} {
 		e.write(t, "pkg/"+n, "x")
 	}
-	_, err := e.call(t, Read(), ReadParams{FilePath: "pkg/main"})
+	_, err := e.call(t, Read(), readParams{FilePath: "pkg/main"})
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -116,11 +116,11 @@ func TestReadMissingFileSuggestsNames(t *testing.T) {
 	if strings.Contains(msg, "other.md") {
 		t.Errorf("unrelated name suggested:\n%s", msg)
 	}
-	_, err = e.call(t, Read(), ReadParams{FilePath: "pkg/mian.go"})
+	_, err = e.call(t, Read(), readParams{FilePath: "pkg/mian.go"})
 	if err == nil || !strings.Contains(err.Error(), "main.go") {
 		t.Errorf("a typo gets no suggestion: %v", err)
 	}
-	_, err = e.call(t, Read(), ReadParams{FilePath: "zzz/none"})
+	_, err = e.call(t, Read(), readParams{FilePath: "zzz/none"})
 	if err == nil || strings.Contains(err.Error(), "Did you mean") {
 		t.Errorf("missing directory: %v", err)
 	}
@@ -148,7 +148,7 @@ func TestReadBinaryImagesAndDirectories(t *testing.T) {
 			t.Parallel()
 			e := newFTEnv(t)
 			p := e.write(t, tt.file, string(tt.content))
-			res, err := e.call(t, Read(), ReadParams{FilePath: p})
+			res, err := e.call(t, Read(), readParams{FilePath: p})
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
@@ -177,14 +177,14 @@ func TestReadListsADirectory(t *testing.T) {
 	e.write(t, "d/b.txt", "")
 	e.write(t, "d/a.txt", "")
 	e.write(t, "d/sub/c.txt", "")
-	res, err := e.call(t, Read(), ReadParams{FilePath: "d"})
+	res, err := e.call(t, Read(), readParams{FilePath: "d"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(res.Output, "<type>directory</type>\n<entries>\na.txt\nb.txt\nsub/\n\n(3 entries)\n</entries>") {
 		t.Fatalf("output:\n%s", res.Output)
 	}
-	res, err = e.call(t, Read(), ReadParams{FilePath: "d", Limit: 2})
+	res, err = e.call(t, Read(), readParams{FilePath: "d", Limit: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,17 +197,17 @@ func TestReadAsksReadWithTheProjectRelativePath(t *testing.T) {
 	t.Parallel()
 	e := newFTEnv(t)
 	e.write(t, "src/a.go", "package a\n")
-	if _, err := e.call(t, Read(), ReadParams{FilePath: "src/a.go"}); err != nil {
+	if _, err := e.call(t, Read(), readParams{FilePath: "src/a.go"}); err != nil {
 		t.Fatal(err)
 	}
-	if len(e.asks) != 1 || e.asks[0].Permission != PermissionRead || e.asks[0].Patterns[0] != "src/a.go" {
+	if len(e.asks) != 1 || e.asks[0].Permission != permissionRead || e.asks[0].Patterns[0] != "src/a.go" {
 		t.Fatalf("asks = %+v", e.asks)
 	}
 	outside := filepath.Join(t.TempDir(), "x.txt")
 	if err := os.WriteFile(outside, []byte("x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.call(t, Read(), ReadParams{FilePath: outside}); err != nil {
+	if _, err := e.call(t, Read(), readParams{FilePath: outside}); err != nil {
 		t.Fatal(err)
 	}
 	var perms []string

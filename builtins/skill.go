@@ -20,9 +20,9 @@ import (
 	"github.com/toolhost/toolhost/runtime/permission"
 )
 
-// SkillToolName is the skill tool's id, and the permission it asks (the
+// skillToolName is the skill tool's id, and the permission it asks (the
 // pattern is the skill's name).
-const SkillToolName = "skill"
+const skillToolName = "skill"
 
 // skillFileName is the file that makes a directory a skill.
 const skillFileName = "SKILL.md"
@@ -40,8 +40,8 @@ var skillDescription = template.Must(template.New("skill.txt").
 	Funcs(template.FuncMap{"escape": template.HTMLEscapeString}).
 	Parse(skillDescriptionTemplate))
 
-// SkillParams are the skill tool's arguments.
-type SkillParams struct {
+// skillParams are the skill tool's arguments.
+type skillParams struct {
 	Name string `json:"name" jsonschema_description:"The name of the skill from available_skills"`
 }
 
@@ -73,7 +73,7 @@ type skillFrontMatter struct {
 // directory and a sample of its other files. Result metadata: name, dir.
 func Skill(dirs []string) runtime.Tool {
 	dirs = slices.Clone(dirs)
-	return runtime.Declare(runtime.DefineDynamic(SkillToolName,
+	return runtime.Declare(runtime.DefineDynamic(skillToolName,
 		func(_ context.Context, ic runtime.InitContext) (string, error) {
 			skills, _ := discoverSkills(dirs)
 			var rules permission.Ruleset
@@ -82,7 +82,7 @@ func Skill(dirs []string) runtime.Tool {
 			}
 			var usable []skillInfo
 			for _, s := range skills {
-				if rule, _ := permission.Evaluate(SkillToolName, s.Name, rules); rule.Action != permission.Deny {
+				if rule, _ := permission.Evaluate(skillToolName, s.Name, rules); rule.Action != permission.Deny {
 					usable = append(usable, s)
 				}
 			}
@@ -92,7 +92,7 @@ func Skill(dirs []string) runtime.Tool {
 			}
 			return b.String(), nil
 		},
-		func(ctx context.Context, p SkillParams, tc *runtime.Context) (runtime.Result, error) {
+		func(ctx context.Context, p skillParams, tc *runtime.Context) (runtime.Result, error) {
 			return loadSkill(ctx, dirs, p, tc)
 		}), skillTraits)
 }
@@ -100,7 +100,7 @@ func Skill(dirs []string) runtime.Tool {
 // skillTraits: asks "skill" for the skill's name itself.
 var skillTraits = runtime.Traits{ChecksOwnPermission: true, Hints: &runtime.Hints{}}
 
-func loadSkill(ctx context.Context, dirs []string, p SkillParams, tc *runtime.Context) (runtime.Result, error) {
+func loadSkill(ctx context.Context, dirs []string, p skillParams, tc *runtime.Context) (runtime.Result, error) {
 	skills, problems := discoverSkills(dirs)
 	i := slices.IndexFunc(skills, func(s skillInfo) bool { return s.Name == p.Name })
 	if i < 0 {
@@ -120,7 +120,7 @@ func loadSkill(ctx context.Context, dirs []string, p SkillParams, tc *runtime.Co
 	}
 	s := skills[i]
 	if err := tc.Ask(ctx, permission.Request{
-		Permission: SkillToolName,
+		Permission: skillToolName,
 		Patterns:   []string{s.Name},
 		Always:     []string{s.Name},
 		Metadata:   map[string]any{"location": s.Location},

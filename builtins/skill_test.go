@@ -134,7 +134,7 @@ func TestSkillCall(t *testing.T) {
 	})
 	tool := Skill([]string{global, project})
 
-	res, err := invokeTool(t, tool, tc, SkillParams{Name: "pdf"})
+	res, err := invokeTool(t, tool, tc, skillParams{Name: "pdf"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,11 +160,11 @@ func TestSkillCall(t *testing.T) {
 		t.Errorf("asked %+v, want skill/pdf", asked)
 	}
 
-	if _, err := invokeTool(t, tool, tc, SkillParams{Name: "secret-rotate"}); permission.Kind(err) != "rejected" {
+	if _, err := invokeTool(t, tool, tc, skillParams{Name: "secret-rotate"}); permission.Kind(err) != "rejected" {
 		t.Errorf("error %v, want the rejection unchanged", err)
 	}
 
-	_, err = invokeTool(t, tool, tc, SkillParams{Name: "nope"})
+	_, err = invokeTool(t, tool, tc, skillParams{Name: "nope"})
 	if err == nil || !strings.Contains(err.Error(), `skill "nope" not found. Available skills: deploy, pdf, secret-rotate`) {
 		t.Errorf("error %v, want a not-found error naming the available skills", err)
 	}
@@ -178,11 +178,11 @@ func TestSkillFindsSkillsAddedAfterConstruction(t *testing.T) {
 	dir := t.TempDir()
 	tool := Skill([]string{dir})
 	tc := runtime.NewContext(runtime.Context{SessionID: "s"}, nil, allowAll)
-	if _, err := invokeTool(t, tool, tc, SkillParams{Name: "late"}); err == nil || !strings.Contains(err.Error(), "Available skills: none") {
+	if _, err := invokeTool(t, tool, tc, skillParams{Name: "late"}); err == nil || !strings.Contains(err.Error(), "Available skills: none") {
 		t.Fatalf("error %v, want not found with none available", err)
 	}
 	writeSkillFile(t, filepath.Join(dir, "skill", "late", "SKILL.md"), "---\nname: late\ndescription: added later\n---\nhello\n")
-	res, err := invokeTool(t, tool, tc, SkillParams{Name: "late"})
+	res, err := invokeTool(t, tool, tc, skillParams{Name: "late"})
 	if err != nil || !strings.Contains(res.Output, "hello") {
 		t.Errorf("got %q, %v; want the new skill", res.Output, err)
 	}

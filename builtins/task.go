@@ -14,17 +14,17 @@ import (
 	"github.com/toolhost/toolhost/runtime/permission"
 )
 
-// TaskToolName is the task tool's id, and the permission it asks (the
+// taskToolName is the task tool's id, and the permission it asks (the
 // pattern is the subagent's name).
-const TaskToolName = "task"
+const taskToolName = "task"
 
 //go:embed task.txt
 var taskDescriptionTemplate string
 
 var taskDescription = template.Must(template.New("task.txt").Parse(taskDescriptionTemplate))
 
-// TaskParams are the task tool's arguments.
-type TaskParams struct {
+// taskParams are the task tool's arguments.
+type taskParams struct {
 	Description  string `json:"description" jsonschema:"description=A short (3-5 words) description of the task"`
 	Prompt       string `json:"prompt" jsonschema:"description=The task for the agent to perform"`
 	SubagentType string `json:"subagent_type" jsonschema:"description=The type of specialized agent to use for this task"`
@@ -34,7 +34,7 @@ type TaskParams struct {
 // SubagentDeniedTools are the tools a subagent session never gets: todo
 // lists belong to the agent talking to the user, and a subagent starting
 // subagents would recurse without bound.
-var SubagentDeniedTools = []string{"todowrite", "todoread", TaskToolName}
+var SubagentDeniedTools = []string{"todowrite", "todoread", taskToolName}
 
 // SubagentRequest asks a SubagentRunner to run one task.
 type SubagentRequest struct {
@@ -99,8 +99,8 @@ type SubagentRunner interface {
 // inside the subagent rejects the task too, so the caller stops as well.
 // Result metadata: sessionId, agent, model, summary (the child's tool calls).
 func Task(runner SubagentRunner) runtime.Tool {
-	schema := runtime.SchemaFor[TaskParams]()
-	return runtime.Declare(runtime.ToolFunc{Name: TaskToolName, InitFunc: func(ctx context.Context, ic runtime.InitContext) (*runtime.Definition, error) {
+	schema := runtime.SchemaFor[taskParams]()
+	return runtime.Declare(runtime.ToolFunc{Name: taskToolName, InitFunc: func(ctx context.Context, ic runtime.InitContext) (*runtime.Definition, error) {
 		var b strings.Builder
 		if err := taskDescription.Execute(&b, map[string]any{"Agents": usableSubagents(runner, ic.Agent)}); err != nil {
 			return nil, fmt.Errorf("render task.txt: %w", err)
@@ -109,7 +109,7 @@ func Task(runner SubagentRunner) runtime.Tool {
 			Description: b.String(),
 			Parameters:  schema,
 			Execute: func(ctx context.Context, args json.RawMessage, tc *runtime.Context) (runtime.Result, error) {
-				var p TaskParams
+				var p taskParams
 				if err := json.Unmarshal(args, &p); err != nil {
 					return runtime.Result{}, fmt.Errorf("decode task arguments: %w", err)
 				}
@@ -134,7 +134,7 @@ func usableSubagents(runner SubagentRunner, caller *runtime.Agent) []*runtime.Ag
 	}
 	var out []*runtime.Agent
 	for _, a := range runner.Subagents() {
-		if rule, _ := permission.Evaluate(TaskToolName, a.Name, rules); rule.Action != permission.Deny {
+		if rule, _ := permission.Evaluate(taskToolName, a.Name, rules); rule.Action != permission.Deny {
 			out = append(out, a)
 		}
 	}
@@ -142,7 +142,7 @@ func usableSubagents(runner SubagentRunner, caller *runtime.Agent) []*runtime.Ag
 	return out
 }
 
-func runTask(ctx context.Context, runner SubagentRunner, ic runtime.InitContext, p TaskParams, tc *runtime.Context) (runtime.Result, error) {
+func runTask(ctx context.Context, runner SubagentRunner, ic runtime.InitContext, p taskParams, tc *runtime.Context) (runtime.Result, error) {
 	if runner == nil {
 		return runtime.Result{}, errors.New("subagents are not available in this host; do the task yourself")
 	}
@@ -160,7 +160,7 @@ func runTask(ctx context.Context, runner SubagentRunner, ic runtime.InitContext,
 		return runtime.Result{}, fmt.Errorf("unknown agent type %q; available: %s", p.SubagentType, strings.Join(names, ", "))
 	}
 	if err := tc.Ask(ctx, permission.Request{
-		Permission: TaskToolName,
+		Permission: taskToolName,
 		Patterns:   []string{p.SubagentType},
 		Always:     []string{"*"},
 		Metadata:   map[string]any{"description": p.Description, "subagent_type": p.SubagentType},
@@ -191,7 +191,7 @@ func runTask(ctx context.Context, runner SubagentRunner, ic runtime.InitContext,
 		return runtime.Result{}, fmt.Errorf("subagent %s (task_id %s): %w", p.SubagentType, sid, err)
 	}
 	if res.Rejected {
-		return runtime.Result{}, &permission.RejectedError{Permission: TaskToolName}
+		return runtime.Result{}, &permission.RejectedError{Permission: taskToolName}
 	}
 	m := meta(res.Steps)
 	m["sessionId"], m["model"] = res.SessionID, res.Model

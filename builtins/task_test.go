@@ -75,7 +75,7 @@ func TestTaskCall(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name    string
-		args    TaskParams
+		args    taskParams
 		answer  func(SubagentRequest) (SubagentResult, error)
 		ask     func(context.Context, permission.Request) error
 		want    string
@@ -84,7 +84,7 @@ func TestTaskCall(t *testing.T) {
 	}{
 		{
 			name: "returns the final text and the task_id",
-			args: TaskParams{Description: "look", Prompt: "find x", SubagentType: "explore"},
+			args: taskParams{Description: "look", Prompt: "find x", SubagentType: "explore"},
 			answer: func(r SubagentRequest) (SubagentResult, error) {
 				r.Progress([]SubagentStep{{Tool: "grep", Status: "running"}})
 				return SubagentResult{SessionID: r.SessionID, Text: "x is in y.go\n", Model: "m"}, nil
@@ -93,7 +93,7 @@ func TestTaskCall(t *testing.T) {
 		},
 		{
 			name: "asks permission task for the subagent and stops on denial",
-			args: TaskParams{Description: "look", Prompt: "find x", SubagentType: "reviewer"},
+			args: taskParams{Description: "look", Prompt: "find x", SubagentType: "reviewer"},
 			ask: func(context.Context, permission.Request) error {
 				return &permission.DeniedError{Permission: "task", Pattern: "reviewer"}
 			},
@@ -102,7 +102,7 @@ func TestTaskCall(t *testing.T) {
 		},
 		{
 			name: "a rejection inside the subagent rejects the task",
-			args: TaskParams{Description: "look", Prompt: "find x", SubagentType: "explore"},
+			args: taskParams{Description: "look", Prompt: "find x", SubagentType: "explore"},
 			answer: func(r SubagentRequest) (SubagentResult, error) {
 				return SubagentResult{SessionID: r.SessionID, Rejected: true}, nil
 			},
@@ -111,13 +111,13 @@ func TestTaskCall(t *testing.T) {
 		},
 		{
 			name:    "a failing subagent names the task_id",
-			args:    TaskParams{Description: "look", Prompt: "find x", SubagentType: "explore", SessionID: "ses_7"},
+			args:    taskParams{Description: "look", Prompt: "find x", SubagentType: "explore", SessionID: "ses_7"},
 			answer:  func(SubagentRequest) (SubagentResult, error) { return SubagentResult{}, errors.New("endpoint down") },
 			wantErr: "subagent explore (task_id ses_7): endpoint down",
 		},
 		{
 			name:    "an empty prompt is refused before anything runs",
-			args:    TaskParams{Description: "look", Prompt: " ", SubagentType: "explore"},
+			args:    taskParams{Description: "look", Prompt: " ", SubagentType: "explore"},
 			wantErr: "prompt is empty",
 		},
 	}

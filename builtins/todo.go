@@ -16,8 +16,8 @@ import (
 
 // The todo tools' ids; each is also the permission it asks (pattern "*").
 const (
-	TodoWriteToolName = "todowrite"
-	TodoReadToolName  = "todoread"
+	todoWriteToolName = "todowrite"
+	todoReadToolName  = "todoread"
 )
 
 // todoNamespace and todoKey locate a session's list in the session store.
@@ -32,16 +32,16 @@ var todoWriteDescription string
 //go:embed todoread.txt
 var todoReadDescription string
 
-// Todo statuses.
+// todoItem statuses.
 const (
-	TodoPending    = "pending"
-	TodoInProgress = "in_progress"
-	TodoCompleted  = "completed"
-	TodoCancelled  = "cancelled"
+	todoPending    = "pending"
+	todoInProgress = "in_progress"
+	todoCompleted  = "completed"
+	todoCancelled  = "cancelled"
 )
 
-// Todo is one item of a session's todo list.
-type Todo struct {
+// todoItem is one item of a session's todo list.
+type todoItem struct {
 	// ID identifies the item across updates; the tool numbers items that
 	// come without one.
 	ID       string `json:"id,omitempty" jsonschema_description:"Unique identifier of the todo item; optional, assigned when missing"`
@@ -50,25 +50,25 @@ type Todo struct {
 	Priority string `json:"priority" jsonschema:"enum=high,enum=medium,enum=low" jsonschema_description:"Priority level of the task: high, medium, low"`
 }
 
-// TodoWriteParams are the todowrite tool's arguments.
-type TodoWriteParams struct {
-	Todos []Todo `json:"todos" jsonschema_description:"The updated todo list"`
+// todoWriteParams are the todowrite tool's arguments.
+type todoWriteParams struct {
+	Todos []todoItem `json:"todos" jsonschema_description:"The updated todo list"`
 }
 
-// TodoReadParams are the todoread tool's arguments: none.
-type TodoReadParams struct{}
+// todoReadParams are the todoread tool's arguments: none.
+type todoReadParams struct{}
 
 // TodoWrite returns the todowrite tool: it replaces the session's todo list
 // with the one given and returns it. The list lives in the call's session
 // store (namespace "todo"; calls without a session id share session
 // "default"). Result metadata: todos.
 func TodoWrite() runtime.Tool {
-	return runtime.Declare(runtime.Define(TodoWriteToolName, todoWriteDescription, func(ctx context.Context, p TodoWriteParams, tc *runtime.Context) (runtime.Result, error) {
+	return runtime.Declare(runtime.Define(todoWriteToolName, todoWriteDescription, func(ctx context.Context, p todoWriteParams, tc *runtime.Context) (runtime.Result, error) {
 		todos, err := normalizeTodos(p.Todos)
 		if err != nil {
 			return runtime.Result{}, err
 		}
-		if err := tc.Ask(ctx, permission.Request{Permission: TodoWriteToolName, Patterns: []string{"*"}, Always: []string{"*"}}); err != nil {
+		if err := tc.Ask(ctx, permission.Request{Permission: todoWriteToolName, Patterns: []string{"*"}, Always: []string{"*"}}); err != nil {
 			return runtime.Result{}, err
 		}
 		if err := saveTodos(ctx, tc, todos); err != nil {
@@ -84,8 +84,8 @@ var todoWriteTraits = runtime.Traits{ChecksOwnPermission: true, Hints: &runtime.
 // TodoRead returns the todoread tool: the session's todo list as the last
 // todowrite left it, an empty list when there is none. Result metadata: todos.
 func TodoRead() runtime.Tool {
-	return runtime.Declare(runtime.Define(TodoReadToolName, todoReadDescription, func(ctx context.Context, _ TodoReadParams, tc *runtime.Context) (runtime.Result, error) {
-		if err := tc.Ask(ctx, permission.Request{Permission: TodoReadToolName, Patterns: []string{"*"}, Always: []string{"*"}}); err != nil {
+	return runtime.Declare(runtime.Define(todoReadToolName, todoReadDescription, func(ctx context.Context, _ todoReadParams, tc *runtime.Context) (runtime.Result, error) {
+		if err := tc.Ask(ctx, permission.Request{Permission: todoReadToolName, Patterns: []string{"*"}, Always: []string{"*"}}); err != nil {
 			return runtime.Result{}, err
 		}
 		todos, err := loadTodos(ctx, tc)
@@ -102,10 +102,10 @@ var todoReadTraits = runtime.Traits{ChecksOwnPermission: true, Hints: &runtime.H
 // normalizeTodos checks each item and numbers those without an id. The
 // wrapper validates against the schema already; this also guards direct
 // callers and duplicate ids, which a schema cannot express.
-func normalizeTodos(in []Todo) ([]Todo, error) {
+func normalizeTodos(in []todoItem) ([]todoItem, error) {
 	todos := slices.Clone(in)
 	if todos == nil {
-		todos = []Todo{}
+		todos = []todoItem{}
 	}
 	seen := map[string]bool{}
 	var errs []error
@@ -114,7 +114,7 @@ func normalizeTodos(in []Todo) ([]Todo, error) {
 			errs = append(errs, fmt.Errorf("todos[%d]: content is empty", i))
 		}
 		switch t.Status {
-		case TodoPending, TodoInProgress, TodoCompleted, TodoCancelled:
+		case todoPending, todoInProgress, todoCompleted, todoCancelled:
 		default:
 			errs = append(errs, fmt.Errorf("todos[%d]: status %q is not one of pending, in_progress, completed, cancelled", i, t.Status))
 		}
@@ -147,14 +147,14 @@ func normalizeTodos(in []Todo) ([]Todo, error) {
 	return todos, nil
 }
 
-func todoResult(todos []Todo) (runtime.Result, error) {
+func todoResult(todos []todoItem) (runtime.Result, error) {
 	out, err := json.MarshalIndent(todos, "", "  ")
 	if err != nil {
 		return runtime.Result{}, fmt.Errorf("encode todos: %w", err)
 	}
 	open := 0
 	for _, t := range todos {
-		if t.Status != TodoCompleted {
+		if t.Status != todoCompleted {
 			open++
 		}
 	}
@@ -165,7 +165,7 @@ func todoResult(todos []Todo) (runtime.Result, error) {
 	}, nil
 }
 
-func saveTodos(ctx context.Context, tc *runtime.Context, todos []Todo) error {
+func saveTodos(ctx context.Context, tc *runtime.Context, todos []todoItem) error {
 	store, err := sessionStore(tc)
 	if err != nil {
 		return fmt.Errorf("save todo list of session %s: %w", tc.SessionID, err)
@@ -180,7 +180,7 @@ func saveTodos(ctx context.Context, tc *runtime.Context, todos []Todo) error {
 	return nil
 }
 
-func loadTodos(ctx context.Context, tc *runtime.Context) ([]Todo, error) {
+func loadTodos(ctx context.Context, tc *runtime.Context) ([]todoItem, error) {
 	store, err := sessionStore(tc)
 	if err != nil {
 		return nil, fmt.Errorf("load todo list of session %s: %w", tc.SessionID, err)
@@ -189,7 +189,7 @@ func loadTodos(ctx context.Context, tc *runtime.Context) ([]Todo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load todo list of session %s: %w", tc.SessionID, err)
 	}
-	todos := []Todo{}
+	todos := []todoItem{}
 	if ok {
 		if err := json.Unmarshal(b, &todos); err != nil {
 			return nil, fmt.Errorf("load todo list of session %s: stored list is corrupt: %w; write a new list with todowrite", tc.SessionID, err)

@@ -31,9 +31,9 @@ func todoContext(store session.Store, sessionID string) *runtime.Context {
 	return runtime.NewContext(runtime.Context{SessionID: sessionID, Store: store}, nil, allowAll)
 }
 
-func decodeTodos(t *testing.T, out string) []Todo {
+func decodeTodos(t *testing.T, out string) []todoItem {
 	t.Helper()
-	var todos []Todo
+	var todos []todoItem
 	if err := json.Unmarshal([]byte(out), &todos); err != nil {
 		t.Fatalf("output is not a JSON todo list: %v\n%s", err, out)
 	}
@@ -42,11 +42,11 @@ func decodeTodos(t *testing.T, out string) []Todo {
 
 func TestTodoRoundTrip(t *testing.T) {
 	t.Parallel()
-	list := []Todo{
-		{Content: "write the parser", Status: TodoCompleted, Priority: "high"},
-		{ID: "tests", Content: "test it", Status: TodoInProgress, Priority: "medium"},
-		{Content: "document it", Status: TodoPending, Priority: "low"},
-		{Content: "drop the old one", Status: TodoCancelled, Priority: "low"},
+	list := []todoItem{
+		{Content: "write the parser", Status: todoCompleted, Priority: "high"},
+		{ID: "tests", Content: "test it", Status: todoInProgress, Priority: "medium"},
+		{Content: "document it", Status: todoPending, Priority: "low"},
+		{Content: "drop the old one", Status: todoCancelled, Priority: "low"},
 	}
 	tests := []struct {
 		name  string
@@ -74,7 +74,7 @@ func TestTodoRoundTrip(t *testing.T) {
 			t.Parallel()
 			ws, rs := tt.store(t)
 			sid := "todo-" + t.Name()
-			res, err := invokeTool(t, TodoWrite(), todoContext(ws, sid), TodoWriteParams{Todos: list})
+			res, err := invokeTool(t, TodoWrite(), todoContext(ws, sid), todoWriteParams{Todos: list})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -87,7 +87,7 @@ func TestTodoRoundTrip(t *testing.T) {
 				t.Errorf("ids %q, want missing ones numbered around the given one", ids)
 			}
 
-			got, err := invokeTool(t, TodoRead(), todoContext(rs, sid), TodoReadParams{})
+			got, err := invokeTool(t, TodoRead(), todoContext(rs, sid), todoReadParams{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -95,7 +95,7 @@ func TestTodoRoundTrip(t *testing.T) {
 				t.Errorf("read back\n%s\nwant\n%s", got.Output, res.Output)
 			}
 
-			other, err := invokeTool(t, TodoRead(), todoContext(rs, sid+"-other"), TodoReadParams{})
+			other, err := invokeTool(t, TodoRead(), todoContext(rs, sid+"-other"), todoReadParams{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,10 +104,10 @@ func TestTodoRoundTrip(t *testing.T) {
 			}
 
 			// A second write replaces the list.
-			if _, err := invokeTool(t, TodoWrite(), todoContext(ws, sid), TodoWriteParams{Todos: list[:1]}); err != nil {
+			if _, err := invokeTool(t, TodoWrite(), todoContext(ws, sid), todoWriteParams{Todos: list[:1]}); err != nil {
 				t.Fatal(err)
 			}
-			got, err = invokeTool(t, TodoRead(), todoContext(rs, sid), TodoReadParams{})
+			got, err = invokeTool(t, TodoRead(), todoContext(rs, sid), todoReadParams{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -122,20 +122,20 @@ func TestTodoWriteRejectsInvalidItems(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
-		todo []Todo
+		todo []todoItem
 		want string
 	}{
-		{"an unknown status", []Todo{{Content: "x", Status: "done", Priority: "high"}}, `status "done"`},
-		{"an unknown priority", []Todo{{Content: "x", Status: TodoPending, Priority: "urgent"}}, `priority "urgent"`},
-		{"empty content", []Todo{{Status: TodoPending, Priority: "low"}}, "content is empty"},
-		{"a repeated id", []Todo{{ID: "a", Content: "x", Status: TodoPending, Priority: "low"}, {ID: "a", Content: "y", Status: TodoPending, Priority: "low"}}, `id "a" is used twice`},
+		{"an unknown status", []todoItem{{Content: "x", Status: "done", Priority: "high"}}, `status "done"`},
+		{"an unknown priority", []todoItem{{Content: "x", Status: todoPending, Priority: "urgent"}}, `priority "urgent"`},
+		{"empty content", []todoItem{{Status: todoPending, Priority: "low"}}, "content is empty"},
+		{"a repeated id", []todoItem{{ID: "a", Content: "x", Status: todoPending, Priority: "low"}, {ID: "a", Content: "y", Status: todoPending, Priority: "low"}}, `id "a" is used twice`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			sid := "invalid-" + t.Name()
 			store := session.NewMemory()
-			_, err := invokeTool(t, TodoWrite(), todoContext(store, sid), TodoWriteParams{Todos: tt.todo})
+			_, err := invokeTool(t, TodoWrite(), todoContext(store, sid), todoWriteParams{Todos: tt.todo})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %v, want one mentioning %s", err, tt.want)
 			}
@@ -154,10 +154,10 @@ func TestTodoToolsAskTheirOwnPermission(t *testing.T) {
 		return &permission.DeniedError{Permission: req.Permission, Pattern: "*"}
 	}
 	tc := runtime.NewContext(runtime.Context{SessionID: "todo-denied"}, nil, deny)
-	if _, err := invokeTool(t, TodoWrite(), tc, TodoWriteParams{Todos: []Todo{{Content: "x", Status: TodoPending, Priority: "low"}}}); permission.Kind(err) != "denied" {
+	if _, err := invokeTool(t, TodoWrite(), tc, todoWriteParams{Todos: []todoItem{{Content: "x", Status: todoPending, Priority: "low"}}}); permission.Kind(err) != "denied" {
 		t.Errorf("todowrite error %v, want the denial unchanged", err)
 	}
-	if _, err := invokeTool(t, TodoRead(), tc, TodoReadParams{}); permission.Kind(err) != "denied" {
+	if _, err := invokeTool(t, TodoRead(), tc, todoReadParams{}); permission.Kind(err) != "denied" {
 		t.Errorf("todoread error %v, want the denial unchanged", err)
 	}
 	if strings.Join(asked, ";") != "todowrite *;todoread *" {
@@ -171,11 +171,11 @@ func TestTodoToolsAskTheirOwnPermission(t *testing.T) {
 func TestTodoCallsWithoutASessionShareTheDefaultList(t *testing.T) {
 	t.Parallel()
 	store := session.NewMemory()
-	list := []Todo{{Content: "x", Status: TodoPending, Priority: "low"}}
-	if _, err := invokeTool(t, TodoWrite(), todoContext(store, ""), TodoWriteParams{Todos: list}); err != nil {
+	list := []todoItem{{Content: "x", Status: todoPending, Priority: "low"}}
+	if _, err := invokeTool(t, TodoWrite(), todoContext(store, ""), todoWriteParams{Todos: list}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := invokeTool(t, TodoRead(), todoContext(store, ""), TodoReadParams{})
+	got, err := invokeTool(t, TodoRead(), todoContext(store, ""), todoReadParams{})
 	if err != nil {
 		t.Fatal(err)
 	}

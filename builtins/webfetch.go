@@ -33,8 +33,8 @@ const (
 	webfetchMaxTimeout     = 120 * time.Second
 )
 
-// WebFetchParams are the webfetch tool's arguments.
-type WebFetchParams struct {
+// webFetchParams are the webfetch tool's arguments.
+type webFetchParams struct {
 	URL     string  `json:"url" jsonschema:"description=The URL to fetch content from"`
 	Format  string  `json:"format,omitempty" jsonschema:"enum=text,enum=markdown,enum=html,default=markdown,description=The format to return the content in (text, markdown, or html). Defaults to markdown."`
 	Timeout float64 `json:"timeout,omitempty" jsonschema:"description=Optional timeout in seconds (max 120)"`
@@ -45,14 +45,14 @@ type WebFetchParams struct {
 // converter), plain text (x/net/html's tokenizer, dropping scripts and
 // styles) or as is; images come back as attachments.
 func WebFetch() runtime.Tool {
-	return WebFetchWithClient(http.DefaultClient)
+	return webFetchWithClient(http.DefaultClient)
 }
 
-// WebFetchWithClient is WebFetch using client, for hosts with a proxy or
+// webFetchWithClient is WebFetch using client, for hosts with a proxy or
 // custom transport (and tests). The client's own Timeout should be zero:
 // the tool applies the call's timeout.
-func WebFetchWithClient(client *http.Client) runtime.Tool {
-	return runtime.Declare(runtime.Define("webfetch", webfetchDescription, func(ctx context.Context, p WebFetchParams, tc *runtime.Context) (runtime.Result, error) {
+func webFetchWithClient(client *http.Client) runtime.Tool {
+	return runtime.Declare(runtime.Define("webfetch", webfetchDescription, func(ctx context.Context, p webFetchParams, tc *runtime.Context) (runtime.Result, error) {
 		return runWebFetch(ctx, client, p, tc)
 	}), webfetchTraits)
 }
@@ -60,7 +60,7 @@ func WebFetchWithClient(client *http.Client) runtime.Tool {
 // webfetchTraits: asks "webfetch" for the URL itself; reads the web.
 var webfetchTraits = runtime.Traits{ChecksOwnPermission: true, Hints: &runtime.Hints{ReadOnly: true, OpenWorld: true}}
 
-func runWebFetch(ctx context.Context, client *http.Client, p WebFetchParams, tc *runtime.Context) (runtime.Result, error) {
+func runWebFetch(ctx context.Context, client *http.Client, p webFetchParams, tc *runtime.Context) (runtime.Result, error) {
 	u, err := url.Parse(p.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return runtime.Result{}, fmt.Errorf("invalid url %q: the URL must start with http:// or https://", p.URL)

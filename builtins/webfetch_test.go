@@ -64,30 +64,30 @@ func TestWebFetchFormats(t *testing.T) {
 	srv := webfetchTestServer(t)
 	tests := []struct {
 		name   string
-		params WebFetchParams
+		params webFetchParams
 		has    []string
 		hasNot []string
 	}{
 		{
 			name:   "HTML becomes markdown by default",
-			params: WebFetchParams{URL: srv.URL + "/page"},
+			params: webFetchParams{URL: srv.URL + "/page"},
 			has:    []string{"# Title", "Hello **world**", "[this](/x)", "- one"},
 			hasNot: []string{"steal()", "color:red", "<p>"},
 		},
 		{
 			name:   "HTML becomes text without scripts and styles",
-			params: WebFetchParams{URL: srv.URL + "/page", Format: "text"},
+			params: webFetchParams{URL: srv.URL + "/page", Format: "text"},
 			has:    []string{"Title\n", "Hello world, see this.", "one\ntwo"},
 			hasNot: []string{"steal()", "color:red", "enable js", "<", "**"},
 		},
 		{
 			name:   "html is returned as is",
-			params: WebFetchParams{URL: srv.URL + "/page", Format: "html"},
+			params: webFetchParams{URL: srv.URL + "/page", Format: "html"},
 			has:    []string{"<script>steal()</script>", "<h1>Title</h1>"},
 		},
 		{
 			name:   "a non-HTML body is returned as is",
-			params: WebFetchParams{URL: srv.URL + "/plain", Format: "markdown"},
+			params: webFetchParams{URL: srv.URL + "/plain", Format: "markdown"},
 			has:    []string{"just <text>"},
 		},
 	}
@@ -126,7 +126,7 @@ func TestWebFetchSendsAnAcceptHeaderForTheFormat(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	for _, format := range []string{"markdown", "text", "html"} {
-		if _, err := callSearchTool(t, WebFetch(), t.TempDir(), WebFetchParams{URL: srv.URL, Format: format}, nil); err != nil {
+		if _, err := callSearchTool(t, WebFetch(), t.TempDir(), webFetchParams{URL: srv.URL, Format: format}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -142,7 +142,7 @@ func TestWebFetchSendsAnAcceptHeaderForTheFormat(t *testing.T) {
 func TestWebFetchReturnsImagesAsAttachments(t *testing.T) {
 	t.Parallel()
 	srv := webfetchTestServer(t)
-	res, err := callSearchTool(t, WebFetch(), t.TempDir(), WebFetchParams{URL: srv.URL + "/image"}, nil)
+	res, err := callSearchTool(t, WebFetch(), t.TempDir(), webFetchParams{URL: srv.URL + "/image"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,17 +160,17 @@ func TestWebFetchErrors(t *testing.T) {
 	srv := webfetchTestServer(t)
 	tests := []struct {
 		name   string
-		params WebFetchParams
+		params webFetchParams
 		want   string
 		asked  bool
 	}{
-		{"a non-http scheme is refused before asking", WebFetchParams{URL: "file:///etc/passwd"}, "must start with http:// or https://", false},
-		{"a URL without a host is refused", WebFetchParams{URL: "http://"}, "must start with http:// or https://", false},
-		{"an unknown format is refused", WebFetchParams{URL: srv.URL + "/page", Format: "pdf"}, `invalid format "pdf"`, false},
-		{"a declared size over 5 MB is refused", WebFetchParams{URL: srv.URL + "/declared-large"}, "exceeds 5MB limit", true},
-		{"a streamed body over 5 MB is refused", WebFetchParams{URL: srv.URL + "/chunked-large"}, "exceeds 5MB limit", true},
-		{"a slow server times out", WebFetchParams{URL: srv.URL + "/slow", Timeout: 0.2}, "timed out after 200ms", true},
-		{"an error status is reported", WebFetchParams{URL: srv.URL + "/missing"}, "status code: 404", true},
+		{"a non-http scheme is refused before asking", webFetchParams{URL: "file:///etc/passwd"}, "must start with http:// or https://", false},
+		{"a URL without a host is refused", webFetchParams{URL: "http://"}, "must start with http:// or https://", false},
+		{"an unknown format is refused", webFetchParams{URL: srv.URL + "/page", Format: "pdf"}, `invalid format "pdf"`, false},
+		{"a declared size over 5 MB is refused", webFetchParams{URL: srv.URL + "/declared-large"}, "exceeds 5MB limit", true},
+		{"a streamed body over 5 MB is refused", webFetchParams{URL: srv.URL + "/chunked-large"}, "exceeds 5MB limit", true},
+		{"a slow server times out", webFetchParams{URL: srv.URL + "/slow", Timeout: 0.2}, "timed out after 200ms", true},
+		{"an error status is reported", webFetchParams{URL: srv.URL + "/missing"}, "status code: 404", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -196,7 +196,7 @@ func TestWebFetchPermissionDenialStopsTheRequest(t *testing.T) {
 	var hit atomic.Bool
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hit.Store(true) }))
 	t.Cleanup(srv.Close)
-	_, err := callSearchTool(t, WebFetch(), t.TempDir(), WebFetchParams{URL: srv.URL}, &searchAsks{deny: "webfetch"})
+	_, err := callSearchTool(t, WebFetch(), t.TempDir(), webFetchParams{URL: srv.URL}, &searchAsks{deny: "webfetch"})
 	if err == nil || hit.Load() {
 		t.Errorf("err = %v, server hit = %v; want a rejection and no request", err, hit.Load())
 	}

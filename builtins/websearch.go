@@ -20,15 +20,15 @@ import (
 	"github.com/toolhost/toolhost/runtime/permission"
 )
 
-// WebSearchToolName is the websearch tool's id and the permission it asks
+// webSearchToolName is the websearch tool's id and the permission it asks
 // (the pattern is the query).
-const WebSearchToolName = "websearch"
+const webSearchToolName = "websearch"
 
 // Search endpoint limits and defaults.
 const (
-	// DefaultSearchEndpoint is Exa's hosted MCP endpoint, used when
+	// defaultSearchEndpoint is Exa's hosted MCP endpoint, used when
 	// config.Search names none.
-	DefaultSearchEndpoint = "https://mcp.exa.ai/mcp"
+	defaultSearchEndpoint = "https://mcp.exa.ai/mcp"
 	websearchTimeout      = 25 * time.Second
 	websearchResults      = 8
 	searchMaxResponse     = 10 << 20
@@ -39,8 +39,8 @@ var websearchDescriptionTemplate string
 
 var websearchDescription = template.Must(template.New("websearch.txt").Parse(websearchDescriptionTemplate))
 
-// WebSearchParams are the websearch tool's arguments.
-type WebSearchParams struct {
+// webSearchParams are the websearch tool's arguments.
+type webSearchParams struct {
 	Query                string `json:"query" jsonschema:"description=Web search query"`
 	NumResults           int    `json:"numResults,omitempty" jsonschema:"minimum=1,maximum=100,description=Number of search results to return (default 8)"`
 	Livecrawl            string `json:"livecrawl,omitempty" jsonschema:"enum=fallback,enum=preferred,description=fallback: crawl live only when the index has no copy (default); preferred: crawl live first"`
@@ -57,13 +57,13 @@ type WebSearchParams struct {
 // asks permission websearch for the query and times out after 25 seconds.
 // Result metadata: query, numResults, type, livecrawl.
 func WebSearch() runtime.Tool {
-	return runtime.Declare(runtime.DefineDynamic(WebSearchToolName,
+	return runtime.Declare(runtime.DefineDynamic(webSearchToolName,
 		func(context.Context, runtime.InitContext) (string, error) {
 			var b strings.Builder
 			err := websearchDescription.Execute(&b, map[string]any{"Year": time.Now().Year(), "DefaultResults": websearchResults})
 			return b.String(), err
 		},
-		func(ctx context.Context, p WebSearchParams, tc *runtime.Context) (runtime.Result, error) {
+		func(ctx context.Context, p webSearchParams, tc *runtime.Context) (runtime.Result, error) {
 			if strings.TrimSpace(p.Query) == "" {
 				return runtime.Result{}, errors.New("query is empty; say what to search for")
 			}
@@ -77,7 +77,7 @@ func WebSearch() runtime.Tool {
 				p.Livecrawl = "fallback"
 			}
 			meta := map[string]any{"query": p.Query, "numResults": p.NumResults, "type": p.Type, "livecrawl": p.Livecrawl}
-			if err := tc.Ask(ctx, permission.Request{Permission: WebSearchToolName, Patterns: []string{p.Query}, Always: []string{"*"}, Metadata: meta}); err != nil {
+			if err := tc.Ask(ctx, permission.Request{Permission: webSearchToolName, Patterns: []string{p.Query}, Always: []string{"*"}, Metadata: meta}); err != nil {
 				return runtime.Result{}, err
 			}
 			args := map[string]any{"query": p.Query, "type": p.Type, "numResults": p.NumResults, "livecrawl": p.Livecrawl}
@@ -116,7 +116,7 @@ func searchCall(ctx context.Context, cfg *config.Config, tool string, args map[s
 	}
 	endpoint := cfg.Search.Endpoint
 	if endpoint == "" {
-		endpoint = DefaultSearchEndpoint
+		endpoint = defaultSearchEndpoint
 	}
 	key := cfg.Search.APIKey
 	if key == "" && cfg.Search.APIKeyEnv != "" {

@@ -80,7 +80,7 @@ func TestWebSearch(t *testing.T) {
 	tests := []struct {
 		name    string
 		reply   searchReply
-		args    WebSearchParams
+		args    webSearchParams
 		want    string
 		wantErr string
 		check   func(t *testing.T, req searchRequest)
@@ -88,7 +88,7 @@ func TestWebSearch(t *testing.T) {
 		{
 			name:  "returns the text of an event-stream answer and fills in defaults",
 			reply: sseResult("Title: Go 1.26\nURL: https://go.dev/doc/go1.26"),
-			args:  WebSearchParams{Query: "go 1.26 release notes"},
+			args:  webSearchParams{Query: "go 1.26 release notes"},
 			want:  "Title: Go 1.26\nURL: https://go.dev/doc/go1.26",
 			check: func(t *testing.T, req searchRequest) {
 				b := req.Body
@@ -108,7 +108,7 @@ func TestWebSearch(t *testing.T) {
 			reply: func(searchRequest) (int, string, string) {
 				return 200, "application/json", `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"deep result"}]}}`
 			},
-			args: WebSearchParams{Query: "q", NumResults: 3, Type: "deep", Livecrawl: "preferred", ContextMaxCharacters: 500},
+			args: webSearchParams{Query: "q", NumResults: 3, Type: "deep", Livecrawl: "preferred", ContextMaxCharacters: 500},
 			want: "deep result",
 			check: func(t *testing.T, req searchRequest) {
 				if a := req.Body.Params.Arguments; a["numResults"] != float64(3) || a["type"] != "deep" || a["livecrawl"] != "preferred" || a["contextMaxCharacters"] != float64(500) {
@@ -121,7 +121,7 @@ func TestWebSearch(t *testing.T) {
 			reply: func(searchRequest) (int, string, string) {
 				return 200, "text/event-stream", "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}\n\n"
 			},
-			args: WebSearchParams{Query: "q"},
+			args: webSearchParams{Query: "q"},
 			want: "No search results found. Please try a different query.",
 		},
 		{
@@ -129,7 +129,7 @@ func TestWebSearch(t *testing.T) {
 			reply: func(searchRequest) (int, string, string) {
 				return 200, "text/event-stream", "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32602,\"message\":\"bad query\"}}\n\n"
 			},
-			args:    WebSearchParams{Query: "q"},
+			args:    webSearchParams{Query: "q"},
 			wantErr: "search endpoint error -32602: bad query",
 		},
 		{
@@ -137,13 +137,13 @@ func TestWebSearch(t *testing.T) {
 			reply: func(searchRequest) (int, string, string) {
 				return 200, "application/json", `{"result":{"isError":true,"content":[{"type":"text","text":"quota exceeded"}]}}`
 			},
-			args:    WebSearchParams{Query: "q"},
+			args:    webSearchParams{Query: "q"},
 			wantErr: "search failed: quota exceeded",
 		},
 		{
 			name:    "an HTTP failure names the status",
 			reply:   func(searchRequest) (int, string, string) { return 503, "text/plain", "overloaded" },
-			args:    WebSearchParams{Query: "q"},
+			args:    webSearchParams{Query: "q"},
 			wantErr: "503 Service Unavailable: overloaded",
 		},
 	}
@@ -190,10 +190,10 @@ func TestSearchRefusals(t *testing.T) {
 		want error
 		msg  string
 	}{
-		{"a denied websearch returns the permission error unchanged", WebSearch(), searchContext(srv, func(context.Context, permission.Request) error { return denied }), WebSearchParams{Query: "q"}, denied, ""},
-		{"a denied codesearch returns the permission error unchanged", CodeSearch(), searchContext(srv, func(context.Context, permission.Request) error { return denied }), CodeSearchParams{Query: "q"}, denied, ""},
-		{"without search config the call says how to configure it", WebSearch(), runtime.NewContext(runtime.Context{Config: &config.Config{}}, nil, allowAll), WebSearchParams{Query: "q"}, nil, `add "search"`},
-		{"an empty query is refused", CodeSearch(), searchContext(srv, allowAll), CodeSearchParams{Query: " "}, nil, "query is empty"},
+		{"a denied websearch returns the permission error unchanged", WebSearch(), searchContext(srv, func(context.Context, permission.Request) error { return denied }), webSearchParams{Query: "q"}, denied, ""},
+		{"a denied codesearch returns the permission error unchanged", CodeSearch(), searchContext(srv, func(context.Context, permission.Request) error { return denied }), codeSearchParams{Query: "q"}, denied, ""},
+		{"without search config the call says how to configure it", WebSearch(), runtime.NewContext(runtime.Context{Config: &config.Config{}}, nil, allowAll), webSearchParams{Query: "q"}, nil, `add "search"`},
+		{"an empty query is refused", CodeSearch(), searchContext(srv, allowAll), codeSearchParams{Query: " "}, nil, "query is empty"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

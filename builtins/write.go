@@ -15,8 +15,8 @@ import (
 //go:embed write.txt
 var writeDescription string
 
-// WriteParams are the write tool's arguments.
-type WriteParams struct {
+// writeParams are the write tool's arguments.
+type writeParams struct {
 	FilePath string `json:"filePath" jsonschema:"description=The absolute path to the file to write (a relative path is resolved against the working directory)"`
 	Content  string `json:"content" jsonschema:"description=The content to write to the file"`
 }
@@ -30,7 +30,7 @@ type WriteParams struct {
 // permission is asked with the unified diff, so a person sees the change.
 // Metadata: filepath, exists, diff, additions, deletions.
 func Write() runtime.Tool {
-	return runtime.Declare(runtime.Define("write", writeDescription, func(ctx context.Context, p WriteParams, tc *runtime.Context) (runtime.Result, error) {
+	return runtime.Declare(runtime.Define("write", writeDescription, func(ctx context.Context, p writeParams, tc *runtime.Context) (runtime.Result, error) {
 		if p.FilePath == "" {
 			return runtime.Result{}, errors.New("filePath is required")
 		}
@@ -68,7 +68,7 @@ func Write() runtime.Tool {
 		rel := displayPath(tc, path)
 		d := diffTexts(rel, lfText(before), lfText(p.Content))
 		if err := tc.Ask(ctx, permission.Request{
-			Permission: PermissionEdit,
+			Permission: permissionEdit,
 			Patterns:   []string{rel},
 			Always:     []string{"*"},
 			Metadata:   map[string]any{"filepath": path, "diff": d.Unified, "exists": exists},

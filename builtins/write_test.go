@@ -58,7 +58,7 @@ func TestWrite(t *testing.T) {
 				tt.prepare(t, e)
 			}
 			before, _ := os.ReadFile(filepath.Join(e.dir, tt.path))
-			res, err := e.call(t, Write(), WriteParams{FilePath: tt.path, Content: tt.content})
+			res, err := e.call(t, Write(), writeParams{FilePath: tt.path, Content: tt.content})
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
@@ -79,7 +79,7 @@ func TestWrite(t *testing.T) {
 				t.Errorf("diff = %q", res.Metadata["diff"])
 			}
 			// The write stamps the file: writing again needs no new read.
-			if _, err := e.call(t, Write(), WriteParams{FilePath: tt.path, Content: "again\n"}); err != nil {
+			if _, err := e.call(t, Write(), writeParams{FilePath: tt.path, Content: "again\n"}); err != nil {
 				t.Errorf("second write: %v", err)
 			}
 		})
@@ -94,7 +94,7 @@ func TestWriteKeepsModeAndAsksEditWithTheDiff(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.readAndStamp(t, p)
-	if _, err := e.call(t, Write(), WriteParams{FilePath: p, Content: "#!/bin/sh\necho 2\n"}); err != nil {
+	if _, err := e.call(t, Write(), writeParams{FilePath: p, Content: "#!/bin/sh\necho 2\n"}); err != nil {
 		t.Fatal(err)
 	}
 	info, _ := os.Stat(p)
@@ -102,7 +102,7 @@ func TestWriteKeepsModeAndAsksEditWithTheDiff(t *testing.T) {
 		t.Errorf("mode = %v, want 0750", info.Mode().Perm())
 	}
 	req := e.asks[len(e.asks)-1]
-	if req.Permission != PermissionEdit || req.Patterns[0] != "bin/run" {
+	if req.Permission != permissionEdit || req.Patterns[0] != "bin/run" {
 		t.Fatalf("request = %+v", req)
 	}
 	if d, _ := req.Metadata["diff"].(string); !strings.Contains(d, "-echo 1\n+echo 2\n") {
@@ -123,7 +123,7 @@ func TestWriteFollowsASymlink(t *testing.T) {
 		t.Skip("no symlinks:", err)
 	}
 	e.readAndStamp(t, link)
-	if _, err := e.call(t, Write(), WriteParams{FilePath: link, Content: "b\n"}); err != nil {
+	if _, err := e.call(t, Write(), writeParams{FilePath: link, Content: "b\n"}); err != nil {
 		t.Fatal(err)
 	}
 	if fi, _ := os.Lstat(link); fi.Mode()&os.ModeSymlink == 0 {
@@ -153,14 +153,14 @@ func TestReadStampsAreKeptInTheSessionStore(t *testing.T) {
 			t.Errorf("stamp %s lacks %s", b, key)
 		}
 	}
-	if _, err := e.call(t, Write(), WriteParams{FilePath: p, Content: "b\n"}); err != nil {
+	if _, err := e.call(t, Write(), writeParams{FilePath: p, Content: "b\n"}); err != nil {
 		t.Fatalf("write after a stored read: %v", err)
 	}
 	// Another session has not read the file.
 	other := *e.tc
 	other.SessionID = "someone-else"
 	e2 := &ftEnv{dir: e.dir, tc: &other}
-	if _, err := e2.call(t, Write(), WriteParams{FilePath: p, Content: "c\n"}); err == nil || !strings.Contains(err.Error(), "You must read") {
+	if _, err := e2.call(t, Write(), writeParams{FilePath: p, Content: "c\n"}); err == nil || !strings.Contains(err.Error(), "You must read") {
 		t.Fatalf("other session: err = %v", err)
 	}
 }

@@ -6,5 +6,15 @@
 // It is the one place that knows all sources, so runtime stays free of
 // them (runtime never imports builtins or plugins). Front ends — the CLI, the
 // MCP server, the agent loop — and programs embedding toolhost as a library
-// start here.
+// start here, and host imports none of them: the task tool, which needs an
+// agent loop, is added by the front end that has one.
+//
+// An embedder needs four names:
+//
+//	h, err := host.New(ctx, host.Options{Directory: dir})
+//	defer h.Close(ctx)
+//	tools, err := h.Tools(ctx, model, agent)   // what to offer the model
+//	res, err := h.Call(ctx, runtime.Call{Tool: "read", Args: args, SessionID: id})
+//
+// Writing a native tool needs the contract in package runtime.
 package host

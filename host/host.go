@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/toolhost/toolhost/agent"
 	"github.com/toolhost/toolhost/builtins"
 	"github.com/toolhost/toolhost/internal/sandbox"
 	"github.com/toolhost/toolhost/plugins"
@@ -52,26 +51,20 @@ type Host struct {
 	// Dirs are the config directories, lowest precedence first.
 	Dirs []string
 	// Files are the config files read, in merge order.
-	Files    []string
-	Store    session.Store
-	Worktree string
+	Files []string
+	Store session.Store
+	// Directory is the absolute working directory; Worktree the project
+	// root found from it.
+	Directory string
+	Worktree  string
 	// LoadErrors lists tool modules that failed to load and were skipped.
-	LoadErrors []LoadError
+	LoadErrors []runtime.LoadError
 	// Plugins are the plugins loaded, in hook order.
 	Plugins []*plugins.Plugin
 
-	wasm *plugins.Host
+	wasm *plugins.Engine
 	life lifecycle // what Close undoes, and the watchers it stops (lifecycle.go)
 }
-
-// LoadError is a tool source that failed and was skipped.
-type LoadError struct {
-	Source string `json:"source"`
-	File   string `json:"file"`
-	Reason string `json:"reason"`
-}
-
-func (e LoadError) String() string { return fmt.Sprintf("%s: %s", e.File, e.Reason) }
 
 // New loads config and assembles the registry. When a step fails, what the
 // earlier steps opened (the session store, compiled modules, MCP servers)
@@ -116,7 +109,7 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 	if err != nil {
 		return nil, err
 	}
-	h = &Host{Config: loaded.Config, Dirs: loaded.Dirs, Files: loaded.Files, Store: store, Worktree: worktree}
+	h = &Host{Config: loaded.Config, Dirs: loaded.Dirs, Files: loaded.Files, Store: store, Directory: opts.Directory, Worktree: worktree}
 	h.life.init()
 	h.life.onClose("session store", func(context.Context) error { return store.Close() })
 	defer func() {
@@ -141,10 +134,9 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 	}
 	h.Registry = reg
 	reg.Add(runtime.SourceBuiltin, builtins.All(builtins.Options{ConfigDirs: loaded.Dirs})...)
-	// The task tool runs subagents through the agent loop, which builtins
-	// may not import; it gets a runner sharing this registry and store.
-	subagents := agent.New(agent.Options{Registry: reg, Store: store, Env: opts.Env, Logger: opts.Logger, Directory: opts.Directory, Worktree: worktree})
-	reg.Add(runtime.SourceBuiltin, builtins.Task(subagents), builtins.WebSearch(), builtins.CodeSearch(), builtins.LSP())
+	// The task tool runs subagents through an agent loop, which is a front
+	// end: the front end that has one adds builtins.Task with its runner.
+	reg.Add(runtime.SourceBuiltin, builtins.WebSearch(), builtins.CodeSearch(), builtins.LSP())
 	if !opts.NoWasm {
 		if err := h.addWasm(ctx, opts); err != nil {
 			return nil, err
@@ -165,4 +157,17 @@ func DefaultCacheDir(env func(string) string) string {
 	}
 	home, _ := os.UserHomeDir()
 	return filepath.Join(home, ".cache", "toolhost")
+}
+
+// Tools lists the tools offered to agent on model ("" for the default
+// agent and any model), with their descriptions and argument schemas as a
+// model should see them.
+func (h *Host) Tools(ctx context.Context, model, agent string) ([]runtime.ToolInfo, error) {
+	return h.Registry.Tools(ctx, model, agent)
+}
+
+// Call runs one tool call through the wrapper every call takes: the gate,
+// hooks, validation, permissions, truncation and logging.
+func (h *Host) Call(ctx context.Context, c runtime.Call) (runtime.Result, error) {
+	return h.Registry.Call(ctx, c)
 }

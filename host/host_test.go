@@ -3,8 +3,10 @@ package host
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -38,7 +40,7 @@ func TestNewAssemblesBuiltinsAndAppliesProjectConfig(t *testing.T) {
 	if h.Worktree != project {
 		t.Errorf("worktree = %s, want %s", h.Worktree, project)
 	}
-	tools, err := h.Registry.Tools(ctx, "", "")
+	tools, err := h.Tools(ctx, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,12 +48,32 @@ func TestNewAssemblesBuiltinsAndAppliesProjectConfig(t *testing.T) {
 	for _, ti := range tools {
 		ids = append(ids, ti.ID)
 	}
-	for _, want := range []string{"read", "edit", "bash", "grep", "batch", "task"} {
+	for _, want := range []string{"read", "edit", "bash", "grep", "batch"} {
 		if !slices.Contains(ids, want) {
 			t.Errorf("tools lack %s: %v", want, ids)
 		}
 	}
 	if slices.Contains(ids, "webfetch") {
 		t.Errorf("webfetch disabled by project config but offered: %v", ids)
+	}
+	// task runs subagents through an agent loop, a front end host does
+	// not import: the front end that has one adds it.
+	if slices.Contains(ids, "task") {
+		t.Errorf("host offers task without an agent loop: %v", ids)
+	}
+}
+
+func TestHostImportsNoFrontEnd(t *testing.T) {
+	t.Parallel()
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		for _, front := range []string{"/agent", "/internal/cli", "/mcp/server"} {
+			if dep == "github.com/toolhost/toolhost"+front {
+				t.Errorf("host depends on the front end %s", dep)
+			}
+		}
 	}
 }

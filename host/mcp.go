@@ -3,7 +3,7 @@ package host
 import (
 	"context"
 
-	"github.com/toolhost/toolhost/mcp"
+	"github.com/toolhost/toolhost/mcp/client"
 	"github.com/toolhost/toolhost/runtime"
 )
 
@@ -16,11 +16,11 @@ func (h *Host) addMCP(ctx context.Context, opts Options) {
 	if len(h.Config.MCP) == 0 {
 		return
 	}
-	m := mcp.NewManager(h.Config.MCP, mcp.ManagerOptions{Directory: opts.Directory, Logger: opts.Logger})
+	m := client.New(h.Config.MCP, client.Options{Directory: opts.Directory, Logger: opts.Logger})
 	m.Start(ctx)
 	for _, st := range m.Status() {
-		if st.State == mcp.StateFailed {
-			h.LoadErrors = append(h.LoadErrors, LoadError{Source: "mcp", File: st.Name, Reason: st.Error})
+		if st.State == client.StateFailed {
+			h.LoadErrors = append(h.LoadErrors, runtime.LoadError{Source: runtime.SourceMCP, File: st.Name, Reason: st.Error})
 		}
 	}
 	h.Registry.Add(runtime.SourceMCP, m.Tools()...)

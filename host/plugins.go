@@ -38,38 +38,38 @@ func (h *Host) addPlugins(ctx context.Context, opts Options) {
 	if h.wasm == nil {
 		return
 	}
-	var srcs []plugins.Source
+	var srcs []plugins.Bundle
 	if len(h.Config.Plugin) > 0 {
 		mgr := h.PluginManager(opts)
 		lock, err := pkg.ReadLock(mgr.LockPath)
 		if err != nil {
-			h.LoadErrors = append(h.LoadErrors, LoadError{Source: string(runtime.SourcePlugin), File: mgr.LockPath, Reason: err.Error()})
+			h.LoadErrors = append(h.LoadErrors, runtime.LoadError{Source: runtime.SourcePlugin, File: mgr.LockPath, Reason: err.Error()})
 			lock = &pkg.Lock{}
 		}
 		for _, ref := range h.Config.Plugin {
 			e, ok := lock.ByRef(ref)
 			if !ok {
-				h.LoadErrors = append(h.LoadErrors, LoadError{Source: string(runtime.SourcePlugin), File: ref,
+				h.LoadErrors = append(h.LoadErrors, runtime.LoadError{Source: runtime.SourcePlugin, File: ref,
 					Reason: fmt.Sprintf("not in %s; run `toolhost plugin add %s` to fetch it and agree to its capabilities", pkg.LockFile, ref)})
 				continue
 			}
 			src, err := mgr.Open(*e)
 			if err != nil {
-				h.LoadErrors = append(h.LoadErrors, LoadError{Source: string(runtime.SourcePlugin), File: ref, Reason: err.Error()})
+				h.LoadErrors = append(h.LoadErrors, runtime.LoadError{Source: runtime.SourcePlugin, File: ref, Reason: err.Error()})
 				continue
 			}
 			srcs = append(srcs, src)
 		}
 	}
-	found, errs := plugins.DiscoverSources(h.Dirs)
+	found, errs := plugins.DiscoverBundles(h.Dirs)
 	for _, e := range errs {
-		h.LoadErrors = append(h.LoadErrors, LoadError{Source: string(runtime.SourcePlugin), File: e.File, Reason: e.Reason})
+		h.LoadErrors = append(h.LoadErrors, runtime.LoadError{Source: runtime.SourcePlugin, File: e.File, Reason: e.Reason})
 	}
 	for _, src := range append(srcs, found...) {
 		p, err := h.wasm.LoadPlugin(ctx, src)
 		if err != nil {
 			opts.Logger.Warn("plugin not loaded", "plugin", src.Manifest.Name, "err", err)
-			h.LoadErrors = append(h.LoadErrors, LoadError{Source: string(runtime.SourcePlugin), File: src.Dir, Reason: err.Error()})
+			h.LoadErrors = append(h.LoadErrors, runtime.LoadError{Source: runtime.SourcePlugin, File: src.Dir, Reason: err.Error()})
 			continue
 		}
 		h.Registry.Add(runtime.SourcePlugin, p.Tools...)

@@ -15,7 +15,7 @@ import (
 // directories and adds them as runtime.SourceWasm. Modules that fail to
 // load are recorded in LoadErrors and skipped.
 func (h *Host) addWasm(ctx context.Context, opts Options) error {
-	wh := plugins.NewHost(plugins.HostOptions{
+	wh := plugins.NewEngine(plugins.EngineOptions{
 		CacheDir: filepath.Join(opts.CacheDir, "wasm"),
 		Config:   h.Config,
 		Logger:   opts.Logger,
@@ -24,7 +24,7 @@ func (h *Host) addWasm(ctx context.Context, opts Options) error {
 	h.life.onClose("wasm modules", wh.Close)
 	tools, errs := wh.Discover(ctx, h.Dirs)
 	for _, e := range errs {
-		h.LoadErrors = append(h.LoadErrors, LoadError{Source: string(runtime.SourceWasm), File: e.File, Reason: e.Reason})
+		h.LoadErrors = append(h.LoadErrors, runtime.LoadError{Source: runtime.SourceWasm, File: e.File, Reason: e.Reason})
 	}
 	h.Registry.Add(runtime.SourceWasm, tools...)
 	return nil

@@ -11,7 +11,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/toolhost/toolhost/mcp"
+	"github.com/toolhost/toolhost/mcp/server"
 	"github.com/toolhost/toolhost/plugins"
 	"github.com/toolhost/toolhost/runtime"
 )
@@ -24,7 +24,7 @@ func warmCache(t *testing.T, cacheDir, module string) {
 	t.Helper()
 	dir := t.TempDir()
 	copyInto(t, module, filepath.Join(dir, "tool", filepath.Base(module)))
-	wh := plugins.NewHost(plugins.HostOptions{CacheDir: filepath.Join(cacheDir, "wasm")})
+	wh := plugins.NewEngine(plugins.EngineOptions{CacheDir: filepath.Join(cacheDir, "wasm")})
 	defer wh.Close(context.Background())
 	tools, errs := wh.Discover(context.Background(), []string{dir})
 	if len(errs) > 0 || len(tools) == 0 {
@@ -49,7 +49,7 @@ func TestAModuleDroppedIntoARunningMCPServersToolFolderComesAndGoes(t *testing.T
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.Close(ctx) })
-	srv, err := mcp.NewServer(ctx, h.Registry, mcp.ServerOptions{})
+	srv, err := server.New(ctx, h.Registry, server.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

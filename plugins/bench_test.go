@@ -11,7 +11,7 @@ import (
 	extism "github.com/extism/go-sdk"
 	"github.com/tetratelabs/wazero"
 
-	"github.com/toolhost/toolhost/hostfns"
+	"github.com/toolhost/toolhost/internal/hostfns"
 	"github.com/toolhost/toolhost/runtime"
 )
 
@@ -159,19 +159,19 @@ func BenchmarkPool(b *testing.B) {
 	}
 }
 
-// BenchmarkList lists 20 distinct Go-built modules with a fresh Host, as
+// BenchmarkList lists 20 distinct Go-built modules with a fresh Engine, as
 // `toolhost tools` does in a new process: warm (descriptions cached) and
 // cold (nothing cached: every module is compiled).
 func BenchmarkList(b *testing.B) {
 	dir := twentyModules(b)
 	b.Run("warm", func(b *testing.B) {
 		cache := b.TempDir()
-		h := NewHost(HostOptions{CacheDir: cache})
+		h := NewEngine(EngineOptions{CacheDir: cache})
 		h.Discover(context.Background(), []string{dir})
 		h.Close(context.Background())
 		b.ResetTimer()
 		for b.Loop() {
-			h := NewHost(HostOptions{CacheDir: cache})
+			h := NewEngine(EngineOptions{CacheDir: cache})
 			tools, errs := h.Discover(context.Background(), []string{dir})
 			if len(tools) != 20 || len(errs) > 0 {
 				b.Fatalf("%d tools, errors %v", len(tools), errs)
@@ -181,7 +181,7 @@ func BenchmarkList(b *testing.B) {
 	})
 	b.Run("cold", func(b *testing.B) {
 		for b.Loop() {
-			h := NewHost(HostOptions{CacheDir: b.TempDir()})
+			h := NewEngine(EngineOptions{CacheDir: b.TempDir()})
 			tools, errs := h.Discover(context.Background(), []string{dir})
 			if len(tools) != 20 || len(errs) > 0 {
 				b.Fatalf("%d tools, errors %v", len(tools), errs)
@@ -196,14 +196,14 @@ func BenchmarkList(b *testing.B) {
 func BenchmarkFirstCall(b *testing.B) {
 	dir := configDir(b, map[string]string{"echo.wasm": guest(b, "echo")})
 	cache := b.TempDir()
-	h := NewHost(HostOptions{CacheDir: cache})
+	h := NewEngine(EngineOptions{CacheDir: cache})
 	tools, _ := h.Discover(context.Background(), []string{dir})
 	call(b, tools[0], benchArgs, nil)
 	h.Close(context.Background())
 	tc := testContext(b, nil, nil)
 	b.ResetTimer()
 	for b.Loop() {
-		h := NewHost(HostOptions{CacheDir: cache})
+		h := NewEngine(EngineOptions{CacheDir: cache})
 		tools, _ := h.Discover(context.Background(), []string{dir})
 		def, _ := tools[0].Init(context.Background(), runtime.InitContext{})
 		if _, err := def.Execute(context.Background(), json.RawMessage(benchArgs), tc); err != nil {

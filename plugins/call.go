@@ -12,7 +12,7 @@ import (
 
 	"github.com/tetratelabs/wazero/sys"
 
-	"github.com/toolhost/toolhost/hostfns"
+	"github.com/toolhost/toolhost/internal/hostfns"
 	"github.com/toolhost/toolhost/runtime"
 )
 
@@ -31,7 +31,7 @@ type execContext struct {
 }
 
 // callMeta calls a description or schema export during loading.
-func (h *Host) callMeta(ctx context.Context, c *compiled, in *instance, tool, export string) ([]byte, error) {
+func (h *Engine) callMeta(ctx context.Context, c *compiled, in *instance, tool, export string) ([]byte, error) {
 	out, _, err := h.run(ctx, c, in, &hostfns.Call{Tool: tool, Logger: h.log, State: &h.state}, tool, export, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", export, err)
@@ -49,7 +49,7 @@ func (h *Host) callMeta(ctx context.Context, c *compiled, in *instance, tool, ex
 // configured to close the module when that context is done
 // (WithCloseOnContextDone), so a spinning guest is stopped too; cancelling
 // ctx itself stops the call at once, even inside a host function.
-func (h *Host) run(ctx context.Context, c *compiled, in *instance, call *hostfns.Call, tool, export string, input []byte) (out []byte, healthy bool, err error) {
+func (h *Engine) run(ctx context.Context, c *compiled, in *instance, call *hostfns.Call, tool, export string, input []byte) (out []byte, healthy bool, err error) {
 	callCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	clock := newGuestClock(c.limits.Timeout, func() { cancel(ErrTimeout) })
@@ -78,7 +78,7 @@ func (h *Host) run(ctx context.Context, c *compiled, in *instance, call *hostfns
 // classify explains a failed call. Only a guest's own error (error_set,
 // whose message CallWithContext returns as the error) leaves the instance
 // healthy; the caller discards it otherwise.
-func (h *Host) classify(ctx, callCtx context.Context, c *compiled, in *instance, call *hostfns.Call, tool string, err error) error {
+func (h *Engine) classify(ctx, callCtx context.Context, c *compiled, in *instance, call *hostfns.Call, tool string, err error) error {
 	switch {
 	case errors.Is(context.Cause(callCtx), ErrTimeout):
 		return fmt.Errorf("%w: %s ran for more than %s of its own time (time waiting for permission does not count); raise %s.timeout_ms in the config if it needs longer",

@@ -71,8 +71,8 @@ func (t *compatTool) Init(context.Context, runtime.InitContext) (*runtime.Defini
 	return &runtime.Definition{Description: t.meta.Description, Parameters: t.meta.Schema, Execute: t.execute}, nil
 }
 
-// Source says the tool comes from a plugin.
-func (t *compatTool) Source() runtime.Source { return runtime.SourcePlugin }
+// Bundle says the tool comes from a plugin.
+func (t *compatTool) Bundle() runtime.Source { return runtime.SourcePlugin }
 
 // callRequest is MCP's CallToolRequest as these modules read it.
 type callRequest struct {

@@ -2,17 +2,7 @@ package plugins
 
 import (
 	"errors"
-	"fmt"
 )
-
-// LoadError reports a module that could not be loaded. The host skips it
-// and loads every other module.
-type LoadError struct {
-	File   string // path of the .wasm file
-	Reason string // what is wrong, and how to fix it when we know
-}
-
-func (e LoadError) Error() string { return fmt.Sprintf("wasm tool %s: %s", e.File, e.Reason) }
 
 // ErrTimeout, ErrMemoryLimit, ErrOutputLimit and ErrTrap classify a failed
 // call; test with errors.Is. The errors returned wrap them with the tool,

@@ -117,16 +117,16 @@ func copyFile(t testing.TB, src, dst string) {
 }
 
 // newHost returns a host sharing the run's compilation cache.
-func newHost(t testing.TB, cfg *config.Config) *Host {
+func newHost(t testing.TB, cfg *config.Config) *Engine {
 	t.Helper()
-	h := NewHost(HostOptions{CacheDir: sharedCache, Config: cfg})
+	h := NewEngine(EngineOptions{CacheDir: sharedCache, Config: cfg})
 	t.Cleanup(func() { h.Close(context.Background()) })
 	return h
 }
 
 // discover loads the tools of one config directory and fails on any load
 // error.
-func discover(t testing.TB, h *Host, dir string) map[string]runtime.Tool {
+func discover(t testing.TB, h *Engine, dir string) map[string]runtime.Tool {
 	t.Helper()
 	tools, errs := h.Discover(context.Background(), []string{dir})
 	for _, e := range errs {

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/toolhost/toolhost/hostfns"
+	"github.com/toolhost/toolhost/internal/hostfns"
 	"github.com/toolhost/toolhost/runtime"
 )
 
@@ -25,7 +25,7 @@ const (
 
 var hookExports = []string{ExportBefore, ExportAfter, ExportDefinition, ExportEvent}
 
-// DefaultHookTimeout bounds one hook call unless HostOptions.HookTimeout
+// DefaultHookTimeout bounds one hook call unless EngineOptions.HookTimeout
 // says otherwise. Hooks run on every tool call, so they must be quick.
 const DefaultHookTimeout = 5 * time.Second
 
@@ -41,7 +41,7 @@ const eventQueue = 64
 // logged and skipped; the call goes on as if the hook were absent. Only a
 // tool_execute_before that returns {"refuse": "…"} stops a call.
 type Hooks struct {
-	host   *Host
+	host   *Engine
 	plugin string
 	mods   []*module
 	// Worktree resolves relative allowed_paths of the hooks' modules.
@@ -58,7 +58,7 @@ type eventMsg struct {
 	body []byte
 }
 
-func newHooks(h *Host, plugin string, mods []*module) *Hooks {
+func newHooks(h *Engine, plugin string, mods []*module) *Hooks {
 	return &Hooks{host: h, plugin: plugin, mods: mods, done: make(chan struct{})}
 }
 

@@ -24,9 +24,9 @@ func benchCall(b *testing.B, hooked bool) {
 		return runtime.Result{Output: a.Text}, nil
 	}))
 	if hooked {
-		h := NewHost(HostOptions{CacheDir: sharedCache})
+		h := NewEngine(EngineOptions{CacheDir: sharedCache})
 		b.Cleanup(func() { h.Close(context.Background()) })
-		src, err := DirSource(pluginDir(b, guardManifest, map[string]string{"guard.wasm": guest(b, "guard")}))
+		src, err := DirBundle(pluginDir(b, guardManifest, map[string]string{"guard.wasm": guest(b, "guard")}))
 		if err != nil {
 			b.Fatal(err)
 		}

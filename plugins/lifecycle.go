@@ -7,10 +7,10 @@ import (
 	"sync"
 )
 
-// ErrClosed is returned by work started on a Host after Close.
+// ErrClosed is returned by work started on an Engine after Close.
 var ErrClosed = errors.New("wasm host is closed")
 
-// lifecycle lets Close stop a Host safely while other goroutines compile
+// lifecycle lets Close stop an Engine safely while other goroutines compile
 // modules or watch folders. Compiles use the host's wazero compilation
 // cache, and closing that cache under a compile crashes the process (a nil
 // map inside wazero), so every compile, discovery and watch is counted
@@ -30,7 +30,7 @@ func (l *lifecycle) init() { l.ctx, l.cancel = context.WithCancel(context.Backgr
 
 // begin registers work. The context it returns ends when ctx does or the
 // host closes; call done when the work is finished.
-func (h *Host) begin(ctx context.Context) (context.Context, func(), error) {
+func (h *Engine) begin(ctx context.Context) (context.Context, func(), error) {
 	l := &h.life
 	l.mu.Lock()
 	if l.closing {
@@ -57,7 +57,7 @@ func (h *Host) begin(ctx context.Context) (context.Context, func(), error) {
 // leaves modules and cache open rather than pull them from under a compile;
 // a later Close finishes the job. Calling Close again after it succeeded
 // does nothing.
-func (h *Host) Close(ctx context.Context) error {
+func (h *Engine) Close(ctx context.Context) error {
 	l := &h.life
 	l.mu.Lock()
 	l.closing = true

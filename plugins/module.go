@@ -17,7 +17,7 @@ import (
 	extism "github.com/extism/go-sdk"
 	"github.com/tetratelabs/wazero"
 
-	"github.com/toolhost/toolhost/hostfns"
+	"github.com/toolhost/toolhost/internal/hostfns"
 	"github.com/toolhost/toolhost/runtime"
 )
 
@@ -29,7 +29,7 @@ var wasmMagic = []byte{0x00, 'a', 's', 'm'}
 
 // module is one .wasm file and the tools it provides.
 type module struct {
-	host *Host
+	host *Engine
 	path string
 	name string // file name without .wasm
 	sum  string // hex sha256 of the file
@@ -90,7 +90,7 @@ func exportName(export, kind string) string {
 // load reads a module and its tools' descriptions and schemas, from the
 // cache when the module's sha256 is known, else by compiling it and
 // calling description and schema.
-func (h *Host) load(ctx context.Context, path string) (*module, error) {
+func (h *Engine) load(ctx context.Context, path string) (*module, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -366,7 +366,7 @@ func (m *module) close(ctx context.Context) {
 
 // compile compiles a module with limits l. The wazero compilation cache on
 // disk makes recompiling a known module cheap.
-func (h *Host) compile(ctx context.Context, name string, data []byte, l limits) (*compiled, error) {
+func (h *Engine) compile(ctx context.Context, name string, data []byte, l limits) (*compiled, error) {
 	ctx, done, berr := h.begin(ctx)
 	if berr != nil {
 		return nil, fmt.Errorf("compile %s: %w", name, berr)
@@ -408,7 +408,7 @@ func (h *Host) compile(ctx context.Context, name string, data []byte, l limits) 
 }
 
 // readMeta returns the cached description and schemas of a module.
-func (h *Host) readMeta(sum string) (moduleMeta, bool) {
+func (h *Engine) readMeta(sum string) (moduleMeta, bool) {
 	var meta moduleMeta
 	if !h.readCache(sum+".json", &meta) || meta.ABI != hostfns.ABIVersion || len(meta.Tools) == 0 {
 		return moduleMeta{}, false
@@ -417,10 +417,10 @@ func (h *Host) readMeta(sum string) (moduleMeta, bool) {
 }
 
 // writeMeta caches a module's description and schemas.
-func (h *Host) writeMeta(sum string, meta moduleMeta) { h.writeCache(sum+".json", meta) }
+func (h *Engine) writeMeta(sum string, meta moduleMeta) { h.writeCache(sum+".json", meta) }
 
 // readCache decodes the JSON cache file name of the meta cache into v.
-func (h *Host) readCache(name string, v any) bool {
+func (h *Engine) readCache(name string, v any) bool {
 	if h.cacheDir == "" {
 		return false
 	}
@@ -431,7 +431,7 @@ func (h *Host) readCache(name string, v any) bool {
 // writeCache stores v as the JSON cache file name, atomically (temporary
 // file and rename) so a concurrent reader never sees half of it. Failing
 // to is only slower next time.
-func (h *Host) writeCache(name string, v any) {
+func (h *Engine) writeCache(name string, v any) {
 	if h.cacheDir == "" {
 		return
 	}

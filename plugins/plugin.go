@@ -11,7 +11,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/toolhost/toolhost/hostfns"
+	"github.com/toolhost/toolhost/internal/hostfns"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
 )
@@ -22,10 +22,10 @@ func PluginDirs(configDir string) []string {
 	return []string{filepath.Join(configDir, "plugin"), filepath.Join(configDir, "plugins")}
 }
 
-// Source is a plugin ready to load: its manifest and where its module
+// Bundle is a plugin ready to load: its manifest and where its module
 // files are. Package plugins/pkg makes one from a locked package in the
-// cache; DiscoverSources makes them from the config directories.
-type Source struct {
+// cache; DiscoverBundles makes them from the config directories.
+type Bundle struct {
 	Manifest Manifest
 	// Dir is where the plugin came from, for messages.
 	Dir string
@@ -76,42 +76,42 @@ type pluginMeta struct {
 	Hooks  []string     `json:"hooks,omitempty"`
 }
 
-// DirSource reads the plugin in dir (its toolhost-plugin.json and
+// DirBundle reads the plugin in dir (its toolhost-plugin.json and
 // modules). Granted is what the manifest requests: a directory the user
 // placed in a config folder or named by path is trusted like the config
 // itself.
-func DirSource(dir string) (Source, error) {
+func DirBundle(dir string) (Bundle, error) {
 	m, err := ReadManifest(dir)
 	if err != nil {
-		return Source{}, err
+		return Bundle{}, err
 	}
-	src := Source{Manifest: m, Dir: dir, Granted: m.Capabilities}
+	src := Bundle{Manifest: m, Dir: dir, Granted: m.Capabilities}
 	for _, mod := range m.Modules {
 		src.Modules = append(src.Modules, ModuleFile{Name: mod, Path: filepath.Join(dir, filepath.FromSlash(mod))})
 	}
 	return src, nil
 }
 
-// wasmSource makes a one-module plugin of a bare plugin/*.wasm file: its
+// wasmBundle makes a one-module plugin of a bare plugin/*.wasm file: its
 // name is the file's, and it is granted nothing beyond what the user's
 // "wasm" config grants that name.
-func wasmSource(path string) Source {
+func wasmBundle(path string) Bundle {
 	name := strings.TrimSuffix(filepath.Base(path), ".wasm")
-	return Source{
+	return Bundle{
 		Manifest: Manifest{Name: name, Version: "local", ABI: hostfns.ABIVersion, Modules: []string{filepath.Base(path)}},
 		Dir:      path,
 		Modules:  []ModuleFile{{Name: filepath.Base(path), Path: path}},
 	}
 }
 
-// DiscoverSources finds the plugins in the config directories dirs, in
+// DiscoverBundles finds the plugins in the config directories dirs, in
 // order: for each directory, plugin/ then plugins/, and in each, sorted
 // by name, *.wasm files (one-module plugins named after the file) and
 // <name>/toolhost-plugin.json directories. A broken manifest is reported
 // and skipped.
-func DiscoverSources(dirs []string) ([]Source, []LoadError) {
-	var out []Source
-	var errs []LoadError
+func DiscoverBundles(dirs []string) ([]Bundle, []runtime.LoadError) {
+	var out []Bundle
+	var errs []runtime.LoadError
 	for _, d := range dirs {
 		for _, pd := range PluginDirs(d) {
 			entries, err := os.ReadDir(pd)
@@ -126,14 +126,14 @@ func DiscoverSources(dirs []string) ([]Source, []LoadError) {
 					if _, err := os.Stat(filepath.Join(p, ManifestFile)); err != nil {
 						continue
 					}
-					src, err := DirSource(p)
+					src, err := DirBundle(p)
 					if err != nil {
-						errs = append(errs, LoadError{File: p, Reason: err.Error()})
+						errs = append(errs, runtime.LoadError{Source: runtime.SourcePlugin, File: p, Reason: err.Error()})
 						continue
 					}
 					out = append(out, src)
 				case strings.HasSuffix(e.Name(), ".wasm"):
-					out = append(out, wasmSource(p))
+					out = append(out, wasmBundle(p))
 				}
 			}
 		}
@@ -152,7 +152,7 @@ func DiscoverSources(dirs []string) ([]Source, []LoadError) {
 // Tool ids: a one-module plugin's tools are named after the plugin
 // (<plugin>, <plugin>_N), a module of a larger plugin's after its file;
 // describe/call tools are <plugin>_<tool>.
-func (h *Host) LoadPlugin(ctx context.Context, src Source) (*Plugin, error) {
+func (h *Engine) LoadPlugin(ctx context.Context, src Bundle) (*Plugin, error) {
 	if err := src.Manifest.Validate(); err != nil {
 		return nil, fmt.Errorf("plugin %s: %w", src.Dir, err)
 	}
@@ -201,7 +201,7 @@ func (h *Host) LoadPlugin(ctx context.Context, src Source) (*Plugin, error) {
 }
 
 // loadPluginModule reads, checks and inspects one module of a plugin.
-func (h *Host) loadPluginModule(ctx context.Context, mf ModuleFile, name string, info *pluginInfo) (*module, error) {
+func (h *Engine) loadPluginModule(ctx context.Context, mf ModuleFile, name string, info *pluginInfo) (*module, error) {
 	if err := checkIDs(name); err != nil {
 		return nil, err
 	}
@@ -332,7 +332,7 @@ func (m *module) limitsFor(cfg *config.Config, id, worktree string) limits {
 }
 
 // readPluginMeta returns the cached inspection of a plugin module.
-func (h *Host) readPluginMeta(sum string) (pluginMeta, bool) {
+func (h *Engine) readPluginMeta(sum string) (pluginMeta, bool) {
 	var meta pluginMeta
 	if !h.readCache(sum+".plugin.json", &meta) || meta.ABI != hostfns.ABIVersion {
 		return pluginMeta{}, false
@@ -341,4 +341,4 @@ func (h *Host) readPluginMeta(sum string) (pluginMeta, bool) {
 }
 
 // writePluginMeta caches a plugin module's inspection.
-func (h *Host) writePluginMeta(sum string, meta pluginMeta) { h.writeCache(sum+".plugin.json", meta) }
+func (h *Engine) writePluginMeta(sum string, meta pluginMeta) { h.writeCache(sum+".plugin.json", meta) }

@@ -100,10 +100,10 @@ func TestPluginHooksChangeArgumentsAndOutputRefuseCallsAndSeeEveryTool(t *testin
 	t.Parallel()
 	sink := newLogSink()
 	log := slog.New(sink)
-	h := NewHost(HostOptions{CacheDir: sharedCache, Logger: log})
+	h := NewEngine(EngineOptions{CacheDir: sharedCache, Logger: log})
 	t.Cleanup(func() { h.Close(context.Background()) })
 
-	src, err := DirSource(pluginDir(t, guardManifest, map[string]string{"guard.wasm": guest(t, "guard")}))
+	src, err := DirBundle(pluginDir(t, guardManifest, map[string]string{"guard.wasm": guest(t, "guard")}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestDescribeCallModulesLoadUnchangedAsTools(t *testing.T) {
 	t.Parallel()
 	cfg := &config.Config{Wasm: map[string]config.WasmConfig{"acme": {Config: map[string]string{"user": "ada"}}}}
 	h := newHost(t, cfg)
-	src, err := DirSource(pluginDir(t, `{"name": "acme", "version": "0.1.0", "abi": "toolhost-abi 1", "modules": ["servlet.wasm"]}`,
+	src, err := DirBundle(pluginDir(t, `{"name": "acme", "version": "0.1.0", "abi": "toolhost-abi 1", "modules": ["servlet.wasm"]}`,
 		map[string]string{"servlet.wasm": guest(t, "compat")}))
 	if err != nil {
 		t.Fatal(err)
@@ -237,7 +237,7 @@ func TestPluginModulesAreRefusedWhenTheirBytesDifferFromTheDigest(t *testing.T) 
 	h := newHost(t, nil)
 	dir := pluginDir(t, `{"name": "acme", "version": "0.1.0", "abi": "toolhost-abi 1", "modules": ["servlet.wasm"]}`,
 		map[string]string{"servlet.wasm": guest(t, "compat")})
-	src, err := DirSource(dir)
+	src, err := DirBundle(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +343,7 @@ func TestPluginsAreDiscoveredInConfigDirectories(t *testing.T) {
 	os.WriteFile(filepath.Join(cfgDir, "plugin", "guard", ManifestFile), []byte(guardManifest), 0o644)
 	os.WriteFile(filepath.Join(cfgDir, "plugins", "broken", ManifestFile), []byte(`{"name":"broken"}`), 0o644)
 	os.WriteFile(filepath.Join(cfgDir, "plugins", "solo.wasm"), []byte("\x00asm"), 0o644)
-	srcs, errs := DiscoverSources([]string{cfgDir})
+	srcs, errs := DiscoverBundles([]string{cfgDir})
 	var names []string
 	for _, s := range srcs {
 		names = append(names, s.Manifest.Name)

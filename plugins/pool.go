@@ -12,7 +12,7 @@ import (
 	extism "github.com/extism/go-sdk"
 	"github.com/tetratelabs/wazero"
 
-	"github.com/toolhost/toolhost/hostfns"
+	"github.com/toolhost/toolhost/internal/hostfns"
 )
 
 // compiled is a module compiled with one set of limits, and its pool of

@@ -32,7 +32,7 @@ func (t *wasmTool) Init(context.Context, runtime.InitContext) (*runtime.Definiti
 // Module returns the path of the .wasm file providing the tool.
 func (t *wasmTool) Module() string { return t.module.path }
 
-// Source says the tool comes from a wasm module.
-func (t *wasmTool) Source() runtime.Source { return runtime.SourceWasm }
+// Bundle says the tool comes from a wasm module.
+func (t *wasmTool) Bundle() runtime.Source { return runtime.SourceWasm }
 
 var _ runtime.Tool = (*wasmTool)(nil)

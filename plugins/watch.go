@@ -26,13 +26,13 @@ const settleDelay = 100 * time.Millisecond
 // program): when a .wasm file of a tool folder (tool/, tools/) is added,
 // replaced or removed, it calls fn with the tools to add (new, or new
 // versions of replaced modules — Registry.Add replaces by id) and the ids
-// to remove. It returns when ctx is done or the Host is closed; Close waits
+// to remove. It returns when ctx is done or the Engine is closed; Close waits
 // for it.
 //
 // Changes are noticed through file-system events (fsnotify: inotify,
 // kqueue, ReadDirectoryChangesW), which also watch the config directory
 // and its parent so a tool folder created after start is picked up. Every
-// HostOptions.PollInterval (default 1 s) the folders are also compared by
+// EngineOptions.PollInterval (default 1 s) the folders are also compared by
 // size and modification time, which covers file systems that send no
 // events (network and some container mounts) and a platform without
 // fsnotify: a change is seen within the interval either way.
@@ -43,7 +43,7 @@ const settleDelay = 100 * time.Millisecond
 // flight on it finish on the old version, because its compiled module
 // closes only when the last of them gives back its instance. Load errors of
 // changed modules are logged.
-func (h *Host) Watch(ctx context.Context, dirs []string, fn func(added []runtime.Tool, removed []string)) {
+func (h *Engine) Watch(ctx context.Context, dirs []string, fn func(added []runtime.Tool, removed []string)) {
 	ctx, done, err := h.begin(ctx)
 	if err != nil {
 		return
@@ -91,7 +91,7 @@ func (h *Host) Watch(ctx context.Context, dirs []string, fn func(added []runtime
 // rescan discovers the modules of dirs again, reports what differs from
 // current (the tool ids last reported) to fn, unloads modules replaced or
 // removed, and returns the tool ids now current.
-func (h *Host) rescan(ctx context.Context, dirs []string, files map[string]fileInfo, current map[string]bool, fn func(added []runtime.Tool, removed []string)) map[string]bool {
+func (h *Engine) rescan(ctx context.Context, dirs []string, files map[string]fileInfo, current map[string]bool, fn func(added []runtime.Tool, removed []string)) map[string]bool {
 	h.mu.Lock()
 	before := make(map[string]*module, len(h.modules))
 	for p, m := range h.modules {
@@ -144,7 +144,7 @@ func (h *Host) rescan(ctx context.Context, dirs []string, files map[string]fileI
 // wake-ups. Without fsnotify (an unsupported platform, no inotify watches
 // left) c never fires and Watch polls alone.
 type folderEvents struct {
-	h       *Host
+	h       *Engine
 	dirs    []string
 	w       *fsnotify.Watcher
 	watched map[string]bool
@@ -153,7 +153,7 @@ type folderEvents struct {
 	done    chan struct{}
 }
 
-func newFolderEvents(h *Host, dirs []string) *folderEvents {
+func newFolderEvents(h *Engine, dirs []string) *folderEvents {
 	e := &folderEvents{h: h, dirs: dirs, watched: map[string]bool{}, c: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	if h.noEvents {
 		close(e.done)
@@ -233,7 +233,7 @@ func (e *folderEvents) close() {
 // loaded returns what Watch starts from: the files of the modules loaded
 // from dirs as they were when loaded, and their tool ids. A file changed
 // between Discover and Watch is therefore noticed at the first look.
-func (h *Host) loaded(dirs []string) (map[string]fileInfo, map[string]bool) {
+func (h *Engine) loaded(dirs []string) (map[string]fileInfo, map[string]bool) {
 	files := map[string]fileInfo{}
 	ids := map[string]bool{}
 	h.mu.Lock()

@@ -29,7 +29,7 @@ type change struct {
 // watching runs h.Watch on dirs until the test ends, and returns the
 // changes it reports. The watcher is stopped and waited for in Cleanup, so
 // a failing test never leaves it running.
-func watching(t *testing.T, h *Host, dirs ...string) func() change {
+func watching(t *testing.T, h *Engine, dirs ...string) func() change {
 	t.Helper()
 	changes := make(chan change, 10)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -74,11 +74,11 @@ func sameChange(a, b change) bool {
 // alone (the poll is an hour away), and polling alone (no events).
 var watchModes = []struct {
 	name string
-	host func() *Host
+	host func() *Engine
 }{
-	{"file-system events", func() *Host { return NewHost(HostOptions{CacheDir: sharedCache, PollInterval: time.Hour}) }},
-	{"polling", func() *Host {
-		h := NewHost(HostOptions{CacheDir: sharedCache, PollInterval: 20 * time.Millisecond})
+	{"file-system events", func() *Engine { return NewEngine(EngineOptions{CacheDir: sharedCache, PollInterval: time.Hour}) }},
+	{"polling", func() *Engine {
+		h := NewEngine(EngineOptions{CacheDir: sharedCache, PollInterval: 20 * time.Millisecond})
 		h.noEvents = true
 		return h
 	}},
@@ -179,7 +179,7 @@ func TestWatchSeesToolFoldersCreatedAfterItStarted(t *testing.T) {
 				dir = filepath.Join(project, "new") // does not exist yet
 			}
 			// Events alone: the poll is an hour away.
-			h := NewHost(HostOptions{CacheDir: sharedCache, PollInterval: time.Hour})
+			h := NewEngine(EngineOptions{CacheDir: sharedCache, PollInterval: time.Hour})
 			t.Cleanup(func() { h.Close(context.Background()) })
 			if tools, errs := h.Discover(context.Background(), []string{dir}); len(tools)+len(errs) != 0 {
 				t.Fatalf("empty config directory gave %d tools, errors %v", len(tools), errs)
@@ -207,7 +207,7 @@ func TestWatchSeesToolFoldersCreatedAfterItStarted(t *testing.T) {
 func TestWatchSkipsBrokenModulesAndKeepsGoing(t *testing.T) {
 	t.Parallel()
 	dir := configDir(t, nil)
-	h := NewHost(HostOptions{CacheDir: sharedCache, PollInterval: 20 * time.Millisecond})
+	h := NewEngine(EngineOptions{CacheDir: sharedCache, PollInterval: 20 * time.Millisecond})
 	t.Cleanup(func() { h.Close(context.Background()) })
 	discover(t, h, dir)
 	next := watching(t, h, dir)
@@ -241,7 +241,7 @@ func TestCloseStopsWatchersAndWaitsForCompiles(t *testing.T) {
 	t.Parallel()
 	dir := configDir(t, map[string]string{"echo.wasm": guest(t, "echo")})
 	// A cache of its own, so the module must be compiled.
-	h := NewHost(HostOptions{CacheDir: t.TempDir(), PollInterval: time.Hour})
+	h := NewEngine(EngineOptions{CacheDir: t.TempDir(), PollInterval: time.Hour})
 	started := make(chan struct{})
 	var once sync.Once
 	h.compiling = func() { once.Do(func() { close(started) }) }
@@ -251,7 +251,7 @@ func TestCloseStopsWatchersAndWaitsForCompiles(t *testing.T) {
 		h.Watch(context.Background(), []string{dir}, func([]runtime.Tool, []string) {})
 		close(watchDone)
 	}()
-	discovered := make(chan []LoadError, 1)
+	discovered := make(chan []runtime.LoadError, 1)
 	go func() {
 		_, errs := h.Discover(context.Background(), []string{dir})
 		discovered <- errs
@@ -283,7 +283,7 @@ func TestCloseStopsWatchersAndWaitsForCompiles(t *testing.T) {
 
 func TestCloseGivesUpWaitingWhenItsContextEnds(t *testing.T) {
 	t.Parallel()
-	h := NewHost(HostOptions{CacheDir: "-"})
+	h := NewEngine(EngineOptions{CacheDir: "-"})
 	_, done, err := h.begin(context.Background()) // work that does not finish
 	if err != nil {
 		t.Fatal(err)

@@ -93,3 +93,17 @@ func (t ToolFunc) Init(ctx context.Context, ic InitContext) (*Definition, error)
 }
 
 var _ Tool = ToolFunc{}
+
+// LoadError is a tool source that failed to load and was skipped: a wasm
+// module, a plugin, an MCP server. Everything else still loads.
+type LoadError struct {
+	Source Source `json:"source"`
+	// File is the module, plugin folder, lock file or MCP server name.
+	File string `json:"file"`
+	// Reason says what is wrong, and how to fix it when that is known.
+	Reason string `json:"reason"`
+}
+
+func (e LoadError) Error() string { return e.File + ": " + e.Reason }
+
+func (e LoadError) String() string { return e.Error() }

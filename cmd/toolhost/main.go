@@ -5,7 +5,7 @@ package main
 import (
 	"os"
 
-	"github.com/toolhost/toolhost/cli"
+	"github.com/toolhost/toolhost/internal/cli"
 )
 
 func main() { os.Exit(cli.Main(os.Args[1:])) }

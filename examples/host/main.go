@@ -1,5 +1,6 @@
-// Command host embeds toolhost as a library: it loads the project's config
-// and wasm tools, and runs one call. Usage: host <tool> '<json args>'.
+// Command host embeds toolhost as a library through its public API alone:
+// host.New assembles the project's tools (built-in, wasm, plugins, MCP),
+// Tools lists them and Call runs one. Usage: host <tool> '<json args>'.
 package main
 
 import (
@@ -7,25 +8,26 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/toolhost/toolhost/plugins"
+	"github.com/toolhost/toolhost/host"
 	"github.com/toolhost/toolhost/runtime"
-	"github.com/toolhost/toolhost/runtime/config"
 )
 
 func main() {
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: host <tool> '<json args>'")
+		os.Exit(2)
+	}
 	ctx := context.Background()
-	loaded, err := config.Load(config.LoadOptions{})
+	h, err := host.New(ctx, host.Options{})
 	check(err)
-	wasm := plugins.NewHost(plugins.HostOptions{Config: loaded.Config})
-	defer wasm.Close(ctx)
-	tools, problems := wasm.Discover(ctx, loaded.Dirs)
-	for _, p := range problems {
+	defer h.Close(ctx)
+	for _, p := range h.LoadErrors {
 		fmt.Fprintln(os.Stderr, "skipped:", p)
 	}
-	reg, err := runtime.NewRegistry(runtime.Options{Config: loaded.Config})
+	tools, err := h.Tools(ctx, "", "")
 	check(err)
-	reg.Add(runtime.SourceWasm, tools...)
-	res, err := reg.Call(ctx, runtime.Call{Tool: os.Args[1], Args: []byte(os.Args[2]), SessionID: "example"})
+	fmt.Fprintf(os.Stderr, "%d tools offered\n", len(tools))
+	res, err := h.Call(ctx, runtime.Call{Tool: os.Args[1], Args: []byte(os.Args[2]), SessionID: "example"})
 	check(err)
 	fmt.Println(res.Output)
 }

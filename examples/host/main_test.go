@@ -1,9 +1,12 @@
 package main
 
 import (
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -28,9 +31,31 @@ func TestHostRunsAProjectsWasmTool(t *testing.T) {
 	}
 	cmd := exec.Command(bin, "json_query", `{"json": "{\"a\": [1, 2]}", "path": "a.1"}`)
 	cmd.Dir = project
-	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir(), "HOME="+t.TempDir())
-	out, err := cmd.CombinedOutput()
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir(), "XDG_DATA_HOME="+t.TempDir(), "HOME="+t.TempDir())
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	if err != nil || strings.TrimSpace(string(out)) != "2" {
-		t.Fatalf("host: %v\n%s", err, out)
+		t.Fatalf("host: %v\n%s\n%s", err, out, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "tools offered") {
+		t.Errorf("stderr %q does not list the offered tools", stderr.String())
+	}
+}
+
+// The example is what embedders copy: it must use nothing but the public
+// API, package host and the runtime contract.
+func TestHostUsesOnlyThePublicAPI(t *testing.T) {
+	t.Parallel()
+	f, err := parser.ParseFile(token.NewFileSet(), "main.go", nil, parser.ImportsOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	public := map[string]bool{"github.com/toolhost/toolhost/host": true, "github.com/toolhost/toolhost/runtime": true}
+	for _, imp := range f.Imports {
+		path, _ := strconv.Unquote(imp.Path.Value)
+		if strings.HasPrefix(path, "github.com/toolhost/toolhost") && !public[path] {
+			t.Errorf("main.go imports %s; an embedder needs only host and runtime", path)
+		}
 	}
 }

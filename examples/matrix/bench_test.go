@@ -52,7 +52,7 @@ func BenchmarkLanguages(b *testing.B) {
 			if err := os.WriteFile(filepath.Join(dir, "tool", "words.wasm"), data, 0o644); err != nil {
 				b.Fatal(err)
 			}
-			host := plugins.NewHost(plugins.HostOptions{CacheDir: cacheDir})
+			host := plugins.NewEngine(plugins.EngineOptions{CacheDir: cacheDir})
 			defer host.Close(context.Background())
 			tools, errs := host.Discover(context.Background(), []string{dir})
 			if len(errs) > 0 {

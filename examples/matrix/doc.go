@@ -2,7 +2,7 @@
 // tool set (examples/*-words: a main tool and four named tools) in every
 // guest language toolhost ships an SDK for, each with its real toolchain,
 // and runs one conformance suite on every module through the host —
-// plugins.Host.Discover into a runtime.Registry, and Registry.Call — so
+// plugins.Engine.Discover into a runtime.Registry, and Registry.Call — so
 // a language is supported when it passes exactly what the others pass:
 // description, schema, execute, named tools, ask allowed and refused,
 // live metadata, config, session state, a guest error, and non-ASCII text
@@ -23,10 +23,10 @@
 //     cache directory, keyed by the SDK's package.json.
 //   - D: sdk-guest/d with LDC (-betterC, no runtime) and LLVM's wasm-ld.
 //
-// Every language but Go is built by plugins.BuildSource — the code behind
+// Every language but Go is built by toolbuild.BuildSource — the code behind
 // `toolhost tool build` — so the matrix proves the build authors run.
 // TestTemplatesBuildIntoWorkingTools scaffolds every language's template
-// with plugins.New, builds it with plugins.Build and calls it.
+// with toolbuild.New, builds it with toolbuild.Build and calls it.
 //
 // A language whose toolchain is missing is skipped with a message saying
 // what to install, except under CI=true, where it fails: CI must prove

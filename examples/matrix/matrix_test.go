@@ -30,7 +30,7 @@ type setup struct {
 
 // load copies the module into a config directory as words.wasm — every
 // language's module gets the same name, so the same tool ids — and loads
-// it through plugins.Host into a registry with the given config (JSON) and
+// it through plugins.Engine into a registry with the given config (JSON) and
 // asker.
 func load(t *testing.T, wasm, cfgJSON string, asker permission.Asker) setup {
 	t.Helper()
@@ -51,7 +51,7 @@ func loadAs(t *testing.T, wasm, file, cfgJSON string, asker permission.Asker) se
 		t.Fatal(err)
 	}
 	copyFile(t, wasm, filepath.Join(dir, "tool", file))
-	host := plugins.NewHost(plugins.HostOptions{CacheDir: cacheDir, Config: cfg})
+	host := plugins.NewEngine(plugins.EngineOptions{CacheDir: cacheDir, Config: cfg})
 	t.Cleanup(func() { host.Close(context.Background()) })
 	tools, errs := host.Discover(context.Background(), []string{dir})
 	for _, e := range errs {

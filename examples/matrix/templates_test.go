@@ -9,12 +9,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolhost/toolhost/internal/toolbuild"
 	"github.com/toolhost/toolhost/plugins"
 )
 
-// Each language's template is tested as an author meets it: plugins.New
+// Each language's template is tested as an author meets it: toolbuild.New
 // (`toolhost tool new <name> --lang <lang>`) scaffolds it into a fresh
-// config directory, plugins.Build (`toolhost tool build`) builds it with
+// config directory, toolbuild.Build (`toolhost tool build`) builds it with
 // the language's toolchain, and the module is called through the host.
 
 // templateName has a dash on purpose: a crate or module name cannot.
@@ -23,10 +24,10 @@ const templateName = "my-tool"
 // templateLang is lang's template, built as `toolhost tool build` builds
 // it. Its cache key covers the embedded template and SDK and plugins'
 // scaffolding and build code.
-func templateLang(lang plugins.Lang) language {
+func templateLang(lang toolbuild.Lang) language {
 	return language{
 		name:      "template-" + string(lang),
-		sources:   append(append(templateSources(lang), "plugins/scaffold.go"), buildCode...),
+		sources:   append(append(templateSources(lang), "internal/toolbuild/scaffold.go"), buildCode...),
 		toolchain: func(ctx context.Context) (string, error) { return toolchain(ctx, lang) },
 		build: func(ctx context.Context, out string) error {
 			cfg, err := os.MkdirTemp("", "toolhost-template-")
@@ -34,10 +35,10 @@ func templateLang(lang plugins.Lang) language {
 				return err
 			}
 			defer os.RemoveAll(cfg)
-			if _, err := plugins.New(cfg, templateName, lang); err != nil {
+			if _, err := toolbuild.New(cfg, templateName, lang); err != nil {
 				return err
 			}
-			results, err := plugins.Build(ctx, cfg)
+			results, err := toolbuild.Build(ctx, cfg)
 			if err != nil {
 				for _, r := range results {
 					err = fmt.Errorf("%w\n%s: %v", err, r.Name, r.Err)
@@ -54,7 +55,7 @@ func templateLang(lang plugins.Lang) language {
 
 func TestTemplatesBuildIntoWorkingTools(t *testing.T) {
 	t.Parallel()
-	for _, lang := range plugins.Langs() {
+	for _, lang := range toolbuild.Langs() {
 		l := templateLang(lang)
 		t.Run(l.name, func(t *testing.T) {
 			t.Parallel()
@@ -80,7 +81,7 @@ func TestTemplatesBuildIntoWorkingTools(t *testing.T) {
 func TestEveryCacheKeySourceExists(t *testing.T) {
 	t.Parallel()
 	all := append([]language{}, languages...)
-	for _, lang := range plugins.Langs() {
+	for _, lang := range toolbuild.Langs() {
 		all = append(all, templateLang(lang))
 	}
 	for _, l := range all {
@@ -93,14 +94,14 @@ func TestEveryCacheKeySourceExists(t *testing.T) {
 }
 
 // templateSources are where lang's template and SDK live: Go's and C's
-// templates in plugins (with the Go SDK's copy), the others beside their
+// templates in internal/toolbuild (with the Go SDK's copy), the others beside their
 // SDKs in sdk-guest.
-func templateSources(lang plugins.Lang) []string {
+func templateSources(lang toolbuild.Lang) []string {
 	switch lang {
-	case plugins.LangGo:
-		return []string{"plugins/templates/go", "plugins/templates/sdk/go"}
-	case plugins.LangC:
-		return []string{"plugins/templates/c", "sdk-guest/c"}
+	case toolbuild.LangGo:
+		return []string{"internal/toolbuild/templates/go", "internal/toolbuild/templates/sdk/go"}
+	case toolbuild.LangC:
+		return []string{"internal/toolbuild/templates/c", "sdk-guest/c"}
 	}
 	return []string{"sdk-guest/" + string(lang)}
 }

@@ -141,18 +141,18 @@ func (c Cache) unpackedDir(digest string) string {
 // something other than a regular file, or deleted from an unpacked
 // directory is written again and returned in restored, as it was found,
 // so the caller can tell the user. A first unpack restores nothing.
-func (c Cache) unpack(digest string, data []byte) (src plugins.Source, restored []Problem, err error) {
+func (c Cache) unpack(digest string, data []byte) (src plugins.Bundle, restored []Problem, err error) {
 	ac, err := readArchive(data)
 	if err != nil {
-		return plugins.Source{}, nil, err
+		return plugins.Bundle{}, nil, err
 	}
 	if _, err := hexOf(digest); err != nil {
-		return plugins.Source{}, nil, err
+		return plugins.Bundle{}, nil, err
 	}
 	dir := c.unpackedDir(digest)
 	_, statErr := os.Lstat(dir)
 	existed := statErr == nil
-	src = plugins.Source{Manifest: ac.manifest, Dir: dir}
+	src = plugins.Bundle{Manifest: ac.manifest, Dir: dir}
 	for _, mod := range ac.manifest.Modules {
 		b := ac.files[path.Clean(mod)]
 		sum := sha256.Sum256(b)
@@ -160,10 +160,10 @@ func (c Cache) unpack(digest string, data []byte) (src plugins.Source, restored 
 		p := filepath.Join(dir, filepath.FromSlash(path.Clean(mod)))
 		if _, got, ferr := inspectFile(p, want); ferr != nil {
 			if err := c.clearNonRegular(p, ferr); err != nil {
-				return plugins.Source{}, restored, fmt.Errorf("unpack plugin: %w", err)
+				return plugins.Bundle{}, restored, fmt.Errorf("unpack plugin: %w", err)
 			}
 			if err := writeAtomic(p, b); err != nil {
-				return plugins.Source{}, restored, fmt.Errorf("unpack plugin: %w", err)
+				return plugins.Bundle{}, restored, fmt.Errorf("unpack plugin: %w", err)
 			}
 			if existed {
 				restored = append(restored, Problem{Plugin: ac.manifest.Name, Kind: ProblemModule, File: p, Want: want, Got: got, Err: ferr})

@@ -24,5 +24,5 @@
 //     archive is a plain .tar.gz anyone can inspect.
 //
 // What it must not import: the runtime registry or any front end. It
-// hands plugins.Source values to whoever assembles the host (package host).
+// hands plugins.Bundle values to whoever assembles the host (package host).
 package pkg

@@ -293,28 +293,28 @@ func parseOCIManifest(b []byte) (ociManifest, error) {
 // ociSource makes the plugin source of a cached OCI artifact: config and
 // manifest re-hashed, modules loaded straight from their cached layers
 // with their digests checked by the loader.
-func (c Cache) ociSource(manifest []byte) (plugins.Source, error) {
+func (c Cache) ociSource(manifest []byte) (plugins.Bundle, error) {
 	m, err := parseOCIManifest(manifest)
 	if err != nil {
-		return plugins.Source{}, err
+		return plugins.Bundle{}, err
 	}
 	cfg, err := c.Read(m.Config.Digest.String())
 	if err != nil {
-		return plugins.Source{}, err
+		return plugins.Bundle{}, err
 	}
 	pm, err := plugins.ParseManifest(cfg)
 	if err != nil {
-		return plugins.Source{}, err
+		return plugins.Bundle{}, err
 	}
 	byTitle := map[string]ocispec.Descriptor{}
 	for _, l := range m.Layers {
 		byTitle[path.Clean(l.Annotations[ocispec.AnnotationTitle])] = l
 	}
-	src := plugins.Source{Manifest: pm, Dir: c.Path(Digest(manifest))}
+	src := plugins.Bundle{Manifest: pm, Dir: c.Path(Digest(manifest))}
 	for _, mod := range pm.Modules {
 		l, ok := byTitle[path.Clean(mod)]
 		if !ok {
-			return plugins.Source{}, fmt.Errorf("the artifact lacks the module %s its manifest lists", mod)
+			return plugins.Bundle{}, fmt.Errorf("the artifact lacks the module %s its manifest lists", mod)
 		}
 		h, _ := hexOf(l.Digest.String())
 		src.Modules = append(src.Modules, plugins.ModuleFile{Name: mod, Path: c.Path(l.Digest.String()), SHA256: h})

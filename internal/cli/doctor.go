@@ -1,0 +1,234 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/toolhost/toolhost/builtins"
+	"github.com/toolhost/toolhost/host"
+	"github.com/toolhost/toolhost/internal/sandbox"
+	"github.com/toolhost/toolhost/internal/toolbuild"
+	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/config"
+)
+
+// DoctorOptions are the flags of `toolhost doctor`.
+type DoctorOptions struct {
+	JSON  bool
+	Agent string
+	// Env reads environment variables; tests replace it. Nil: os.Getenv.
+	Env func(string) string
+	// FindToolchain reports a language's toolchain; tests replace it.
+	// Nil: toolbuild.FindToolchain.
+	FindToolchain func(context.Context, toolbuild.Lang) (string, error)
+}
+
+// DoctorReport is what `toolhost doctor` finds; --json prints it.
+type DoctorReport struct {
+	Sandbox    SandboxReport     `json:"sandbox"`
+	Config     ConfigReport      `json:"config"`
+	Toolchains []ToolchainReport `json:"toolchains"`
+}
+
+// SandboxReport is the bash sandbox's state on this machine.
+type SandboxReport struct {
+	// Enabled is the config's sandbox.enabled.
+	Enabled bool `json:"enabled"`
+	// Active says commands run confined: enabled and the kernel has
+	// Landlock. Reason says why not, when not.
+	Active bool   `json:"active"`
+	ABI    int    `json:"abi"`
+	Reason string `json:"reason,omitempty"`
+	// Network false means TCP connect and bind are refused.
+	Network   bool     `json:"network"`
+	Protected []string `json:"protected"`
+	// Plan is what a command of the project may write.
+	Plan sandbox.Plan `json:"plan"`
+}
+
+// ConfigReport lists where config comes from.
+type ConfigReport struct {
+	Dirs  []string `json:"dirs"`
+	Files []string `json:"files"`
+}
+
+// ToolchainReport is one guest language's toolchain.
+type ToolchainReport struct {
+	Lang    toolbuild.Lang `json:"lang"`
+	Found   bool           `json:"found"`
+	Version string         `json:"version,omitempty"`
+	Problem string         `json:"problem,omitempty"`
+}
+
+// NewCmdDoctor reports the bash sandbox, the config files and the guest
+// toolchains. runF replaces the behaviour in tests of flag parsing; nil
+// means runDoctor.
+func NewCmdDoctor(g *Globals, runF func(context.Context, *Globals, *DoctorOptions) error) *cobra.Command {
+	opts := &DoctorOptions{}
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Report the bash sandbox, config files and guest toolchains",
+		Long: `Report what toolhost finds on this machine for this project: whether bash
+commands run under the kernel sandbox (Linux Landlock: its ABI, the
+directories commands may write, the network), the config directories
+searched and files read, and the toolchains wasm tools build with. It
+starts nothing and installs nothing.`,
+		Example: `  toolhost doctor
+  toolhost doctor --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), g, opts)
+			}
+			return runDoctor(cmd.Context(), g, opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the report as JSON")
+	cmd.Flags().StringVar(&opts.Agent, "agent", "", "agent `name` whose external_directory rules widen the sandbox (default: the default agent)")
+	return cmd
+}
+
+func runDoctor(ctx context.Context, g *Globals, opts *DoctorOptions) error {
+	rep, err := Doctor(ctx, g.Dir, opts)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		enc := json.NewEncoder(g.Streams.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	rep.Print(g.Streams.Out)
+	return nil
+}
+
+// Doctor builds the report for the project in dir ("": the working
+// directory) without building a host: no tool is loaded, no server started.
+func Doctor(ctx context.Context, dir string, opts *DoctorOptions) (*DoctorReport, error) {
+	env := opts.Env
+	if env == nil {
+		env = os.Getenv
+	}
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("working directory: %w", err)
+		}
+		dir = wd
+	}
+	worktree := config.FindWorktree(dir)
+	loaded, err := config.Load(config.LoadOptions{Directory: dir, Worktree: worktree, Env: env})
+	if err != nil {
+		return nil, err
+	}
+	reg, err := runtime.NewRegistry(runtime.Options{Config: loaded.Config, DataDir: dataDir(env), CacheDir: host.DefaultCacheDir(env), Directory: dir, Worktree: worktree})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := reg.Agent(opts.Agent); err != nil {
+		return nil, usageError{err}
+	}
+	tc := runtime.NewContext(runtime.Context{Directory: dir, Worktree: worktree, Agent: opts.Agent, Rulebook: reg, Config: loaded.Config, StateDirs: reg.StateDirs()}, nil, nil)
+	policy := builtins.BashSandboxPolicy(tc, loaded.Config, env)
+	rep := &DoctorReport{
+		Sandbox: SandboxReport{Enabled: loaded.Config.Sandbox.On(), Network: policy.Network, Protected: policy.Protected, Plan: policy.Plan()},
+		Config:  ConfigReport{Dirs: loaded.Dirs, Files: loaded.Files},
+	}
+	abi, aerr := sandbox.Available()
+	rep.Sandbox.ABI = abi
+	switch {
+	case !rep.Sandbox.Enabled:
+		rep.Sandbox.Reason = `"sandbox": {"enabled": false} in the config`
+	case aerr != nil:
+		rep.Sandbox.Reason = aerr.Error()
+	case !policy.Network && abi < sandbox.MinNetworkABI:
+		rep.Sandbox.Reason = fmt.Sprintf(`"network": false needs Landlock ABI %d; every bash command is refused`, sandbox.MinNetworkABI)
+	default:
+		rep.Sandbox.Active = true
+	}
+	find := opts.FindToolchain
+	if find == nil {
+		find = toolbuild.FindToolchain
+	}
+	for _, l := range toolbuild.Langs() {
+		tr := ToolchainReport{Lang: l}
+		if v, err := find(ctx, l); err != nil {
+			var te *toolbuild.ToolchainError
+			if errors.As(err, &te) {
+				tr.Problem = fmt.Sprintf("%s is missing; install %s", te.Missing, te.Install)
+			} else {
+				tr.Problem = err.Error()
+			}
+		} else {
+			tr.Found, tr.Version = true, v
+		}
+		rep.Toolchains = append(rep.Toolchains, tr)
+	}
+	return rep, nil
+}
+
+// dataDir is runtime.DefaultDataDir read through env.
+func dataDir(env func(string) string) string {
+	if d := env("XDG_DATA_HOME"); d != "" {
+		return d + string(os.PathSeparator) + "toolhost"
+	}
+	return runtime.DefaultDataDir()
+}
+
+// Print writes the report for a person.
+func (r *DoctorReport) Print(w io.Writer) {
+	s := r.Sandbox
+	fmt.Fprintln(w, "bash sandbox")
+	switch {
+	case s.Active:
+		fmt.Fprintf(w, "  state:      active (Landlock ABI %d)\n", s.ABI)
+	case !s.Enabled:
+		fmt.Fprintf(w, "  state:      off (%s)\n", s.Reason)
+	default:
+		fmt.Fprintf(w, "  state:      inactive: %s; commands run under the permission rules alone\n", s.Reason)
+	}
+	if s.Network {
+		fmt.Fprintln(w, "  network:    allowed")
+	} else {
+		fmt.Fprintln(w, "  network:    TCP connect and bind refused")
+	}
+	label := "  writable:   "
+	for _, g := range s.Plan.Grants {
+		fmt.Fprintf(w, "%s%s\n", label, g.Path)
+		label = "              "
+	}
+	for _, c := range s.Plan.Carved {
+		fmt.Fprintf(w, "  carved:     %s (its entries are writable; new ones cannot be created: toolhost's state lies beneath)\n", c)
+	}
+	fmt.Fprintf(w, "  protected:  %s\n", strings.Join(s.Protected, ", "))
+	for _, sk := range s.Plan.Skipped {
+		fmt.Fprintf(w, "  skipped:    %s (%s)\n", sk.Path, sk.Reason)
+	}
+	fmt.Fprintln(w, "config")
+	fmt.Fprintf(w, "  searched:   %s\n", strings.Join(r.Config.Dirs, ", "))
+	if len(r.Config.Files) == 0 {
+		fmt.Fprintln(w, "  files:      none (defaults)")
+	}
+	for i, f := range r.Config.Files {
+		if i == 0 {
+			fmt.Fprintf(w, "  files:      %s\n", f)
+		} else {
+			fmt.Fprintf(w, "              %s\n", f)
+		}
+	}
+	fmt.Fprintln(w, "toolchains")
+	for _, t := range r.Toolchains {
+		if t.Found {
+			fmt.Fprintf(w, "  %-14s %s\n", t.Lang, t.Version)
+		} else {
+			fmt.Fprintf(w, "  %-14s missing: %s\n", t.Lang, t.Problem)
+		}
+	}
+}

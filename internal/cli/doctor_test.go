@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/toolhost/toolhost/internal/sandbox"
+	"github.com/toolhost/toolhost/internal/toolbuild"
+)
+
+func TestDoctorReportsTheSandboxConfigFilesAndToolchains(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	project := filepath.Join(root, "project")
+	extra := filepath.Join(root, "extra")
+	for _, d := range []string{filepath.Join(project, ".git"), extra, filepath.Join(root, "cache", "toolhost"), filepath.Join(root, "cache", "pip")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfgFile := filepath.Join(project, "toolhost.json")
+	if err := os.WriteFile(cfgFile, []byte(`{"sandbox": {"writable": ["../extra", "missing"], "network": false}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{
+		"XDG_CONFIG_HOME": filepath.Join(root, "config"),
+		"XDG_DATA_HOME":   filepath.Join(root, "data"),
+		"XDG_CACHE_HOME":  filepath.Join(root, "cache"),
+	}
+	find := func(_ context.Context, l toolbuild.Lang) (string, error) {
+		if l == toolbuild.LangD {
+			return "", &toolbuild.ToolchainError{Lang: l, Missing: "ldc2", Install: "apt-get install ldc"}
+		}
+		return string(l) + " 1.0", nil
+	}
+	opts := &DoctorOptions{Env: func(k string) string { return env[k] }, FindToolchain: find}
+	rep, err := Doctor(context.Background(), project, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := rep.Sandbox
+	_, aerr := sandbox.Available()
+	if s.Active != (aerr == nil) || !s.Enabled || s.Network {
+		t.Errorf("sandbox = active %v enabled %v network %v; kernel: %v", s.Active, s.Enabled, s.Network, aerr)
+	}
+	granted := func(p string) bool {
+		return slices.ContainsFunc(s.Plan.Grants, func(g sandbox.Grant) bool { return g.Path == p })
+	}
+	for _, p := range []string{project, extra, filepath.Join(root, "cache", "pip")} {
+		if !granted(p) {
+			t.Errorf("%s is not writable; grants %v", p, s.Plan.Grants)
+		}
+	}
+	if granted(filepath.Join(root, "cache")) || granted(filepath.Join(root, "cache", "toolhost")) || !slices.Contains(s.Plan.Carved, filepath.Join(root, "cache")) {
+		t.Errorf("toolhost's cache should be carved out of the cache root: grants %v, carved %v", s.Plan.Grants, s.Plan.Carved)
+	}
+	if !slices.Contains(s.Protected, filepath.Join(root, "data", "toolhost")) || !slices.Contains(s.Protected, filepath.Join(root, "cache", "toolhost")) {
+		t.Errorf("protected = %v", s.Protected)
+	}
+	if !slices.ContainsFunc(s.Plan.Skipped, func(sk sandbox.Skip) bool { return sk.Path == filepath.Join(project, "missing") }) {
+		t.Errorf("a missing writable entry is not reported skipped: %v", s.Plan.Skipped)
+	}
+	if !slices.Equal(rep.Config.Files, []string{cfgFile}) {
+		t.Errorf("config files = %v", rep.Config.Files)
+	}
+	if len(rep.Toolchains) != len(toolbuild.Langs()) {
+		t.Errorf("toolchains = %v", rep.Toolchains)
+	}
+	for _, tc := range rep.Toolchains {
+		if (tc.Lang == toolbuild.LangD) == tc.Found || tc.Lang == toolbuild.LangD && !strings.Contains(tc.Problem, "apt-get install ldc") {
+			t.Errorf("toolchain %+v", tc)
+		}
+	}
+
+	var text bytes.Buffer
+	rep.Print(&text)
+	for _, want := range []string{"bash sandbox", "TCP connect and bind refused", extra, "carved:", cfgFile, "missing: ldc2"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("printed report lacks %q:\n%s", want, text.String())
+		}
+	}
+	var round DoctorReport
+	b, _ := json.Marshal(rep)
+	if err := json.Unmarshal(b, &round); err != nil || round.Sandbox.Plan.Grants[0] != s.Plan.Grants[0] {
+		t.Errorf("the JSON report does not round-trip: %v", err)
+	}
+}
+
+func TestDoctorRejectsAnUnknownAgent(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	_, err := Doctor(context.Background(), dir, &DoctorOptions{Agent: "nobody", Env: func(k string) string {
+		return map[string]string{"XDG_CONFIG_HOME": dir, "XDG_DATA_HOME": dir, "XDG_CACHE_HOME": dir}[k]
+	}, FindToolchain: func(context.Context, toolbuild.Lang) (string, error) { return "", nil }})
+	if err == nil || !strings.Contains(err.Error(), "unknown agent") {
+		t.Errorf("err = %v, want an unknown agent error", err)
+	}
+}

@@ -1,0 +1,186 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/toolhost/toolhost/host"
+	"github.com/toolhost/toolhost/mcp/client"
+	"github.com/toolhost/toolhost/mcp/server"
+	"github.com/toolhost/toolhost/runtime/config"
+)
+
+// MCPOptions are the flags of `toolhost mcp`.
+type MCPOptions struct {
+	HTTP      string // address to serve Streamable HTTP on; "" serves stdio
+	Stateless bool
+	Token     string
+	Agent     string
+	Model     string
+}
+
+// NewCmdMCP serves toolhost's tools over MCP, and groups the MCP client
+// commands. runF replaces the behaviour in tests of flag parsing; nil means
+// runMCP.
+func NewCmdMCP(g *Globals, runF func(context.Context, *Globals, *MCPOptions) error) *cobra.Command {
+	opts := &MCPOptions{}
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve the tools to MCP clients (stdio or Streamable HTTP)",
+		Long: `Serve every tool the agent gets to an MCP client, on stdin/stdout by default
+or on Streamable HTTP with --http. Calls take the same validation,
+permission, truncation and hook path as toolhost call.
+
+When a rule says "ask", a client that supports elicitation shows the person
+the request (with the diff for edits) and they answer once, always or reject.
+With a client that cannot, the rules decide and "ask" is refused with a
+message saying which rule to add. The MCP session is the toolhost session:
+approvals, read stamps and todos last as long as it does.
+
+--http binds loopback addresses only, unless a bearer token is set (--token
+or ` + server.TokenEnv + `), which is then required on every request. Requests
+whose Host is not the bound address, or whose Origin is not localhost, are
+refused (DNS rebinding protection).`,
+		Example: `  toolhost mcp
+  toolhost mcp --http 127.0.0.1:8765
+  TOOLHOST_MCP_TOKEN=s3cret toolhost mcp --http 127.0.0.1:8765 --stateless
+  toolhost mcp --agent plan
+  toolhost mcp list`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if opts.Token == "" {
+				opts.Token = os.Getenv(server.TokenEnv)
+			}
+			if opts.Stateless && opts.HTTP == "" {
+				return usageError{fmt.Errorf("--stateless applies to --http; add --http 127.0.0.1:PORT")}
+			}
+			if opts.HTTP != "" {
+				if err := server.CheckBind(opts.HTTP, opts.Token); err != nil {
+					return usageError{err}
+				}
+			}
+			if runF != nil {
+				return runF(cmd.Context(), g, opts)
+			}
+			return runMCP(cmd.Context(), g, opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.HTTP, "http", "", "serve Streamable HTTP on `host:port` instead of stdio (loopback unless a token is set)")
+	cmd.Flags().BoolVar(&opts.Stateless, "stateless", false, "with --http: no MCP sessions; each request stands alone")
+	cmd.Flags().StringVar(&opts.Token, "token", "", "bearer `token` every HTTP request must send (default $"+server.TokenEnv+")")
+	cmd.Flags().StringVar(&opts.Agent, "agent", "", "agent `name` whose tools and permissions are served (default build)")
+	cmd.Flags().StringVar(&opts.Model, "model", "", "model `id` the tools are chosen for")
+	cmd.AddCommand(NewCmdMCPList(g, nil))
+	return cmd
+}
+
+// runMCP serves until the client goes or a signal arrives. The host
+// watches the tool folders, so tools added or removed while it serves are
+// offered or withdrawn and clients told. SIGINT and SIGTERM end it with exit
+// status 0 within about a second, also during start-up while modules
+// compile.
+func runMCP(ctx context.Context, g *Globals, opts *MCPOptions) error {
+	log := g.logger()
+	h, err := hostUntilSignal(ctx, func(ctx context.Context) (*host.Host, error) {
+		return g.host(ctx, server.Asker{}, false, watching)
+	})
+	if errors.Is(err, errStopped) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer closeHost(ctx, log, h)
+	for _, le := range h.LoadErrors {
+		log.Warn("tool source skipped", "source", le.Source, "file", le.File, "reason", le.Reason)
+	}
+	srv, err := server.New(ctx, h.Registry, server.Options{Agent: opts.Agent, Model: opts.Model, Version: versionString(), Logger: log})
+	if err != nil {
+		return usageError{err}
+	}
+	defer srv.Close()
+	if opts.HTTP == "" {
+		err := srv.ServeStdio(ctx)
+		if ctx.Err() != nil {
+			return nil // stopped by a signal
+		}
+		return err
+	}
+	ln, err := net.Listen("tcp", opts.HTTP)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", opts.HTTP, err)
+	}
+	// Printed on stderr so scripts that pass port 0 learn the real one.
+	fmt.Fprintf(g.Streams.ErrOut, "toolhost: serving MCP on http://%s/\n", ln.Addr())
+	return srv.ListenAndServe(ctx, ln, server.HTTPOptions{Addr: ln.Addr().String(), Token: opts.Token, Stateless: opts.Stateless})
+}
+
+// MCPListOptions are the flags of `toolhost mcp list`.
+type MCPListOptions struct {
+	JSON bool
+}
+
+// NewCmdMCPList shows the configured MCP servers, started to see their state.
+func NewCmdMCPList(g *Globals, runF func(context.Context, *Globals, *MCPListOptions) error) *cobra.Command {
+	opts := &MCPListOptions{}
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the configured MCP servers, their state and tool counts",
+		Long: `Start every MCP server configured under "mcp" (in parallel, each within its
+timeout), list its tools, and stop it again. The state is connected, failed
+(with the reason) or disabled.`,
+		Example: `  toolhost mcp list
+  toolhost mcp list --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), g, opts)
+			}
+			return runMCPList(cmd.Context(), g, opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print a JSON array of {name, type, state, tools, error}")
+	return cmd
+}
+
+func runMCPList(ctx context.Context, g *Globals, opts *MCPListOptions) error {
+	dir := g.Dir
+	if dir == "" {
+		dir = "."
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("working directory %s: %w", g.Dir, err)
+	}
+	loaded, err := config.Load(config.LoadOptions{Directory: dir})
+	if err != nil {
+		return err
+	}
+	m := client.New(loaded.Config.MCP, client.Options{Directory: dir, Logger: g.logger(), Version: versionString()})
+	m.Start(ctx)
+	defer m.Close()
+	status := m.Status()
+	if opts.JSON {
+		enc := json.NewEncoder(g.Streams.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(status)
+	}
+	if len(status) == 0 {
+		fmt.Fprintln(g.Streams.Out, `No MCP servers configured. Add them under "mcp" in toolhost.json.`)
+		return nil
+	}
+	tw := tabwriter.NewWriter(g.Streams.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tTYPE\tSTATE\tTOOLS\tERROR")
+	for _, s := range status {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", s.Name, s.Type, s.State, s.Tools, s.Error)
+	}
+	return tw.Flush()
+}

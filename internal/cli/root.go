@@ -1,0 +1,208 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/toolhost/toolhost/agent"
+	"github.com/toolhost/toolhost/builtins"
+	"github.com/toolhost/toolhost/host"
+	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/permission"
+)
+
+// Version is set at build time with -ldflags "-X github.com/toolhost/toolhost/cli.Version=v1.2.3".
+var Version = ""
+
+// Exit codes.
+const (
+	ExitOK         = 0
+	ExitToolFailed = 1
+	ExitUsage      = 2
+	ExitPermission = 3
+	// ExitUnanswered: a permission question needed a person's answer and
+	// none came (permission.UnansweredError). Not a refusal: allowing the
+	// call with a rule, or answering it, lets it run.
+	ExitUnanswered = 4
+)
+
+// IOStreams are the command's standard streams.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+	// TTY, when non-nil, is where interactive prompts read answers (a
+	// person at a terminal). Nil means no person can be asked.
+	TTY io.ReadWriter
+
+	term *terminal
+}
+
+// terminal returns the shared terminal, or nil without a TTY.
+func (s *IOStreams) terminal() *terminal {
+	if s.TTY == nil {
+		return nil
+	}
+	if s.term == nil {
+		s.term = newTerminal(s.TTY)
+	}
+	return s.term
+}
+
+// Globals are flags every command takes.
+type Globals struct {
+	Dir      string
+	LogLevel string
+	Streams  IOStreams
+	// NewHost builds the host; tests replace it.
+	NewHost func(ctx context.Context, opts host.Options) (*host.Host, error)
+}
+
+func (g *Globals) logger() *slog.Logger {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(g.LogLevel)); err != nil {
+		lvl = slog.LevelWarn
+	}
+	return slog.New(slog.NewTextHandler(g.Streams.ErrOut, &slog.HandlerOptions{Level: lvl}))
+}
+
+func (g *Globals) host(ctx context.Context, asker permission.Asker, withQuestions bool, more ...func(*host.Options)) (*host.Host, error) {
+	opts := host.Options{Directory: g.Dir, Asker: asker, Logger: g.logger()}
+	for _, f := range more {
+		f(&opts)
+	}
+	if withQuestions && g.Streams.TTY != nil {
+		opts.Questioner = &ttyQuestioner{tty: g.Streams.terminal()}
+	}
+	newHost := g.NewHost
+	if newHost == nil {
+		newHost = host.New
+	}
+	h, err := newHost(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	// The task tool runs subagents through the agent loop, a front end the
+	// host does not know; the CLI is where both meet.
+	subagents := agent.New(agent.Options{Registry: h.Registry, Store: h.Store, Env: os.Getenv, Logger: opts.Logger, Directory: h.Directory, Worktree: h.Worktree})
+	h.Registry.Add(runtime.SourceBuiltin, builtins.Task(subagents))
+	return h, nil
+}
+
+// NewRootCmd builds the toolhost command tree.
+func NewRootCmd(g *Globals) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "toolhost",
+		Short: "A plugin host for the tools an LLM agent calls",
+		Long: `toolhost runs the tools an LLM agent calls — built-in file, search, shell and
+web tools, and sandboxed WebAssembly tools from .toolhost/tool/ — behind one
+permission system, and serves them to a CLI, an agent loop or MCP clients.`,
+		Example: `  toolhost tools
+  toolhost call read '{"filePath":"README.md"}'
+  toolhost permissions explain bash "git push"`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().StringVarP(&g.Dir, "dir", "C", "", "project `directory` (default: the current directory)")
+	root.PersistentFlags().StringVar(&g.LogLevel, "log-level", "warn", "log `level` on stderr: debug, info, warn, error")
+	root.SetOut(g.Streams.Out)
+	root.SetErr(g.Streams.ErrOut)
+	root.SetIn(g.Streams.In)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(NewCmdTools(g, nil), NewCmdCall(g, nil), NewCmdPermissions(g), NewCmdVersion(g))
+	root.AddCommand(NewCmdMCP(g, nil))
+	root.AddCommand(NewCmdRun(g))
+	root.AddCommand(NewCmdTool(g))
+	root.AddCommand(NewCmdPlugin(g, nil))
+	root.AddCommand(NewCmdDoctor(g, nil))
+	return root
+}
+
+// usageError marks errors in how the command was called (exit 2).
+type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
+
+// ExitError carries an exit code chosen by a command.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string { return e.Err.Error() }
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// ExitCode maps an error to the process exit status; the one place that
+// does so.
+func ExitCode(err error) int {
+	var ee *ExitError
+	var ue usageError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &ee):
+		return ee.Code
+	case permission.Kind(err) == "unanswered":
+		return ExitUnanswered
+	case permission.IsPermissionError(err), errors.As(err, new(*runtime.UnavailableError)):
+		// A tool the agent is not offered is refused by configuration, as
+		// a denial is.
+		return ExitPermission
+	case errors.As(err, &ue):
+		return ExitUsage
+	case strings.HasPrefix(err.Error(), "unknown command"), strings.HasPrefix(err.Error(), "accepts "),
+		strings.HasPrefix(err.Error(), "requires at least"), strings.HasPrefix(err.Error(), "unknown flag"):
+		return ExitUsage
+	}
+	return ExitToolFailed
+}
+
+// Main runs the CLI with the process's streams and returns the exit code.
+func Main(args []string) int {
+	g := &Globals{Streams: IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}}
+	if tty := openTTY(); tty != nil { // not a typed nil in the interface
+		defer tty.Close()
+		g.Streams.TTY = tty
+	}
+	root := NewRootCmd(g)
+	root.SetArgs(args)
+	ctx, stop := signalContext()
+	defer stop()
+	err := root.ExecuteContext(ctx)
+	if err != nil {
+		fmt.Fprintln(g.Streams.ErrOut, "toolhost:", err)
+	}
+	return ExitCode(err)
+}
+
+func versionString() string {
+	if Version != "" {
+		return Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// NewCmdVersion prints the version.
+func NewCmdVersion(g *Globals) *cobra.Command {
+	return &cobra.Command{
+		Use:     "version",
+		Short:   "Print the toolhost version",
+		Example: "  toolhost version",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fmt.Fprintf(g.Streams.Out, "toolhost %s\n", versionString())
+			return nil
+		},
+	}
+}

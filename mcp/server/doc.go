@@ -1,0 +1,24 @@
+// Package server offers a toolhost registry to any Model Context Protocol
+// client (`toolhost mcp`), over stdio or Streamable HTTP.
+//
+// Calls go through Registry.Call, the one path every tool call takes, so
+// validation, hooks, permissions, truncation and logging are the same as
+// for the CLI or the agent loop. A permission rule that says "ask" becomes
+// an MCP elicitation when the client can show one (elicit.go), or a parked
+// call answered in a later round trip under the sessionless protocol
+// (parked.go); the MCP session is the toolhost session, so approvals, read
+// stamps and todos live as long as it does. The tool list follows the
+// registry: when tools come or go, clients get notifications/tools/
+// list_changed (refresh.go).
+//
+// It uses the official Go SDK, github.com/modelcontextprotocol/go-sdk: it
+// follows the specification closely (including the 2026-07-28 sessionless
+// protocol with multi-round-trip input requests, and the legacy initialize
+// handshake older clients use), ships stdio, in-memory and Streamable HTTP
+// transports, and is maintained with the specification. The SDK's package
+// is imported as sdk.
+//
+// This package is a front end: it imports runtime and its subpackages,
+// never host, builtins, plugins or the CLI. The client side — MCP servers
+// as a tool source — is package mcp/client.
+package server

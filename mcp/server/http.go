@@ -1,0 +1,151 @@
+package server
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TokenEnv is the environment variable holding the bearer token of
+// `toolhost mcp --http` when --token is not given.
+const TokenEnv = "TOOLHOST_MCP_TOKEN"
+
+// HTTPOptions configure Handler.
+type HTTPOptions struct {
+	// Addr is the host:port the server is bound to. Requests whose Host
+	// header names another host are refused (DNS rebinding protection):
+	// only the bound name or address, or a loopback name when bound to
+	// loopback, is accepted. Empty: loopback names only.
+	Addr string
+	// Token, when set, must be sent as "Authorization: Bearer <token>" on
+	// every request; others get 401.
+	Token string
+	// Stateless serves each request on its own temporary session: no
+	// Mcp-Session-Id, no server-initiated requests (so no elicitation on
+	// the legacy protocol), and a new toolhost session per call unless the
+	// client names one in _meta (MetaSessionKey).
+	Stateless bool
+}
+
+// Handler returns the Streamable HTTP handler of the server, guarded by the
+// Host, Origin and bearer token checks of opts.
+func (s *Server) Handler(opts HTTPOptions) http.Handler {
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk }, &sdk.StreamableHTTPOptions{
+		Stateless: opts.Stateless,
+		Logger:    s.log,
+	})
+	return guard(opts, h)
+}
+
+// ListenAndServe serves the HTTP handler on ln until ctx ends, then shuts
+// down, giving requests in flight a few seconds to finish.
+func (s *Server) ListenAndServe(ctx context.Context, ln net.Listener, opts HTTPOptions) error {
+	if opts.Addr == "" {
+		opts.Addr = ln.Addr().String()
+	}
+	srv := &http.Server{Handler: s.Handler(opts), ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve mcp on %s: %w", ln.Addr(), err)
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		err := srv.Shutdown(sctx)
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = srv.Close()
+		}
+		return err
+	}
+}
+
+// CheckBind refuses to serve beyond loopback without a token: every tool,
+// bash included, would be open to the network.
+func CheckBind(addr, token string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("mcp address %q: %w; use host:port such as 127.0.0.1:8080", addr, err)
+	}
+	if isLoopback(host) || token != "" {
+		return nil
+	}
+	return fmt.Errorf("mcp address %s is not loopback: every tool, bash included, would be open to the network; set a bearer token with --token or %s, or bind 127.0.0.1", addr, TokenEnv)
+}
+
+// guard applies the checks of opts before h.
+func guard(opts HTTPOptions, h http.Handler) http.Handler {
+	boundHost, boundPort, _ := net.SplitHostPort(opts.Addr)
+	want := []byte("Bearer " + opts.Token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !hostAllowed(r.Host, boundHost, boundPort) {
+			http.Error(w, fmt.Sprintf("Forbidden: Host %q is not this server's address", r.Host), http.StatusForbidden)
+			return
+		}
+		if o := r.Header.Get("Origin"); o != "" && !originAllowed(o) {
+			http.Error(w, fmt.Sprintf("Forbidden: Origin %q may not call this server; only pages served from localhost may", o), http.StatusForbidden)
+			return
+		}
+		if opts.Token != "" {
+			got := []byte(r.Header.Get("Authorization"))
+			if subtle.ConstantTimeCompare(got, want) != 1 {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="toolhost"`)
+				http.Error(w, "Unauthorized: send Authorization: Bearer <token>, the token given to toolhost mcp --token or "+TokenEnv, http.StatusUnauthorized)
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// hostAllowed accepts the bound host, or a loopback name when the server is
+// bound to loopback or to every interface; the port, when present, must be
+// the bound one.
+func hostAllowed(hostHeader, boundHost, boundPort string) bool {
+	host, port, err := net.SplitHostPort(hostHeader)
+	if err != nil {
+		host, port = hostHeader, ""
+	}
+	host = strings.Trim(host, "[]")
+	if port != "" && boundPort != "" && port != boundPort {
+		return false
+	}
+	if boundHost != "" && strings.EqualFold(host, strings.Trim(boundHost, "[]")) && !isUnspecified(boundHost) {
+		return true
+	}
+	if boundHost == "" || isLoopback(boundHost) || isUnspecified(boundHost) {
+		return isLoopback(host)
+	}
+	return false
+}
+
+// originAllowed accepts pages served from a loopback host.
+func originAllowed(origin string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	return isLoopback(u.Hostname())
+}
+
+func isLoopback(host string) bool {
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func isUnspecified(host string) bool {
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return host == "" || (ip != nil && ip.IsUnspecified())
+}

@@ -1,0 +1,208 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolhost/toolhost/runtime"
+)
+
+// MetaSessionKey is the _meta key a client may set on tools/call to name the
+// toolhost session the call belongs to. Clients of the sessionless
+// 2026-07-28 protocol, and of a --stateless server, use it to keep approvals,
+// read stamps and todos across calls; without it each MCP connection (a
+// stdio process, a Streamable HTTP session) is one toolhost session.
+const MetaSessionKey = "toolhost/session"
+
+// Meta keys of a tools/call result: the tool's title and its metadata.
+const (
+	MetaTitleKey    = "toolhost/title"
+	MetaMetadataKey = "toolhost/metadata"
+)
+
+// Options configure New.
+type Options struct {
+	// Agent whose tools and permissions are served. Default: the config's
+	// default agent, else "build".
+	Agent string
+	// Model the calls are made for; it picks model-specific tools (edit and
+	// write, or apply_patch). Default: the config's model.
+	Model string
+	// Version is reported to clients as the server version. Default "dev".
+	Version string
+	// Logger receives server logs. Default: discard.
+	Logger *slog.Logger
+}
+
+// Server serves a registry's tools over MCP. Build it with New, then
+// Connect a transport, ServeStdio, or mount Handler on an HTTP server. It is
+// safe for concurrent use by many client sessions.
+type Server struct {
+	reg  *runtime.Registry
+	opts Options
+	log  *slog.Logger
+	sdk  *sdk.Server
+
+	sessions sync.Map // *sdk.ServerSession → toolhost session id
+	parked   parkedCalls
+	list     toolList // the offered tools, kept in step with the registry (refresh.go)
+}
+
+// New lists the registry's tools for the agent and model and returns a
+// server offering them. The list follows the registry: tools added or
+// removed later are offered or withdrawn, and clients are sent
+// notifications/tools/list_changed. Close the server to stop following.
+func New(ctx context.Context, reg *runtime.Registry, opts Options) (*Server, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	if opts.Model == "" {
+		opts.Model = reg.Config().Model
+	}
+	agent, err := reg.Agent(opts.Agent)
+	if err != nil {
+		return nil, fmt.Errorf("serve mcp: %w", err)
+	}
+	opts.Agent = agent.Name
+	s := &Server{reg: reg, opts: opts, log: opts.Logger}
+	s.parked.init()
+	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "toolhost", Title: "toolhost", Version: opts.Version}, &sdk.ServerOptions{
+		Logger: opts.Logger,
+		// No logging capability: logs go to stderr, not to the client.
+		// listChanged: the tool list follows the registry (refresh.go).
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
+		Instructions: "Tools of the toolhost " + opts.Agent + " agent. Calls that need a person's approval are asked through elicitation when the client supports it; otherwise the configured permission rules decide.",
+	})
+	// Follow first, so a change made while the first list is built is
+	// not missed.
+	s.follow()
+	if err := s.Refresh(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("serve mcp: %w", err)
+	}
+	return s, nil
+}
+
+// SDK returns the underlying go-sdk server, for transports this package does
+// not wrap.
+func (s *Server) SDK() *sdk.Server { return s.sdk }
+
+// Connect serves one client over t until the client disconnects or ctx ends.
+// It returns once the session is initialised; wait with session.Wait.
+func (s *Server) Connect(ctx context.Context, t sdk.Transport) (*sdk.ServerSession, error) {
+	return s.sdk.Connect(ctx, t, nil)
+}
+
+// ServeStdio serves one client on the process's stdin and stdout until it
+// disconnects or ctx ends.
+func (s *Server) ServeStdio(ctx context.Context) error {
+	return s.sdk.Run(ctx, &sdk.StdioTransport{})
+}
+
+// annotations are the MCP hints of what a tool declares it does
+// (runtime.Traits.Hints), whatever its source. A tool that declares
+// nothing — wasm modules, plugins, MCP servers' tools — gets none: an
+// absent hint tells a client to assume the worst, which is the honest
+// answer for code nobody here reviewed.
+func annotations(t runtime.ToolInfo) *sdk.ToolAnnotations {
+	h := t.Traits.Hints
+	if h == nil {
+		return nil
+	}
+	destructive, openWorld := h.Destructive, h.OpenWorld
+	return &sdk.ToolAnnotations{
+		ReadOnlyHint:    h.ReadOnly,
+		IdempotentHint:  h.Idempotent,
+		DestructiveHint: &destructive,
+		OpenWorldHint:   &openWorld,
+	}
+}
+
+func (s *Server) handler(id string) sdk.ToolHandler {
+	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		if req.Params.RequestState != "" {
+			return s.resume(ctx, req), nil
+		}
+		args := req.Params.Arguments
+		if len(args) == 0 || string(args) == "null" {
+			args = json.RawMessage(`{}`)
+		}
+		call := runtime.Call{
+			Tool:      id,
+			Args:      args,
+			SessionID: s.sessionID(req),
+			Agent:     s.opts.Agent,
+			Model:     s.opts.Model,
+		}
+		switch elicitMode(req) {
+		case elicitRoundTrip:
+			return s.startParked(ctx, req, call), nil
+		case elicitDirect:
+			ctx = withElicitor(ctx, func(ctx context.Context, p *sdk.ElicitParams) (*sdk.ElicitResult, error) {
+				return req.Session.Elicit(ctx, p)
+			})
+		}
+		p := newProgress(req.Session, req.Params.GetProgressToken(), s.log)
+		p.attach(ctx)
+		call.OnMetadata = p.update
+		res, err := s.reg.Call(ctx, call)
+		p.detach()
+		return toResult(res, err), nil
+	}
+}
+
+// sessionID is the toolhost session of a call: the client's choice in
+// _meta, else the MCP session id (Streamable HTTP), else an id made for the
+// connection (stdio, in-memory) and kept until it closes.
+func (s *Server) sessionID(req *sdk.CallToolRequest) string {
+	if v, ok := req.Params.Meta[MetaSessionKey].(string); ok && v != "" {
+		return v
+	}
+	ss := req.Session
+	if id := ss.ID(); id != "" {
+		return "mcp_" + id
+	}
+	if v, ok := s.sessions.Load(ss); ok {
+		return v.(string)
+	}
+	id := runtime.NewID("mcp")
+	if v, loaded := s.sessions.LoadOrStore(ss, id); loaded {
+		return v.(string)
+	}
+	go func() {
+		_ = ss.Wait()
+		s.sessions.Delete(ss)
+	}()
+	return id
+}
+
+// toResult turns a registry result or error into an MCP result. Errors are
+// results with isError set, never protocol errors, so the model reads them.
+func toResult(res runtime.Result, err error) *sdk.CallToolResult {
+	if err != nil {
+		r := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: err.Error()}}, IsError: true}
+		return r
+	}
+	content := []sdk.Content{&sdk.TextContent{Text: res.Output}}
+	for _, a := range res.Attachments {
+		if c := attachmentContent(a); c != nil {
+			content = append(content, c)
+		}
+	}
+	r := &sdk.CallToolResult{Content: content}
+	r.Meta = sdk.Meta{MetaTitleKey: res.Title}
+	if len(res.Metadata) > 0 {
+		if _, err := json.Marshal(res.Metadata); err == nil {
+			r.Meta[MetaMetadataKey] = res.Metadata
+		}
+	}
+	return r
+}
