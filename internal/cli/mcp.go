@@ -102,7 +102,7 @@ func runMCP(ctx context.Context, g *Globals, opts *MCPOptions) error {
 	for _, le := range h.LoadErrors {
 		log.Warn("tool source skipped", "source", le.Source, "file", le.File, "reason", le.Reason)
 	}
-	srv, err := server.New(ctx, h.Registry, server.Options{Agent: opts.Agent, Model: opts.Model, Version: versionString(), Logger: log})
+	srv, err := server.New(ctx, h.Registry, server.Options{Agent: opts.Agent, Model: opts.Model, Version: versionString(), Logger: log, Relay: h.Store})
 	if err != nil {
 		return usageError{err}
 	}

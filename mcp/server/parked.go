@@ -107,6 +107,9 @@ func (s *Server) startParked(ctx context.Context, req *sdk.CallToolRequest, call
 // resume answers a parked call's question with the client's retry.
 func (s *Server) resume(ctx context.Context, req *sdk.CallToolRequest) *sdk.CallToolResult {
 	pc := s.parked.take(req.Params.RequestState)
+	if pc == nil && s.relay != nil {
+		return s.resumeElsewhere(ctx, req)
+	}
 	if pc == nil {
 		return toResult(runtime.Result{}, errExpired)
 	}

@@ -10,6 +10,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/session"
 )
 
 // MetaSessionKey is the _meta key a client may set on tools/call to name the
@@ -37,6 +38,12 @@ type Options struct {
 	Version string
 	// Logger receives server logs. Default: discard.
 	Logger *slog.Logger
+	// Relay is a session store shared with other replicas of this server
+	// (pgstore behind a load balancer). When it implements
+	// session.Notifier, an answer to a call parked on another replica is
+	// passed to that replica through it (relay.go). Nil: answers reach only
+	// calls parked on this replica.
+	Relay session.Store
 }
 
 // Server serves a registry's tools over MCP. Build it with New, then
@@ -50,6 +57,7 @@ type Server struct {
 
 	sessions sync.Map // *sdk.ServerSession → toolhost session id
 	parked   parkedCalls
+	relay    *relay   // nil without a shared store (relay.go)
 	list     toolList // the offered tools, kept in step with the registry (refresh.go)
 }
 
@@ -87,6 +95,10 @@ func New(ctx context.Context, reg *runtime.Registry, opts Options) (*Server, err
 	if err := s.Refresh(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("serve mcp: %w", err)
+	}
+	if err := s.startRelay(ctx, opts.Relay); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("serve mcp: listen for answers relayed by other replicas: %w", err)
 	}
 	return s, nil
 }
