@@ -42,6 +42,9 @@ type Options struct {
 	// replaced module finish on the old one. Long-running front ends (the
 	// MCP server, the agent loop) set it; one-shot commands need not.
 	Watch bool
+	// WrapStore, when set, decorates the session store before anything
+	// uses it (the MCP server times its operations for /metrics).
+	WrapStore func(session.Store) session.Store
 }
 
 // Host is an assembled toolhost.
@@ -108,6 +111,9 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 	store, err := openStore(ctx, loaded.Config, opts)
 	if err != nil {
 		return nil, err
+	}
+	if opts.WrapStore != nil {
+		store = opts.WrapStore(store)
 	}
 	h = &Host{Config: loaded.Config, Dirs: loaded.Dirs, Files: loaded.Files, Store: store, Directory: opts.Directory, Worktree: worktree}
 	h.life.init()

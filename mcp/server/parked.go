@@ -97,8 +97,10 @@ func (s *Server) startParked(ctx context.Context, req *sdk.CallToolRequest, call
 	}
 	callCtx = withElicitor(callCtx, pc.elicit)
 	call.OnMetadata = pc.progress.update
+	done := s.opts.Metrics.begin(s.reg, call.Tool)
 	go func() {
 		res, err := s.reg.Call(callCtx, call)
+		done(err)
 		pc.done <- finished{res, err}
 	}()
 	return s.serve(ctx, pc)

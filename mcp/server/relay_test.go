@@ -18,7 +18,7 @@ import (
 // newReplica is a fixture whose registry and relay use store, shared with
 // other replicas: what two `toolhost mcp --http` processes on one
 // PostgreSQL database are, in memory.
-func newReplica(t *testing.T, store session.Store) *fixture {
+func newReplica(t *testing.T, store session.Store, opts ...server.Options) *fixture {
 	t.Helper()
 	var cfg config.Config
 	if err := json.Unmarshal([]byte(`{"permission": {"guarded": "ask"}}`), &cfg); err != nil {
@@ -31,7 +31,12 @@ func newReplica(t *testing.T, store session.Store) *fixture {
 	}
 	reg.Add(runtime.SourceBuiltin, builtins.All(builtins.Options{})...)
 	reg.Add(runtime.SourceRuntime, testTools()...)
-	srv, err := server.New(context.Background(), reg, server.Options{Relay: store})
+	o := server.Options{}
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	o.Relay = store
+	srv, err := server.New(context.Background(), reg, o)
 	if err != nil {
 		t.Fatal(err)
 	}

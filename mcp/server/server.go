@@ -44,6 +44,8 @@ type Options struct {
 	// passed to that replica through it (relay.go). Nil: answers reach only
 	// calls parked on this replica.
 	Relay session.Store
+	// Metrics count calls and their outcomes. Nil: not counted.
+	Metrics *Metrics
 }
 
 // Server serves a registry's tools over MCP. Build it with New, then
@@ -165,7 +167,9 @@ func (s *Server) handler(id string) sdk.ToolHandler {
 		p := newProgress(req.Session, req.Params.GetProgressToken(), s.log)
 		p.attach(ctx)
 		call.OnMetadata = p.update
+		done := s.opts.Metrics.begin(s.reg, id)
 		res, err := s.reg.Call(ctx, call)
+		done(err)
 		p.detach()
 		return toResult(res, err), nil
 	}
