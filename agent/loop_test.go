@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolhost/toolhost/agent/agenttest"
+	"github.com/toolhost/toolhost/internal/agenttest"
 	"github.com/toolhost/toolhost/builtins"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"

@@ -90,7 +90,7 @@ through another.`,
 	cmd.Flags().StringVar(&opts.Token, "token", "", "bearer `token` every HTTP request must send (default $"+server.TokenEnv+")")
 	cmd.Flags().StringVar(&opts.Agent, "agent", "", "agent `name` whose tools and permissions are served (default build)")
 	cmd.Flags().StringVar(&opts.Model, "model", "", "model `id` the tools are chosen for")
-	cmd.Flags().DurationVar(&opts.DrainTimeout, "drain-timeout", 0, "with --http: on SIGTERM, how long calls in flight may take to finish (default 5s)")
+	cmd.Flags().DurationVar(&opts.DrainTimeout, "drain-timeout", 0, "with --http: on SIGTERM, how long calls in flight may take to finish (default 1.5s)")
 	cmd.AddCommand(NewCmdMCPList(g, nil))
 	return cmd
 }

@@ -41,7 +41,7 @@ type HTTPOptions struct {
 	// while serving.
 	Ready func(ctx context.Context) error
 	// DrainTimeout bounds how long ListenAndServe waits, after its
-	// context ends, for requests in flight. Default 5 s.
+	// context ends, for requests in flight. Default ShutdownGrace.
 	DrainTimeout time.Duration
 }
 
@@ -55,9 +55,20 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	return guard(opts, h)
 }
 
-// ListenAndServe serves the HTTP handler on ln until ctx ends, then drains:
-// /readyz answers 503 so a load balancer stops sending, no new connection
-// is accepted, and requests in flight get opts.DrainTimeout to finish.
+// ShutdownGrace is how long ListenAndServe lets tool calls in flight
+// finish once its context ends, before it closes their connections. It
+// keeps a signalled `toolhost mcp --http` within the 2 s a supervisor
+// expects.
+const ShutdownGrace = 1500 * time.Millisecond
+
+// ListenAndServe serves the HTTP handler on ln until ctx ends, then shuts
+// down: it stops accepting, ends the clients' open event streams at once
+// (they would otherwise hold the shutdown until its deadline), gives tool
+// calls in flight up to ShutdownGrace to finish, and closes what is left.
+//
+// opts.DrainTimeout replaces ShutdownGrace where a deployment gives calls
+// longer (a Kubernetes pod's terminationGracePeriodSeconds). While it
+// drains, /readyz answers 503 so a load balancer stops sending.
 //
 // Beside the MCP endpoint it serves, without the token and Host checks
 // (they expose no tool, and probes send neither): /healthz (200 while the
@@ -68,10 +79,13 @@ func (s *Server) ListenAndServe(ctx context.Context, ln net.Listener, opts HTTPO
 		opts.Addr = ln.Addr().String()
 	}
 	if opts.DrainTimeout <= 0 {
-		opts.DrainTimeout = 5 * time.Second
+		opts.DrainTimeout = ShutdownGrace
 	}
 	var draining atomic.Bool
-	srv := &http.Server{Handler: s.opsHandler(opts, &draining), ReadHeaderTimeout: 10 * time.Second}
+	streams, endStreams := context.WithCancel(context.WithoutCancel(ctx))
+	defer endStreams()
+	srv := &http.Server{Handler: s.opsHandler(opts, &draining, endOnShutdown(streams, s.Handler(opts))), ReadHeaderTimeout: 10 * time.Second}
+	srv.RegisterOnShutdown(endStreams)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -93,7 +107,7 @@ func (s *Server) ListenAndServe(ctx context.Context, ln net.Listener, opts HTTPO
 
 // opsHandler routes the probes and metrics, and everything else to the
 // guarded MCP handler.
-func (s *Server) opsHandler(opts HTTPOptions, draining *atomic.Bool) http.Handler {
+func (s *Server) opsHandler(opts HTTPOptions, draining *atomic.Bool, mcp http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintln(w, "ok")
@@ -116,8 +130,26 @@ func (s *Server) opsHandler(opts HTTPOptions, draining *atomic.Bool) http.Handle
 	if opts.Metrics != nil {
 		mux.Handle("GET /metrics", opts.Metrics.Handler())
 	}
-	mux.Handle("/", s.Handler(opts))
+	mux.Handle("/", mcp)
 	return mux
+}
+
+// endOnShutdown ends a GET request — a client's standing event stream,
+// which carries no call of its own — when streams is cancelled. POSTs
+// (calls, and the streams answering them) keep their own context, so a
+// call in flight is not cut short before the grace period.
+func endOnShutdown(streams context.Context, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			next.ServeHTTP(w, r)
+			return
+		}
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		stop := context.AfterFunc(streams, cancel)
+		defer stop()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
 }
 
 // CheckBind refuses to serve beyond loopback without a token: every tool,

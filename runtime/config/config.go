@@ -37,6 +37,15 @@ type Config struct {
 	// ToolOutput sets the truncation limits applied to every tool's output.
 	ToolOutput ToolOutput `json:"tool_output,omitzero"`
 
+	// Instructions are the file names the read tool looks for, in order of
+	// preference, in the directory of each file it reads and in the
+	// directories above it up to the project root; the first found in a
+	// directory is shown to the model once per session, after the file's
+	// content. Plain names only: "instructions": ["AGENTS.md",
+	// "CONTRIBUTING.md"]. Default ["AGENTS.md", "CLAUDE.md"]; [] turns
+	// this off.
+	Instructions []string `json:"instructions,omitempty"`
+
 	// Tools enables (true) or disables (false) tools by id or wildcard:
 	// "tools": {"webfetch": false, "mcp_*": false}.
 	Tools map[string]bool `json:"tools,omitempty"`
@@ -385,6 +394,20 @@ func SandboxCaches(env func(string) string, home string) []string {
 		add(filepath.Join(cargo, "git"))
 	}
 	return out
+}
+
+// DefaultInstructions is Config.Instructions's default: OpenCode's
+// instruction file, then Claude Code's as a fallback.
+func DefaultInstructions() []string { return []string{"AGENTS.md", "CLAUDE.md"} }
+
+// InstructionFiles returns the instruction file names the read tool looks
+// for: Instructions when set (an empty list turns the feature off),
+// DefaultInstructions otherwise. A nil Config has the defaults.
+func (c *Config) InstructionFiles() []string {
+	if c == nil || c.Instructions == nil {
+		return DefaultInstructions()
+	}
+	return c.Instructions
 }
 
 // Lines returns the configured line limit or the default.

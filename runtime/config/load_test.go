@@ -627,3 +627,47 @@ func BenchmarkLoad(b *testing.B) {
 		}
 	}
 }
+
+func TestInstructionFiles(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		file    string // the project's toolhost.json, "" for none
+		want    []string
+		wantErr string
+	}{
+		{name: "no setting looks for AGENTS.md then CLAUDE.md", want: []string{"AGENTS.md", "CLAUDE.md"}},
+		{name: "a list replaces the defaults", file: `{"instructions": ["RULES.md"]}`, want: []string{"RULES.md"}},
+		{name: "an empty list turns instructions off", file: `{"instructions": []}`, want: []string{}},
+		{name: "a path is refused naming the key", file: "{\n  \"instructions\": [\"docs/AGENTS.md\"]\n}", wantErr: `toolhost.json:2: key "instructions": entry 0 ("docs/AGENTS.md") is not a plain file name`},
+		{name: "a parent directory is refused", file: `{"instructions": [".."]}`, wantErr: `entry 0 ("..") is not a plain file name`},
+		{name: "an empty name is refused", file: `{"instructions": ["AGENTS.md", ""]}`, wantErr: `entry 1 ("") is not a plain file name`},
+		{name: "a backslash path is refused", file: `{"instructions": ["a\\b.md"]}`, wantErr: `is not a plain file name`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			if tt.file != "" {
+				writeFile(t, filepath.Join(f.paths().rootDir, "toolhost.json"), tt.file)
+			}
+			got, err := f.load(nil)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := got.Config.InstructionFiles(); !slices.Equal(got, tt.want) || got == nil {
+				t.Fatalf("InstructionFiles = %#v, want %#v", got, tt.want)
+			}
+		})
+	}
+	var none *Config
+	if got := none.InstructionFiles(); !slices.Equal(got, DefaultInstructions()) {
+		t.Errorf("a nil Config's InstructionFiles = %q", got)
+	}
+}

@@ -35,6 +35,11 @@ func validate(cfg *Config, origins map[string]origin) error {
 	v.nonNegative(cfg.ToolOutput.MaxBytes, "tool_output", "max_bytes")
 	v.nonNegative(cfg.Bash.TimeoutMS, "bash", "timeout_ms")
 	v.toolKeys(cfg.Tools, "tools")
+	for i, name := range cfg.Instructions {
+		if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
+			v.errorf([]string{"instructions"}, "entry %d (%q) is not a plain file name; name files the read tool looks for in each directory: \"instructions\": [\"AGENTS.md\", \"CLAUDE.md\"]", i, name)
+		}
+	}
 	for i, w := range cfg.Sandbox.Writable {
 		if strings.TrimSpace(w) == "" {
 			v.errorf([]string{"sandbox", "writable"}, "entry %d is empty; name a directory: \"writable\": [\"/srv/data\"]", i)
