@@ -32,6 +32,10 @@ const (
 	readMaxAttachment = 20 << 20  // largest image or PDF returned as an attachment
 )
 
+// readToolName is the read tool's id; the write tools name it when they
+// refuse a file the session has not read.
+const readToolName = "read"
+
 // permissionRead is the permission the read tool asks, with the path
 // relative to the project (absolute when outside) as pattern.
 const permissionRead = "read"
@@ -82,7 +86,7 @@ type readParams struct {
 // file allocates about as much as reading the first (see
 // BenchmarkReadLastPage100MB).
 func Read() runtime.Tool {
-	return runtime.Declare(runtime.Define("read", readDescription, runRead), readTraits)
+	return runtime.Declare(runtime.Define(readToolName, readDescription, runRead), readTraits)
 }
 
 // readTraits: asks "read" for the path itself; changes nothing.

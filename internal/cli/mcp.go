@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -29,6 +30,12 @@ type MCPOptions struct {
 	Model     string
 	// DrainTimeout bounds the wait for calls in flight after SIGTERM.
 	DrainTimeout time.Duration
+	// AskFallback overrides "server.ask_fallback": allow or deny.
+	AskFallback string
+	// ToolPrefix overrides "server.tool_prefix"; ToolPrefixSet says the
+	// flag was given (an empty prefix is a choice).
+	ToolPrefix    string
+	ToolPrefixSet bool
 }
 
 // NewCmdMCP serves toolhost's tools over MCP, and groups the MCP client
@@ -45,9 +52,17 @@ permission, truncation and hook path as toolhost call.
 
 When a rule says "ask", a client that supports elicitation shows the person
 the request (with the diff for edits) and they answer once, always or reject.
-With a client that cannot, the rules decide and "ask" is refused with a
-message saying which rule to add. The MCP session is the toolhost session:
-approvals, read stamps and todos last as long as it does.
+With a client that cannot (OpenCode, Qwen Code, the MCP Inspector),
+--ask-fallback decides: deny (the default) refuses the call with a message
+saying which rule to add; allow lets it run, leaving the approval to the
+client's own permission prompt. Rules that say "deny" deny either way. The
+MCP session is the toolhost session: approvals, read stamps and todos last
+as long as it does.
+
+Descriptions, hints and errors name tools as the client does (OpenCode:
+toolhost_read; Claude Code: mcp__toolhost__read, for a server registered as
+"toolhost"); set --tool-prefix when it is registered under another name.
+Ready-made client configs: docs/mcp.md.
 
 --http binds loopback addresses only, unless a bearer token is set (--token
 or ` + server.TokenEnv + `), which is then required on every request. Requests
@@ -65,12 +80,20 @@ through another.`,
   toolhost mcp --http 127.0.0.1:8765
   TOOLHOST_MCP_TOKEN=s3cret toolhost mcp --http 127.0.0.1:8765 --stateless
   toolhost mcp --agent plan
+  toolhost mcp --ask-fallback allow
+  toolhost mcp --tool-prefix th_
   toolhost mcp list`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Token == "" {
 				opts.Token = os.Getenv(server.TokenEnv)
 			}
+			switch opts.AskFallback {
+			case "", config.AskFallbackDeny, config.AskFallbackAllow:
+			default:
+				return usageError{fmt.Errorf("--ask-fallback %q: use allow or deny", opts.AskFallback)}
+			}
+			opts.ToolPrefixSet = cmd.Flags().Changed("tool-prefix")
 			if opts.Stateless && opts.HTTP == "" {
 				return usageError{fmt.Errorf("--stateless applies to --http; add --http 127.0.0.1:PORT")}
 			}
@@ -91,6 +114,8 @@ through another.`,
 	cmd.Flags().StringVar(&opts.Agent, "agent", "", "agent `name` whose tools and permissions are served (default build)")
 	cmd.Flags().StringVar(&opts.Model, "model", "", "model `id` the tools are chosen for")
 	cmd.Flags().DurationVar(&opts.DrainTimeout, "drain-timeout", 0, "with --http: on SIGTERM, how long calls in flight may take to finish (default 1.5s)")
+	cmd.Flags().StringVar(&opts.AskFallback, "ask-fallback", "", "what \"ask\" becomes for clients that cannot show questions: allow or deny (`mode`; default \"server.ask_fallback\", else deny)")
+	cmd.Flags().StringVar(&opts.ToolPrefix, "tool-prefix", "", "`prefix` the client puts before tool names (default: guessed from the client, or \"server.tool_prefix\")")
 	cmd.AddCommand(NewCmdMCPList(g, nil))
 	return cmd
 }
@@ -121,7 +146,9 @@ func runMCP(ctx context.Context, g *Globals, opts *MCPOptions) error {
 	for _, le := range h.LoadErrors {
 		log.Warn("tool source skipped", "source", le.Source, "file", le.File, "reason", le.Reason)
 	}
-	srv, err := server.New(ctx, h.Registry, server.Options{Agent: opts.Agent, Model: opts.Model, Version: versionString(), Logger: log, Relay: h.Store, Metrics: metrics})
+	sopts := serverOptions(h.Registry.Config().Server, opts, log)
+	sopts.Relay, sopts.Metrics = h.Store, metrics
+	srv, err := server.New(ctx, h.Registry, sopts)
 	if err != nil {
 		return usageError{err}
 	}
@@ -147,6 +174,28 @@ func runMCP(ctx context.Context, g *Globals, opts *MCPOptions) error {
 		Addr: ln.Addr().String(), Token: opts.Token, Stateless: opts.Stateless,
 		Metrics: metrics, Ready: ready, DrainTimeout: opts.DrainTimeout,
 	})
+}
+
+// serverOptions are the MCP server's options: the flags over the config's
+// "server" section.
+func serverOptions(cfg config.Server, opts *MCPOptions, log *slog.Logger) server.Options {
+	o := server.Options{
+		Agent:         opts.Agent,
+		Model:         opts.Model,
+		Version:       versionString(),
+		Logger:        log,
+		AskFallback:   cfg.AskFallback,
+		SkipReadCheck: !cfg.ReadRequired(),
+		ToolPrefix:    cfg.ToolPrefix,
+	}
+	if opts.AskFallback != "" {
+		o.AskFallback = opts.AskFallback
+	}
+	if opts.ToolPrefixSet {
+		p := opts.ToolPrefix
+		o.ToolPrefix = &p
+	}
+	return o
 }
 
 // MCPListOptions are the flags of `toolhost mcp list`.

@@ -98,6 +98,10 @@ type Config struct {
 	// "store": {"url": "postgres://toolhost:{env:PGPASSWORD}@db:5432/toolhost"}.
 	// The environment variable TOOLHOST_STORE_URL overrides the url.
 	Store Store `json:"store,omitzero"`
+
+	// Server configures `toolhost mcp`, toolhost serving its tools to MCP
+	// clients: "server": {"ask_fallback": "allow", "tool_prefix": "th_"}.
+	Server Server `json:"server,omitzero"`
 }
 
 // Store configures the session store.
@@ -143,6 +147,43 @@ func CheckStoreURL(s string) error {
 	}
 	return nil
 }
+
+// The values Server.AskFallback accepts.
+const (
+	AskFallbackDeny  = "deny"
+	AskFallbackAllow = "allow"
+)
+
+// Server configures the MCP server (`toolhost mcp`). Flags of the command
+// override it.
+type Server struct {
+	// AskFallback is what a permission rule's "ask" becomes when the MCP
+	// client cannot show the question (it does not support elicitation, as
+	// OpenCode, Qwen Code and the MCP Inspector do not): "deny" (default)
+	// refuses the call with the rule to add; "allow" lets it run, leaving
+	// the approval to the client's own permission prompt. Rules that say
+	// "deny" deny either way, and a client that can elicit is always asked.
+	AskFallback string `json:"ask_fallback,omitempty" jsonschema:"enum=deny,enum=allow"`
+
+	// RequireRead refuses to overwrite or edit an existing file the MCP
+	// session has not read with toolhost's read tool. Default true. Turn it
+	// off for clients whose models read files with the client's own read
+	// tool; a file read through toolhost and changed since is refused
+	// either way.
+	RequireRead *bool `json:"require_read,omitempty"`
+
+	// ToolPrefix is what the client puts before a tool's id to name it
+	// (OpenCode, configured with the server key "toolhost", calls read
+	// "toolhost_read"). Descriptions, hints and errors name tools this way.
+	// Default: chosen from the client's name when toolhost knows the
+	// client and the server key is "toolhost" (OpenCode "toolhost_",
+	// Claude Code "mcp__toolhost__"), else none. Set it when the key
+	// differs: "tool_prefix": "th_".
+	ToolPrefix *string `json:"tool_prefix,omitempty"`
+}
+
+// ReadRequired reports whether RequireRead is on (the default).
+func (s Server) ReadRequired() bool { return s.RequireRead == nil || *s.RequireRead }
 
 // ToolOutput bounds what the model sees of one tool call's output.
 type ToolOutput struct {

@@ -20,6 +20,10 @@ var (
 // the * and ? wildcards permission.Match understands.
 var toolPattern = regexp.MustCompile(`^[A-Za-z0-9_.\-*?]+$`)
 
+// toolPrefix is what Server.ToolPrefix may be: characters MCP clients keep
+// in tool names, at most 64 of them.
+var toolPrefix = regexp.MustCompile(`^[A-Za-z0-9_\-]{1,64}$`)
+
 // validator checks what the types cannot say. It runs on the merged config,
 // so a value set in one file and completed in another (an MCP server's type
 // here, its url there) is judged whole; origins still point each problem at
@@ -94,6 +98,14 @@ func validate(cfg *Config, origins map[string]origin) error {
 
 	if err := CheckStoreURL(cfg.Store.URL); err != nil {
 		v.errorf([]string{"store", "url"}, "%s", err)
+	}
+	switch cfg.Server.AskFallback {
+	case "", AskFallbackDeny, AskFallbackAllow:
+	default:
+		v.errorf([]string{"server", "ask_fallback"}, `must be "deny" or "allow", got %q`, cfg.Server.AskFallback)
+	}
+	if p := cfg.Server.ToolPrefix; p != nil && *p != "" && !toolPrefix.MatchString(*p) {
+		v.errorf([]string{"server", "tool_prefix"}, `must be letters, digits, _ and -, as MCP clients name tools, got %q`, *p)
 	}
 
 	for _, name := range slices.Sorted(maps.Keys(cfg.Provider)) {
