@@ -44,6 +44,9 @@ type Options struct {
 	// finish on the old one. Long-running front ends (the
 	// MCP server, the agent loop) set it; one-shot commands need not.
 	Watch bool
+	// WrapStore, when set, decorates the session store before anything
+	// uses it (the MCP server times its operations for /metrics).
+	WrapStore func(session.Store) session.Store
 }
 
 // Host is an assembled toolhost.
@@ -112,12 +115,13 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 			opts.Logger.Warn("bash sandbox unavailable; commands run under the permission rules alone", "err", err)
 		}
 	}
-	bolt, err := session.Open(filepath.Join(opts.DataDir, "sessions.db"))
+	store, err := openStore(ctx, loaded.Config, opts)
 	if err != nil {
 		return nil, err
 	}
-	// Read stamps are deferred writes, batched; Close writes the last ones.
-	store := session.NewWriteBehind(bolt, session.DefaultWriteBehindWindow)
+	if opts.WrapStore != nil {
+		store = opts.WrapStore(store)
+	}
 	h = &Host{Config: loaded.Config, Dirs: loaded.Dirs, Files: loaded.Files, Store: store, Directory: opts.Directory, Worktree: worktree}
 	h.life.init()
 	h.life.onClose("session store", func(context.Context) error { return store.Close() })

@@ -9,8 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	extism "github.com/extism/go-sdk"
-
+	"github.com/tetratelabs/wazero/api"
 	"github.com/toolhost/toolhost/internal/hostfns"
 )
 
@@ -162,9 +161,9 @@ func (m *module) sectionMeta(s scannedModule) (moduleMeta, error) {
 	if len(doc.Tools) == 0 || len(doc.Tools) > maxSectionTools {
 		return moduleMeta{}, fmt.Errorf("lists %d tools; want 1 to %d", len(doc.Tools), maxSectionTools)
 	}
-	fns := make(map[string]extism.FunctionDefinition, len(s.exports))
+	fns := make(map[string]api.FunctionDefinition, len(s.exports)) // toolExports reads the names only
 	for _, name := range s.exports {
-		fns[name] = extism.FunctionDefinition{}
+		fns[name] = nil
 	}
 	exported, err := toolExports(fns)
 	if err != nil {

@@ -13,10 +13,10 @@ import (
 	"testing"
 )
 
-// wasmModule assembles a minimal wasm binary: the header, an export
+// exportingModule assembles a minimal wasm binary: the header, an export
 // section exporting the given functions (all index 0; nothing here is
 // compiled), then the given raw sections.
-func wasmModule(exports []string, sections ...[]byte) []byte {
+func exportingModule(exports []string, sections ...[]byte) []byte {
 	var exp []byte
 	exp = append(exp, leb(uint64(len(exports)))...)
 	for _, name := range exports {
@@ -85,7 +85,7 @@ func TestToolsSectionIsBelievedOnlyWhenItMatchesTheExports(t *testing.T) {
 			if tc.Raw == "" {
 				payload = expand(tc.Section)
 			}
-			s, err := scanModule(wasmModule(tc.Exports, customSection(ToolsSection, payload)))
+			s, err := scanModule(exportingModule(tc.Exports, customSection(ToolsSection, payload)))
 			if err != nil {
 				t.Fatalf("scan: %v", err)
 			}
@@ -120,20 +120,20 @@ func TestScanningAMalformedModuleFailsWithoutASection(t *testing.T) {
 	t.Parallel()
 	good := []byte(`{"abi":"toolhost-abi 1","tools":[{"export":"","description":"D.","schema":{"type":"object"}}]}`)
 	exports := []string{"description", "schema", "execute"}
-	whole := wasmModule(exports, customSection(ToolsSection, good))
+	whole := exportingModule(exports, customSection(ToolsSection, good))
 	tests := []struct {
 		name string
 		wasm []byte
 		want string
 	}{
-		{"two tools sections are refused", wasmModule(exports, customSection(ToolsSection, good), customSection(ToolsSection, good)), "two toolhost.tools sections"},
-		{"a section over the size limit is refused", wasmModule(exports, customSection(ToolsSection, bytes.Repeat([]byte(" "), maxToolsSection+1))), "over the 1048576-byte limit"},
-		{"a section whose size runs past the end is refused", append(wasmModule(exports), 0, 0xff, 0xff, 0x03, 5, 't'), "overruns"},
+		{"two tools sections are refused", exportingModule(exports, customSection(ToolsSection, good), customSection(ToolsSection, good)), "two toolhost.tools sections"},
+		{"a section over the size limit is refused", exportingModule(exports, customSection(ToolsSection, bytes.Repeat([]byte(" "), maxToolsSection+1))), "over the 1048576-byte limit"},
+		{"a section whose size runs past the end is refused", append(exportingModule(exports), 0, 0xff, 0xff, 0x03, 5, 't'), "overruns"},
 		{"a truncated module is refused", whole[:len(whole)-10], "overruns"},
-		{"a size that is not a valid LEB128 number is refused", append(wasmModule(exports), 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff), "LEB128"},
+		{"a size that is not a valid LEB128 number is refused", append(exportingModule(exports), 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff), "LEB128"},
 		{"an export count larger than the section is refused", append([]byte{0, 'a', 's', 'm', 1, 0, 0, 0}, rawSection(7, append(leb(1<<30), 1, 'x', 0, 0))...), "export section"},
 		{"an export section with trailing bytes is refused", append([]byte{0, 'a', 's', 'm', 1, 0, 0, 0}, rawSection(7, []byte{1, 1, 'x', 0, 0, 9})...), "trailing bytes"},
-		{"a custom section name running past the section is refused", append(wasmModule(exports), rawSection(0, []byte{40, 't'})...), "custom section name"},
+		{"a custom section name running past the section is refused", append(exportingModule(exports), rawSection(0, []byte{40, 't'})...), "custom section name"},
 		{"a file that is not wasm is refused", []byte("this is not webassembly"), "not a wasm module"},
 	}
 	for _, tt := range tests {
@@ -157,7 +157,7 @@ func TestEmbeddingReplacesAnOlderSectionAndKeepsTheRest(t *testing.T) {
 	exports := []string{"description", "schema", "execute"}
 	other := customSection("name", []byte{0, 4, 'd', 'e', 'm', 'o'})
 	old := customSection(ToolsSection, []byte(`{"abi":"toolhost-abi 1","tools":[{"export":"","description":"Old.","schema":{"type":"object"}}]}`))
-	wasm := wasmModule(exports, old, other)
+	wasm := exportingModule(exports, old, other)
 	meta := moduleMeta{Tools: []toolMeta{{Export: "", Description: "New.", Schema: json.RawMessage(`{"type":"object"}`)}}}
 	out, err := withToolsSection(wasm, meta)
 	if err != nil {
@@ -180,8 +180,8 @@ func TestEmbeddingReplacesAnOlderSectionAndKeepsTheRest(t *testing.T) {
 // module that scans keeps scanning after its section is replaced.
 func FuzzScanModule(f *testing.F) {
 	good := []byte(`{"abi":"toolhost-abi 1","tools":[{"export":"","description":"D.","schema":{"type":"object"}}]}`)
-	f.Add(wasmModule([]string{"description", "schema", "execute"}, customSection(ToolsSection, good)))
-	f.Add(wasmModule([]string{"a_description", "a_schema", "a_execute"}))
+	f.Add(exportingModule([]string{"description", "schema", "execute"}, customSection(ToolsSection, good)))
+	f.Add(exportingModule([]string{"a_description", "a_schema", "a_execute"}))
 	f.Add([]byte("\x00asm\x01\x00\x00\x00\x00\x05\x04abcd"))
 	f.Fuzz(func(t *testing.T, wasm []byte) {
 		s, err := scanModule(wasm)

@@ -11,7 +11,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := pg.Main(m) // runs the tests; stops PostgreSQL if one started
 	e2e.Cleanup()
 	os.Exit(code)
 }

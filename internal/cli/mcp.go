@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/toolhost/toolhost/mcp/client"
 	"github.com/toolhost/toolhost/mcp/server"
 	"github.com/toolhost/toolhost/runtime/config"
+	"github.com/toolhost/toolhost/runtime/session"
 )
 
 // MCPOptions are the flags of `toolhost mcp`.
@@ -27,6 +29,8 @@ type MCPOptions struct {
 	Token     string
 	Agent     string
 	Model     string
+	// DrainTimeout bounds the wait for calls in flight after SIGTERM.
+	DrainTimeout time.Duration
 	// AskFallback overrides "server.ask_fallback": allow or deny.
 	AskFallback string
 	// ToolPrefix overrides "server.tool_prefix"; ToolPrefixSet says the
@@ -64,7 +68,15 @@ Ready-made client configs: docs/mcp.md.
 --http binds loopback addresses only, unless a bearer token is set (--token
 or ` + server.TokenEnv + `), which is then required on every request. Requests
 whose Host is not the bound address, or whose Origin is not localhost, are
-refused (DNS rebinding protection).`,
+refused (DNS rebinding protection). The HTTP server also answers /healthz,
+/readyz (the session store is reachable and the server is not draining) and
+/metrics (Prometheus), and drains on SIGTERM: /readyz turns 503, calls in
+flight get --drain-timeout to finish.
+
+Several replicas behind a load balancer share sessions through a PostgreSQL
+store ("store": {"url": ...} or TOOLHOST_STORE_URL); with --stateless any
+replica serves any request, and a question parked on one is answered
+through another.`,
 		Example: `  toolhost mcp
   toolhost mcp --http 127.0.0.1:8765
   TOOLHOST_MCP_TOKEN=s3cret toolhost mcp --http 127.0.0.1:8765 --stateless
@@ -102,6 +114,7 @@ refused (DNS rebinding protection).`,
 	cmd.Flags().StringVar(&opts.Token, "token", "", "bearer `token` every HTTP request must send (default $"+server.TokenEnv+")")
 	cmd.Flags().StringVar(&opts.Agent, "agent", "", "agent `name` whose tools and permissions are served (default build)")
 	cmd.Flags().StringVar(&opts.Model, "model", "", "model `id` the tools are chosen for")
+	cmd.Flags().DurationVar(&opts.DrainTimeout, "drain-timeout", 0, "with --http: on SIGTERM, how long calls in flight may take to finish (default 1.5s)")
 	cmd.Flags().StringVar(&opts.AskFallback, "ask-fallback", "", "what \"ask\" becomes for clients that cannot show questions: allow or deny (`mode`; default \"server.ask_fallback\", else deny)")
 	cmd.Flags().StringVar(&opts.ToolPrefix, "tool-prefix", "", "`prefix` the client puts before tool names (default: guessed from the client, or \"server.tool_prefix\")")
 	cmd.AddCommand(NewCmdMCPList(g, nil))
@@ -133,8 +146,14 @@ func serverGC() {
 func runMCP(ctx context.Context, g *Globals, opts *MCPOptions) error {
 	serverGC()
 	log := g.logger()
+	var metrics *server.Metrics
+	withMetrics := func(o *host.Options) {}
+	if opts.HTTP != "" {
+		metrics = server.NewMetrics()
+		withMetrics = func(o *host.Options) { o.WrapStore = metrics.Store }
+	}
 	h, err := hostUntilSignal(ctx, func(ctx context.Context) (*host.Host, error) {
-		return g.host(ctx, server.Asker{}, false, watching)
+		return g.host(ctx, server.Asker{}, false, watching, withMetrics)
 	})
 	if errors.Is(err, errStopped) {
 		return nil
@@ -146,7 +165,9 @@ func runMCP(ctx context.Context, g *Globals, opts *MCPOptions) error {
 	for _, le := range h.LoadErrors {
 		log.Warn("tool source skipped", "source", le.Source, "file", le.File, "reason", le.Reason)
 	}
-	srv, err := server.New(ctx, h.Registry, serverOptions(h.Registry.Config().Server, opts, log))
+	sopts := serverOptions(h.Registry.Config().Server, opts, log)
+	sopts.Relay, sopts.Metrics = h.Store, metrics
+	srv, err := server.New(ctx, h.Registry, sopts)
 	if err != nil {
 		return usageError{err}
 	}
@@ -164,7 +185,14 @@ func runMCP(ctx context.Context, g *Globals, opts *MCPOptions) error {
 	}
 	// Printed on stderr so scripts that pass port 0 learn the real one.
 	fmt.Fprintf(g.Streams.ErrOut, "toolhost: serving MCP on http://%s/\n", ln.Addr())
-	return srv.ListenAndServe(ctx, ln, server.HTTPOptions{Addr: ln.Addr().String(), Token: opts.Token, Stateless: opts.Stateless})
+	ready := func(context.Context) error { return nil }
+	if p, ok := h.Store.(session.Pinger); ok {
+		ready = p.Ping
+	}
+	return srv.ListenAndServe(ctx, ln, server.HTTPOptions{
+		Addr: ln.Addr().String(), Token: opts.Token, Stateless: opts.Stateless,
+		Metrics: metrics, Ready: ready, DrainTimeout: opts.DrainTimeout,
+	})
 }
 
 // serverOptions are the MCP server's options: the flags over the config's

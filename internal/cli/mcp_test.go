@@ -5,6 +5,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolhost/toolhost/runtime/config"
 )
@@ -25,6 +26,7 @@ func TestMCPCommandFlags(t *testing.T) {
 		{"--token beats the environment", []string{"--http", "127.0.0.1:1", "--token", "flag"}, "envtok", MCPOptions{HTTP: "127.0.0.1:1", Token: "flag"}, ""},
 		{"--stateless needs --http", []string{"--stateless"}, "", MCPOptions{}, "--stateless applies to --http"},
 		{"a network address needs a token", []string{"--http", "0.0.0.0:8765"}, "", MCPOptions{}, "not loopback"},
+		{"--drain-timeout is a duration", []string{"--http", "127.0.0.1:1", "--drain-timeout", "30s"}, "", MCPOptions{HTTP: "127.0.0.1:1", DrainTimeout: 30 * time.Second}, ""},
 		{"a network address with a token is allowed", []string{"--http", "0.0.0.0:8765", "--token", "t"}, "", MCPOptions{HTTP: "0.0.0.0:8765", Token: "t"}, ""},
 		{"--ask-fallback allow", []string{"--ask-fallback", "allow"}, "", MCPOptions{AskFallback: "allow"}, ""},
 		{"--ask-fallback deny", []string{"--ask-fallback=deny"}, "", MCPOptions{AskFallback: "deny"}, ""},
@@ -56,6 +58,29 @@ func TestMCPCommandFlags(t *testing.T) {
 				t.Errorf("options %+v, want %+v", *got, tt.want)
 			}
 		})
+	}
+}
+
+func TestLogFormatIsTextOrJSON(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		format  string
+		wantErr bool
+	}{{"text", false}, {"json", false}, {"xml", true}, {"JSON", true}, {"", false}} {
+		errOut := &bytes.Buffer{}
+		g := &Globals{Streams: IOStreams{Out: &bytes.Buffer{}, ErrOut: errOut}}
+		root := NewRootCmd(g)
+		root.SetArgs([]string{"--log-format", c.format, "version"})
+		err := root.Execute()
+		if (err != nil) != c.wantErr || (c.wantErr && ExitCode(err) != ExitUsage) {
+			t.Errorf("--log-format %q: err = %v, want error %v as a usage error", c.format, err, c.wantErr)
+		}
+		if c.format == "json" {
+			g.logger().Warn("hello", "k", "v")
+			if !strings.HasPrefix(errOut.String(), "{") || !strings.Contains(errOut.String(), `"msg":"hello"`) {
+				t.Errorf("json log line = %q", errOut.String())
+			}
+		}
 	}
 }
 

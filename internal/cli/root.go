@@ -61,7 +61,10 @@ func (s *IOStreams) terminal() *terminal {
 type Globals struct {
 	Dir      string
 	LogLevel string
-	Streams  IOStreams
+	// LogFormat is "text" (the default, for people) or "json" (one
+	// object a line, for log collectors).
+	LogFormat string
+	Streams   IOStreams
 	// NewHost builds the host; tests replace it.
 	NewHost func(ctx context.Context, opts host.Options) (*host.Host, error)
 }
@@ -70,6 +73,9 @@ func (g *Globals) logger() *slog.Logger {
 	var lvl slog.Level
 	if err := lvl.UnmarshalText([]byte(g.LogLevel)); err != nil {
 		lvl = slog.LevelWarn
+	}
+	if g.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(g.Streams.ErrOut, &slog.HandlerOptions{Level: lvl}))
 	}
 	return slog.New(slog.NewTextHandler(g.Streams.ErrOut, &slog.HandlerOptions{Level: lvl}))
 }
@@ -110,9 +116,16 @@ permission system, and serves them to a CLI, an agent loop or MCP clients.`,
   toolhost permissions explain bash "git push"`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		PersistentPreRunE: func(*cobra.Command, []string) error {
+			if g.LogFormat != "text" && g.LogFormat != "json" && g.LogFormat != "" {
+				return usageError{fmt.Errorf("--log-format %q: want text or json", g.LogFormat)}
+			}
+			return nil
+		},
 	}
 	root.PersistentFlags().StringVarP(&g.Dir, "dir", "C", "", "project `directory` (default: the current directory)")
 	root.PersistentFlags().StringVar(&g.LogLevel, "log-level", "warn", "log `level` on stderr: debug, info, warn, error")
+	root.PersistentFlags().StringVar(&g.LogFormat, "log-format", "text", "log `format` on stderr: text, or json (one object a line)")
 	root.SetOut(g.Streams.Out)
 	root.SetErr(g.Streams.ErrOut)
 	root.SetIn(g.Streams.In)

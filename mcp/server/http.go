@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -33,6 +34,15 @@ type HTTPOptions struct {
 	// the legacy protocol), and a new toolhost session per call unless the
 	// client names one in _meta (MetaSessionKey).
 	Stateless bool
+	// Metrics, when set, are served at /metrics.
+	Metrics *Metrics
+	// Ready reports whether the server can serve calls now (its session
+	// store is reachable); /readyz answers 503 with its error. Nil: ready
+	// while serving.
+	Ready func(ctx context.Context) error
+	// DrainTimeout bounds how long ListenAndServe waits, after its
+	// context ends, for requests in flight. Default ShutdownGrace.
+	DrainTimeout time.Duration
 }
 
 // Handler returns the Streamable HTTP handler of the server, guarded by the
@@ -55,13 +65,26 @@ const ShutdownGrace = 1500 * time.Millisecond
 // down: it stops accepting, ends the clients' open event streams at once
 // (they would otherwise hold the shutdown until its deadline), gives tool
 // calls in flight up to ShutdownGrace to finish, and closes what is left.
+//
+// opts.DrainTimeout replaces ShutdownGrace where a deployment gives calls
+// longer (a Kubernetes pod's terminationGracePeriodSeconds). While it
+// drains, /readyz answers 503 so a load balancer stops sending.
+//
+// Beside the MCP endpoint it serves, without the token and Host checks
+// (they expose no tool, and probes send neither): /healthz (200 while the
+// process serves), /readyz (200 when opts.Ready succeeds and the server is
+// not draining) and, with opts.Metrics, /metrics.
 func (s *Server) ListenAndServe(ctx context.Context, ln net.Listener, opts HTTPOptions) error {
 	if opts.Addr == "" {
 		opts.Addr = ln.Addr().String()
 	}
+	if opts.DrainTimeout <= 0 {
+		opts.DrainTimeout = ShutdownGrace
+	}
+	var draining atomic.Bool
 	streams, endStreams := context.WithCancel(context.WithoutCancel(ctx))
 	defer endStreams()
-	srv := &http.Server{Handler: endOnShutdown(streams, s.Handler(opts)), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: s.opsHandler(opts, &draining, endOnShutdown(streams, s.Handler(opts))), ReadHeaderTimeout: 10 * time.Second}
 	srv.RegisterOnShutdown(endStreams)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -69,14 +92,46 @@ func (s *Server) ListenAndServe(ctx context.Context, ln net.Listener, opts HTTPO
 	case err := <-errc:
 		return fmt.Errorf("serve mcp on %s: %w", ln.Addr(), err)
 	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ShutdownGrace)
+		draining.Store(true)
+		s.log.Info("draining", "timeout", opts.DrainTimeout)
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), opts.DrainTimeout)
 		defer cancel()
 		err := srv.Shutdown(sctx)
 		if errors.Is(err, context.DeadlineExceeded) {
+			s.log.Warn("requests still in flight after the drain timeout; closing them", "timeout", opts.DrainTimeout)
 			err = srv.Close()
 		}
 		return err
 	}
+}
+
+// opsHandler routes the probes and metrics, and everything else to the
+// guarded MCP handler.
+func (s *Server) opsHandler(opts HTTPOptions, draining *atomic.Bool, mcp http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprintln(w, "ok")
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if draining.Load() {
+			http.Error(w, "draining: shutting down", http.StatusServiceUnavailable)
+			return
+		}
+		if opts.Ready != nil {
+			ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+			defer cancel()
+			if err := opts.Ready(ctx); err != nil {
+				http.Error(w, "not ready: "+err.Error(), http.StatusServiceUnavailable)
+				return
+			}
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	if opts.Metrics != nil {
+		mux.Handle("GET /metrics", opts.Metrics.Handler())
+	}
+	mux.Handle("/", mcp)
+	return mux
 }
 
 // endOnShutdown ends a GET request — a client's standing event stream,

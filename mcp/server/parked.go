@@ -97,8 +97,10 @@ func (s *Server) startParked(ctx context.Context, req *sdk.CallToolRequest, call
 	}
 	callCtx = withElicitor(callCtx, pc.elicit)
 	call.OnMetadata = pc.progress.update
+	done := s.opts.Metrics.begin(s.reg, call.Tool)
 	go func() {
 		res, err := s.reg.Call(callCtx, call)
+		done(err)
 		pc.done <- finished{res, err}
 	}()
 	return s.serve(ctx, pc)
@@ -107,6 +109,9 @@ func (s *Server) startParked(ctx context.Context, req *sdk.CallToolRequest, call
 // resume answers a parked call's question with the client's retry.
 func (s *Server) resume(ctx context.Context, req *sdk.CallToolRequest) *sdk.CallToolResult {
 	pc := s.parked.take(req.Params.RequestState)
+	if pc == nil && s.relay != nil {
+		return s.resumeElsewhere(ctx, req)
+	}
 	if pc == nil {
 		return toResult(runtime.Result{}, errExpired)
 	}

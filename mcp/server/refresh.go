@@ -107,6 +107,9 @@ func (s *Server) Close() error {
 		if s.list.cancel != nil {
 			s.list.cancel()
 		}
+		if s.relay != nil {
+			s.relay.stop()
+		}
 	})
 	return nil
 }

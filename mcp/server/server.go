@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
+	"github.com/toolhost/toolhost/runtime/session"
 )
 
 // MetaSessionKey is the _meta key a client may set on tools/call to name the
@@ -38,6 +39,14 @@ type Options struct {
 	Version string
 	// Logger receives server logs. Default: discard.
 	Logger *slog.Logger
+	// Relay is a session store shared with other replicas of this server
+	// (pgstore behind a load balancer). When it implements
+	// session.Notifier, an answer to a call parked on another replica is
+	// passed to that replica through it (relay.go). Nil: answers reach only
+	// calls parked on this replica.
+	Relay session.Store
+	// Metrics count calls and their outcomes. Nil: not counted.
+	Metrics *Metrics
 
 	// AskFallback is what a permission rule's "ask" becomes for a client
 	// that cannot answer elicitation (OpenCode, Qwen Code, the MCP
@@ -75,6 +84,7 @@ type Server struct {
 
 	sessions sync.Map // *sdk.ServerSession → toolhost session id
 	parked   parkedCalls
+	relay    *relay   // nil without a shared store (relay.go)
 	list     toolList // the offered tools, kept in step with the registry (refresh.go)
 }
 
@@ -118,6 +128,10 @@ func New(ctx context.Context, reg *runtime.Registry, opts Options) (*Server, err
 	if err := s.Refresh(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("serve mcp: %w", err)
+	}
+	if err := s.startRelay(ctx, opts.Relay); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("serve mcp: listen for answers relayed by other replicas: %w", err)
 	}
 	return s, nil
 }
@@ -189,7 +203,9 @@ func (s *Server) handler(id string) sdk.ToolHandler {
 		p := newProgress(req.Session, req.Params.GetProgressToken(), s.log)
 		p.attach(ctx)
 		call.OnMetadata = p.update
+		done := s.opts.Metrics.begin(s.reg, id)
 		res, err := s.reg.Call(ctx, call)
+		done(err)
 		p.detach()
 		return toResult(res, err), nil
 	}

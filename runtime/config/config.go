@@ -2,6 +2,9 @@ package config
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
 	"path/filepath"
 	"strings"
 
@@ -87,9 +90,62 @@ type Config struct {
 	// downloads: "plugin_limits": {"max_archive_bytes": 209715200}.
 	PluginLimits PluginLimits `json:"plugin_limits,omitzero"`
 
+	// Store chooses where session state lives (approvals, read stamps,
+	// todos, tool state, transcripts, parked questions). Absent: a bbolt
+	// file in the data directory, shared by the toolhost processes of one
+	// machine. A PostgreSQL URL shares it between machines — replicas of
+	// `toolhost mcp --http` behind a load balancer:
+	// "store": {"url": "postgres://toolhost:{env:PGPASSWORD}@db:5432/toolhost"}.
+	// The environment variable TOOLHOST_STORE_URL overrides the url.
+	Store Store `json:"store,omitzero"`
+
 	// Server configures `toolhost mcp`, toolhost serving its tools to MCP
 	// clients: "server": {"ask_fallback": "allow", "tool_prefix": "th_"}.
 	Server Server `json:"server,omitzero"`
+}
+
+// Store configures the session store.
+type Store struct {
+	// URL is a postgres:// (or postgresql://) connection URL; toolhost
+	// creates and migrates its tables there. Query parameters other than
+	// connection settings become session settings: "?search_path=toolhost"
+	// keeps the tables in a schema of their own. Empty: the local bbolt
+	// file.
+	URL string `json:"url,omitempty"`
+}
+
+// EnvStoreURL overrides "store": {"url"}; a deployment keeps the URL, and
+// the password in it, in a secret rather than a config file.
+const EnvStoreURL = "TOOLHOST_STORE_URL"
+
+// StoreURL is the session store URL in effect: env's TOOLHOST_STORE_URL,
+// else the config's store.url, else "" (the local bbolt file).
+func (c *Config) StoreURL(env func(string) string) string {
+	if env != nil {
+		if u := env(EnvStoreURL); u != "" {
+			return u
+		}
+	}
+	return c.Store.URL
+}
+
+// CheckStoreURL refuses a store URL toolhost cannot use, without quoting it:
+// it may hold a password.
+func CheckStoreURL(s string) error {
+	if s == "" {
+		return nil
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return errors.New("is not a URL; want postgres://user:password@host:5432/database")
+	}
+	if u.Scheme != "postgres" && u.Scheme != "postgresql" {
+		return fmt.Errorf("has scheme %q; want postgres://user:password@host:5432/database (leave store out for the local file)", u.Scheme)
+	}
+	if u.Host == "" {
+		return errors.New("names no host; want postgres://user:password@host:5432/database")
+	}
+	return nil
 }
 
 // The values Server.AskFallback accepts.

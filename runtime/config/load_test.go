@@ -409,6 +409,27 @@ func TestLoadErrors(t *testing.T) {
 			firstLine: 1,
 		},
 		{
+			name:      "a store URL that is not PostgreSQL is refused at its line without echoing it",
+			files:     map[string]string{"toolhost.json": "{\"store\": {\n \"url\": \"mysql://u:s3cret@db/x\"}}"},
+			want:      []string{`{dir}/toolhost.json:2: key "store.url": has scheme "mysql"; want postgres://`},
+			firstKey:  "store.url",
+			firstLine: 2,
+		},
+		{
+			name:      "a store URL without a host is refused",
+			files:     map[string]string{"toolhost.json": `{"store": {"url": "postgres:///x"}}`},
+			want:      []string{`key "store.url": names no host`},
+			firstKey:  "store.url",
+			firstLine: 1,
+		},
+		{
+			name:      "a store URL that does not parse is refused without echoing it",
+			files:     map[string]string{"toolhost.json": `{"store": {"url": "postgres://u:s3cret@[::1/x"}}`},
+			want:      []string{`key "store.url": is not a URL`},
+			firstKey:  "store.url",
+			firstLine: 1,
+		},
+		{
 			name:      "a remote MCP server needs an http URL",
 			files:     map[string]string{"toolhost.json": "{\"mcp\": {\"gh\": {\"type\": \"remote\",\n \"url\": \"ftp://x\"}}}"},
 			want:      []string{`{dir}/toolhost.json:2: key "mcp.gh.url": must be an http or https URL, got "ftp://x"`},
@@ -515,6 +536,9 @@ func TestLoadErrors(t *testing.T) {
 			_, err := f.load(tt.env)
 			if err == nil {
 				t.Fatal("Load succeeded, want an error")
+			}
+			if strings.Contains(err.Error(), "s3cret") {
+				t.Errorf("the error repeats a password from the config: %v", err)
 			}
 			for _, w := range tt.want {
 				w = strings.ReplaceAll(w, "{dir}", dir)

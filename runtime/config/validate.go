@@ -97,6 +97,9 @@ func validate(cfg *Config, origins map[string]origin) error {
 		}
 	}
 
+	if err := CheckStoreURL(cfg.Store.URL); err != nil {
+		v.errorf([]string{"store", "url"}, "%s", err)
+	}
 	switch cfg.Server.AskFallback {
 	case "", AskFallbackDeny, AskFallbackAllow:
 	default:

@@ -222,3 +222,11 @@ func rawKeys(t *testing.T, path, sessionID, ns string) []string {
 	}
 	return out
 }
+
+func TestMemoryNotifiesWithinTheProcess(t *testing.T) {
+	t.Parallel()
+	sessiontest.RunNotifier(t, func(*testing.T) (session.Notifier, session.Notifier) {
+		m := session.NewMemory()
+		return m, m
+	})
+}

@@ -3,9 +3,14 @@
 // interface, Store, with two implementations: Memory (a process's own
 // state, the default when a host is built without a store) and Bolt (an
 // embedded bbolt database in the data directory, shared by every toolhost
-// process using it). A store shared by several machines implements the same
-// interface and proves it with the same conformance suite,
-// runtime/session/sessiontest.
+// process using it). A store shared by several machines — pgstore, in
+// PostgreSQL — implements the same interface and proves it with the same
+// conformance suite, runtime/session/sessiontest.
+//
+// Two optional interfaces sit beside Store, as ReadFileFS sits beside
+// fs.FS: Notifier (wake a waiter in another process sharing the store;
+// Memory within its process, pgstore across replicas with LISTEN/NOTIFY)
+// and Pinger (is a remote store reachable now; for readiness probes).
 //
 // # Why the interface is this small
 //

@@ -20,6 +20,7 @@ type Memory struct {
 	mu       sync.Mutex
 	closed   bool
 	sessions map[string]map[string]map[string][]byte // session → namespace → key → value
+	notify   Fanout                                  // Notifier (notify.go)
 }
 
 var _ Store = (*Memory)(nil)
