@@ -465,7 +465,13 @@ func orDefault(s string) string {
 // messages converts the transcript to the Chat Completions messages.
 func (ru *run) messages(last bool) []openai.ChatCompletionMessageParamUnion {
 	out := []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(ru.systemPrompt())}
-	for _, m := range ru.tr.Messages {
+	msgs := ru.tr.Messages
+	if last {
+		// The step limit's prompt goes through the same transforms (a
+		// Mistral model must not see it right after a tool message).
+		msgs = append(slices.Clip(msgs), Message{Role: RoleUser, Text: maxStepsPrompt})
+	}
+	for _, m := range normalizeMessages(msgs, ModelFamily(ru.model)) {
 		switch m.Role {
 		case RoleUser:
 			if len(m.Attachments) == 0 {
@@ -494,9 +500,6 @@ func (ru *run) messages(last bool) []openai.ChatCompletionMessageParamUnion {
 		case RoleTool:
 			out = append(out, openai.ToolMessage(m.Text, m.CallID))
 		}
-	}
-	if last {
-		out = append(out, openai.UserMessage(maxStepsPrompt))
 	}
 	return out
 }

@@ -17,6 +17,9 @@ const (
 	FamilyOther     Family = ""
 	FamilyGemini    Family = "gemini"
 	FamilyAnthropic Family = "anthropic"
+	// FamilyMistral has no schema rules of its own, but strict message
+	// rules (transform.go).
+	FamilyMistral Family = "mistral"
 )
 
 // ModelFamily guesses the family from a model id such as "google/gemini-2.5-pro",
@@ -30,6 +33,8 @@ func ModelFamily(model string) Family {
 		return FamilyGemini
 	case strings.Contains(m, "claude") || strings.HasPrefix(m, "anthropic/") || strings.Contains(m, "/anthropic/"):
 		return FamilyAnthropic
+	case strings.Contains(m, "mistral") || strings.Contains(m, "devstral") || strings.Contains(m, "codestral") || strings.Contains(m, "magistral"):
+		return FamilyMistral
 	}
 	return FamilyOther
 }
