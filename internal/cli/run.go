@@ -113,7 +113,7 @@ func runRun(ctx context.Context, g *Globals, opts *RunOptions) error {
 			return permission.Reply{Kind: permission.Once}, nil
 		})
 	case g.Streams.TTY != nil && !opts.JSON:
-		asker = &ttyAsker{tty: g.Streams.terminal()}
+		asker = &ttyAsker{tty: g.Streams.terminal(), c: palette{g.Streams.TTYColor}}
 	}
 	// The host watches the tool folders: a module added or removed during
 	// a long run takes effect in the registry at once.
