@@ -184,3 +184,25 @@ func TestCallsFromAShellShareOneSessionPerProject(t *testing.T) {
 		t.Errorf("another project's calls shared the first project's session: %s", stderr)
 	}
 }
+
+func TestTyposInToolIdsAndPermissionKeysAreWarnedAboutWithTheirLine(t *testing.T) {
+	t.Parallel()
+	p := e2e.NewProject(t)
+	p.Write("toolhost.jsonc", "{\n  // my rules\n  \"permission\": {\"bsah\": {\"git *\": \"allow\"}, \"bash\": \"ask\"},\n  \"tools\": {\n    \"webfech\": false\n  }\n}\n")
+	_, stderr, code := p.Run("", "tools")
+	if code != 0 {
+		t.Fatalf("a config with typos is still valid: exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		`toolhost.jsonc:3: permission key "bsah" names no tool or permission toolhost knows; its rules apply to nothing (did you mean "bash"?)`,
+		`toolhost.jsonc:5: tools key "webfech" names no tool toolhost knows; it turns nothing on or off (did you mean "webfetch"?)`,
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	p.Write("toolhost.jsonc", `{"permission": {"bash": {"git *": "allow"}, "external_directory": "deny", "mcp_*": "deny"}, "tools": {"webfetch": false, "task": false}}`)
+	if _, stderr, _ := p.Run("", "tools"); strings.Contains(stderr, "warning") {
+		t.Errorf("a config without typos is warned about:\n%s", stderr)
+	}
+}

@@ -105,6 +105,11 @@ func (g *Globals) host(ctx context.Context, asker permission.Asker, withQuestion
 	// host does not know; the CLI is where both meet.
 	subagents := agent.New(agent.Options{Registry: h.Registry, Store: h.Store, Env: os.Getenv, Logger: opts.Logger, Directory: h.Directory, Worktree: h.Worktree})
 	h.Registry.Add(runtime.SourceBuiltin, builtins.Task(subagents))
+	// Typos in tool ids and permission keys are visible only now that
+	// every tool is known; they are warnings, since the config is valid.
+	for _, k := range h.UnknownConfigKeys() {
+		fmt.Fprintf(g.Streams.ErrOut, "%s %s\n", g.Streams.errColors().yellow("toolhost: warning:"), k)
+	}
 	return h, nil
 }
 
