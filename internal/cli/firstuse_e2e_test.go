@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolhost/toolhost/agent/agenttest"
 	"github.com/toolhost/toolhost/internal/e2e"
 )
 
@@ -204,5 +205,61 @@ func TestTyposInToolIdsAndPermissionKeysAreWarnedAboutWithTheirLine(t *testing.T
 	p.Write("toolhost.jsonc", `{"permission": {"bash": {"git *": "allow"}, "external_directory": "deny", "mcp_*": "deny"}, "tools": {"webfetch": false, "task": false}}`)
 	if _, stderr, _ := p.Run("", "tools"); strings.Contains(stderr, "warning") {
 		t.Errorf("a config without typos is warned about:\n%s", stderr)
+	}
+}
+
+func TestAModelWithAnUnknownProviderIsAnErrorNamingTheConfiguredOnes(t *testing.T) {
+	t.Parallel()
+	p := e2e.NewProject(t)
+	p.Write("toolhost.json", `{"provider": {"ollama": {"base_url": "http://127.0.0.1:1/v1"}, "fm": {"base_url": "http://127.0.0.1:1/v1"}}}`)
+	_, stderr, code := p.Run("", "run", "--model", "zz9/x", "hello")
+	if code != 2 {
+		t.Fatalf("exit %d, want 2 (usage): %s", code, stderr)
+	}
+	for _, want := range []string{`no provider "zz9"`, "configured providers: fm, ollama"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q: %s", want, stderr)
+		}
+	}
+	// A near miss is caught even when a router is set.
+	p.Env = []string{"OPENAI_BASE_URL=http://127.0.0.1:1/v1"}
+	if _, stderr, code := p.Run("", "run", "--model", "fm2/x", "hello"); code != 2 || !strings.Contains(stderr, `did you mean "fm"?`) {
+		t.Errorf("near miss with a router: exit %d: %s", code, stderr)
+	}
+}
+
+func TestAFailedRunDoesNotOfferToContinue(t *testing.T) {
+	t.Parallel()
+	w := newRunWorld(t, func(int, agenttest.Request) agenttest.Turn {
+		return agenttest.Turn{Status: 400, ErrorMessage: "model not found"}
+	})
+	_, stderr, code := w.run("hello")
+	if code == 0 {
+		t.Fatalf("a failed run exits 0: %s", stderr)
+	}
+	if strings.Contains(stderr, "continue") || strings.Contains(stderr, "--session") {
+		t.Errorf("a failed run suggests continuing:\n%s", stderr)
+	}
+}
+
+func TestARefusalForWantOfAPersonTellsTheModelWhatToDo(t *testing.T) {
+	t.Parallel()
+	w := newRunWorld(t, calls(agenttest.ToolCall{ID: "c_env", Name: "read", Arguments: `{"filePath":".env"}`}))
+	_, stderr, code := w.run("show me the secrets")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	reqs := w.srv.Requests()
+	if len(reqs) < 2 {
+		t.Fatalf("the model was asked %d times, want 2", len(reqs))
+	}
+	got := reqs[1].ToolResults()["c_env"]
+	for _, want := range []string{"Do not retry it", "tell the user", `"permission": {"read": {".env": "allow"}}`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the model's tool result lacks %q: %s", want, got)
+		}
+	}
+	if strings.Contains(got, "pass --yes") {
+		t.Errorf("the model is told to pass a flag it cannot pass: %s", got)
 	}
 }
