@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -101,37 +102,83 @@ func runToolNew(_ context.Context, g *Globals, opts *ToolNewOptions) error {
 	return nil
 }
 
-// NewCmdToolBuild builds every tool source.
-func NewCmdToolBuild(g *Globals, runF func(context.Context, *Globals) error) *cobra.Command {
-	return &cobra.Command{
-		Use:     "build",
-		Short:   "Build every source in .toolhost/tools-src into .toolhost/tool/<name>.wasm",
-		Example: "  toolhost tool build",
-		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), g)
-			}
-			return runToolBuild(cmd.Context(), g)
-		},
-	}
+// ToolBuildOptions are the arguments and flags of `toolhost tool build`.
+type ToolBuildOptions struct {
+	Names []string
+	Force bool
 }
 
-func runToolBuild(ctx context.Context, g *Globals) error {
+// NewCmdToolBuild builds the tool sources.
+func NewCmdToolBuild(g *Globals, runF func(context.Context, *Globals, *ToolBuildOptions) error) *cobra.Command {
+	opts := &ToolBuildOptions{}
+	cmd := &cobra.Command{
+		Use:   "build [NAME...]",
+		Short: "Build tool sources in .toolhost/tools-src into .toolhost/tool/<name>.wasm",
+		Long: `Build the named tool sources, or every one, each with its language's own
+toolchain. A tool whose sources, guest SDK and toolchain are unchanged since
+its last build is skipped (--force rebuilds it). On a terminal each step is
+shown as it runs, with its time.
+
+A failed build keeps the module built before: agents keep the old tool, and
+` + "`toolhost tools`" + ` marks it stale with the error until a build succeeds.
+Paths in compiler messages are relative to where you ran the command.`,
+		Example: `  toolhost tool build
+  toolhost tool build hello
+  toolhost tool build --force`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Names = args
+			if runF != nil {
+				return runF(cmd.Context(), g, opts)
+			}
+			return runToolBuild(cmd.Context(), g, opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "rebuild tools that are up to date")
+	return cmd
+}
+
+func runToolBuild(ctx context.Context, g *Globals, opts *ToolBuildOptions) error {
 	cfgDir, err := projectConfigDir(g)
 	if err != nil {
 		return err
 	}
-	results, err := toolbuild.Build(ctx, cfgDir)
-	for _, r := range results {
-		if r.Err != nil {
-			fmt.Fprintf(g.Streams.ErrOut, "✗ %s (%s): %v\n", r.Name, r.Lang, r.Err)
-			continue
+	wd, _ := os.Getwd()
+	bo := toolbuild.Options{Names: opts.Names, Force: opts.Force, RelativeTo: wd}
+	ec, oc := g.Streams.errColors(), g.Streams.outColors()
+	if g.Streams.ErrTerminal {
+		bo.Progress = func(e toolbuild.Event) {
+			if e.Done {
+				fmt.Fprintf(g.Streams.ErrOut, "%s\n", ec.dim(fmt.Sprintf("· %s in %s", e.Message, e.Elapsed.Round(100*time.Millisecond))))
+				return
+			}
+			fmt.Fprintf(g.Streams.ErrOut, "%s\n", ec.dim("· "+e.Message+"…"))
 		}
-		fmt.Fprintf(g.Streams.Out, "✓ %s (%s) → %s\n", r.Name, r.Lang, r.Output)
+	}
+	results, err := toolbuild.BuildTools(ctx, cfgDir, bo)
+	var unknown *toolbuild.UnknownToolError
+	if errors.As(err, &unknown) {
+		return usageError{err}
+	}
+	for _, r := range results {
+		switch {
+		case r.Err != nil:
+			fmt.Fprintf(g.Streams.ErrOut, "%s %s (%s): %v\n", ec.red("✗"), r.Name, r.Lang, r.Err)
+		case r.UpToDate:
+			fmt.Fprintf(g.Streams.Out, "= %s (%s) up to date: %s\n", r.Name, r.Lang, displayPath(wd, r.Output))
+		default:
+			fmt.Fprintf(g.Streams.Out, "%s %s (%s) → %s\n", oc.green("✓"), r.Name, r.Lang, displayPath(wd, r.Output))
+		}
 	}
 	if err == nil && len(results) == 0 {
 		return errors.New("no tool sources in " + filepath.Join(cfgDir, "tools-src") + "; create one with `toolhost tool new <name>`")
 	}
 	return err
+}
+
+// displayPath is p relative to dir when it is inside it, else p.
+func displayPath(dir, p string) string {
+	if rel, err := filepath.Rel(dir, p); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return p
 }
