@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolhost/toolhost/agent/agenttest"
 	"github.com/toolhost/toolhost/builtins"
+	"github.com/toolhost/toolhost/internal/agenttest"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
 	"github.com/toolhost/toolhost/runtime/permission"

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolhost/toolhost/agent/agenttest"
 	"github.com/toolhost/toolhost/builtins"
+	"github.com/toolhost/toolhost/internal/agenttest"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
 	"github.com/toolhost/toolhost/runtime/permission"

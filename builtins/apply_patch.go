@@ -198,6 +198,7 @@ func runApplyPatch(ctx context.Context, p applyPatchParams, tc *runtime.Context)
 		f := map[string]any{
 			"filePath": c.path, "relativePath": rel, "type": c.kind,
 			"patch": d.Unified, "additions": d.Additions, "deletions": d.Deletions,
+			"filediff": fileDiffMeta(target, lfText(c.before), lfText(c.after), d),
 		}
 		if c.move != "" {
 			f["movePath"] = c.move

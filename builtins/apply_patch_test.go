@@ -205,3 +205,72 @@ func TestApplyPatchRestoresFilesWhenAWriteFails(t *testing.T) {
 		t.Fatalf("a.txt = %q, want it restored", got)
 	}
 }
+
+func TestApplyPatchMatchesContextWhateverItsUnicodeNormalisation(t *testing.T) {
+	t.Parallel()
+	const (
+		nfc    = "caf\u00e9"                   // é as one code point
+		nfd    = "cafe\u0301"                  // e and a combining acute accent
+		hanNFC = "\ud55c"                      // 한 as one syllable
+		hanNFD = "\u1112\u1161\u11ab"          // 한 as its three jamo
+		newNFC = "cr\u00e8me br\u00fbl\u00e9e" // crème brûlée composed
+		newNFD = "cre\u0300me bru\u0302le\u0301e"
+	)
+	tests := []struct {
+		name    string
+		file    string
+		patch   string // between the Update header and End Patch
+		want    string
+		wantErr string
+	}{
+		{name: "an NFC removed line matches the same text stored in NFD",
+			file: "x\n" + nfd + "\ny\n", patch: "@@\n-" + nfc + "\n+tea\n", want: "x\ntea\ny\n"},
+		{name: "an NFD removed line matches the same text stored in NFC",
+			file: "x\n" + nfc + "\ny\n", patch: "@@\n-" + nfd + "\n+tea\n", want: "x\ntea\ny\n"},
+		{name: "context lines keep the file's bytes, not the patch's form",
+			file: nfd + " 1\nold\n" + nfd + " 2\n", patch: "@@\n " + nfc + " 1\n-old\n+new\n " + nfc + " 2\n", want: nfd + " 1\nnew\n" + nfd + " 2\n"},
+		{name: "added lines take an NFD file's form",
+			file: nfd + "\nold\n", patch: "@@\n " + nfc + "\n-old\n+" + newNFC + "\n", want: nfd + "\n" + newNFD + "\n"},
+		{name: "added lines take an NFC file's form",
+			file: nfc + "\nold\n", patch: "@@\n " + nfd + "\n-old\n+" + newNFD + "\n", want: nfc + "\n" + newNFC + "\n"},
+		{name: "in a file mixing forms added lines stay as the patch has them",
+			file: nfc + "\n" + nfd + "\nold\n", patch: "@@\n " + nfc + "\n " + nfc + "\n-old\n+" + newNFD + "\n", want: nfc + "\n" + nfd + "\n" + newNFD + "\n"},
+		{name: "an @@ context line in the other form is found",
+			file: "func " + nfd + "() {\n\treturn 1\n}\n", patch: "@@ func " + nfc + "() {\n-\treturn 1\n+\treturn 2\n", want: "func " + nfd + "() {\n\treturn 2\n}\n"},
+		{name: "Hangul stored as jamo matches composed syllables",
+			file: hanNFD + "\n", patch: "@@\n-" + hanNFC + "\n+" + hanNFC + hanNFC + "\n", want: hanNFD + hanNFD + "\n"},
+		{name: "an exact match anywhere wins over a normalised one earlier in the file",
+			file: nfd + "\n" + nfc + "\n", patch: "@@\n-" + nfc + "\n+tea\n", want: nfd + "\ntea\n"},
+		{name: "normalisation combines with the punctuation and whitespace folding",
+			file: "  say \"" + nfd + "\" \n", patch: "@@\n-say \u201c" + nfc + "\u201d\n+said\n", want: "said\n"},
+		{name: "a CRLF file with a BOM keeps both after a normalised match",
+			file: "\uFEFF" + nfd + "\r\nold\r\n", patch: "@@\n " + nfc + "\n-old\n+new\n", want: "\uFEFF" + nfd + "\r\nnew\r\n"},
+		{name: "a different accent does not match",
+			file: "cafe\u0300\n", patch: "@@\n-" + nfc + "\n+tea\n", wantErr: "Failed to find expected lines"},
+		{name: "a base letter without its accent does not match",
+			file: "cafe\n", patch: "@@\n-" + nfd + "\n+tea\n", wantErr: "Failed to find expected lines"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newFTEnv(t)
+			e.write(t, "f.txt", tt.file)
+			_, err := e.call(t, ApplyPatch(), applyPatchParams{PatchText: "*** Begin Patch\n*** Update File: f.txt\n" + tt.patch + "*** End Patch"})
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				if got := e.content(t, "f.txt"); got != tt.file {
+					t.Fatalf("a failed patch changed the file: %q", got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := e.content(t, "f.txt"); got != tt.want {
+				t.Fatalf("file = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

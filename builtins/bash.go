@@ -144,7 +144,7 @@ func runBash(ctx context.Context, p bashParams, tc *runtime.Context) (runtime.Re
 		return runtime.Result{}, err
 	}
 	run, err := runShell(ctx, shellCall{shell: bashShell(tc.Config), command: p.Command, dir: dir, timeout: timeout,
-		progress: live.update, out: tc.OutputTruncation().NewSpool(), hasTask: tc.CanDelegate, sandbox: sb})
+		progress: live.update, out: tc.OutputTruncation().NewSpool(), hint: tc.TruncationHint(), sandbox: sb})
 	live.stop()
 	if err != nil {
 		return runtime.Result{}, err
@@ -235,8 +235,8 @@ type shellCall struct {
 	progress func(head string)
 	// out receives the whole output and bounds what stays in memory.
 	out *runtime.Spool
-	// hasTask picks the truncation hint.
-	hasTask bool
+	// hint picks the truncation hint.
+	hint runtime.Hint
 	// sandbox confines the command; nil runs it unconfined.
 	sandbox *sandbox.Policy
 }
@@ -375,7 +375,7 @@ func runShell(ctx context.Context, c shellCall) (shellRun, error) {
 	<-progressDone
 
 	mu.Lock()
-	tr, err := c.out.Result(c.hasTask)
+	tr, err := c.out.Result(c.hint)
 	mu.Unlock()
 	res.Output, res.Truncated, res.OutputPath, res.SaveErr = tr.Content, tr.Truncated, tr.Path, err
 	res.Exit = cmd.ProcessState.ExitCode()

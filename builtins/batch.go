@@ -203,6 +203,7 @@ func batchOne(ctx context.Context, tc *runtime.Context, i int, c batchCall) batc
 		Model:     tc.Model,
 		Extra:     tc.Extra,
 		Rules:     tc.Rules,
+		Front:     tc.Front,
 	})
 	if err != nil {
 		return fail("%s", err.Error())

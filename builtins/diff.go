@@ -121,3 +121,24 @@ func splitKeepEOL(s string) []string {
 	}
 	return lines
 }
+
+// maxFileDiffContent bounds the contents a filediff carries: a client
+// rendering an edit needs the file, but a result must not carry two copies
+// of a huge one.
+const maxFileDiffContent = 256 << 10
+
+// fileDiffMeta is OpenCode's filediff metadata of a changed file: its path,
+// its contents before and after (LF line endings, as the diff shows them),
+// and the counts, so clients built for OpenCode's events can render the
+// change. Contents larger than maxFileDiffContent are left out (empty,
+// with "truncated": true); the unified diff in "diff" still shows the
+// change.
+func fileDiffMeta(path, before, after string, d fileDiff) map[string]any {
+	m := map[string]any{"file": path, "additions": d.Additions, "deletions": d.Deletions}
+	if len(before) > maxFileDiffContent || len(after) > maxFileDiffContent {
+		m["before"], m["after"], m["truncated"] = "", "", true
+		return m
+	}
+	m["before"], m["after"] = before, after
+	return m
+}

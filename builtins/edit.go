@@ -37,7 +37,8 @@ type editParams struct {
 // whatever oldString and newString use; the session must have read the file
 // and it must be unchanged since; concurrent edits of one file are
 // serialised; the write is atomic. Metadata: diff (unified), filepath,
-// additions, deletions, replacer (which matcher found oldString).
+// additions, deletions, replacers (which matchers found oldString), and
+// OpenCode's filediff (file, before, after, additions, deletions).
 func Edit() runtime.Tool {
 	return runtime.Declare(runtime.Define("edit", editDescription, func(ctx context.Context, p editParams, tc *runtime.Context) (runtime.Result, error) {
 		if p.FilePath == "" {
@@ -149,6 +150,7 @@ func editFile(ctx context.Context, tc *runtime.Context, path, target string, edi
 		"deletions": d.Deletions,
 		"created":   !exists,
 		"replacers": matched,
+		"filediff":  fileDiffMeta(path, lfText(before), lfText(after), d),
 	}
 	tc.Metadata(rel, meta)
 	return runtime.Result{Title: rel, Metadata: meta}, nil
@@ -175,10 +177,7 @@ func (e *editError) Unwrap() error { return e.err }
 func applyEdits(before string, exists bool, edits []editSpec) (string, []string, error) {
 	bom := strings.HasPrefix(before, utf8BOM)
 	body := strings.TrimPrefix(before, utf8BOM)
-	eol := "\n"
-	if strings.Contains(body, "\r\n") {
-		eol = "\r\n"
-	}
+	eol := fileEOL(body)
 	matched := make([]string, 0, len(edits))
 	for i, e := range edits {
 		if e.Old == e.New {
@@ -212,6 +211,16 @@ func applyEdits(before string, exists bool, edits []editSpec) (string, []string,
 		body = utf8BOM + body
 	}
 	return body, matched, nil
+}
+
+// fileEOL is the line ending a file's text keeps: CRLF when it has any,
+// else LF. One CRLF is enough, because a file a Windows editor saved with a
+// stray LF is still a CRLF file to its owner.
+func fileEOL(body string) string {
+	if strings.Contains(body, "\r\n") {
+		return "\r\n"
+	}
+	return "\n"
 }
 
 // toEOL drops a BOM from s and gives it line ending eol.

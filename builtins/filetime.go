@@ -88,23 +88,37 @@ func storeSession(tc *runtime.Context) string {
 
 // assertFresh fails unless the session has read path and the file's
 // modification time and size are still what they were then. The messages
-// tell the model what to do next, as OpenCode's FileTime.assert does.
+// tell the model what to do next, as OpenCode's FileTime.assert does, and
+// name the read tool as the model sees it (tc.Front) with the exact call:
+// over MCP the model also has its client's own read tool, whose reads
+// toolhost never sees. A front end that skips the check
+// (Front.SkipReadCheck) lets a file never read here be written; one read
+// here and changed since is refused all the same.
 func assertFresh(ctx context.Context, tc *runtime.Context, path string) error {
 	st, ok, err := lookupStamp(ctx, tc, path)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return fmt.Errorf("You must read the file %s before overwriting it. Use the read tool first", path)
+		if tc.Front.SkipReadCheck {
+			return nil
+		}
+		return fmt.Errorf("You must read the file %s before overwriting it. Read it with the %s tool first: %s %s", path, tc.Front.ToolName(readToolName), tc.Front.ToolName(readToolName), readCall(path))
 	}
 	info, err := os.Stat(path)
 	if err != nil {
 		return fmt.Errorf("check %s before writing: %w", path, err)
 	}
 	if !info.ModTime().Equal(st.MTime) || info.Size() != st.Size {
-		return fmt.Errorf("File %s has been modified since it was last read.\nLast modification: %s (%d bytes)\nLast read: %s (%d bytes then)\n\nPlease read the file again before modifying it.",
+		return fmt.Errorf("File %s has been modified since it was last read.\nLast modification: %s (%d bytes)\nLast read: %s (%d bytes then)\n\nPlease read the file again with %s %s before modifying it.",
 			path, info.ModTime().UTC().Format(time.RFC3339Nano), info.Size(),
-			st.ReadAt.UTC().Format(time.RFC3339Nano), st.Size)
+			st.ReadAt.UTC().Format(time.RFC3339Nano), st.Size, tc.Front.ToolName(readToolName), readCall(path))
 	}
 	return nil
+}
+
+// readCall is the read tool's arguments for path, as the model writes them.
+func readCall(path string) string {
+	b, _ := json.Marshal(readParams{FilePath: path}) // a struct of one string always encodes
+	return string(b)
 }

@@ -30,6 +30,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // hunkKind says what a patch hunk does to its file.
@@ -55,7 +57,11 @@ type patchChunk struct {
 	Context string   // the "@@ ..." line to seek first, "" for none
 	Old     []string // lines to find (context and removed lines)
 	New     []string // lines to put in their place (context and added lines)
-	EOF     bool     // the old lines end the file
+	// From says, for each line of New, which line of Old it repeats (a
+	// context line), or -1 for an added line: where the file's own bytes
+	// are kept when only Unicode normalisation made the chunk match.
+	From []int
+	EOF  bool // the old lines end the file
 }
 
 const (
@@ -188,12 +194,14 @@ func parseChunks(lines []string, i int) ([]patchChunk, int) {
 			cur.Old = append(cur.Old, line[1:])
 		case strings.HasPrefix(line, "+"):
 			cur.New = append(cur.New, line[1:])
+			cur.From = append(cur.From, -1)
 		case strings.HasPrefix(line, `\ `):
 			// "\ No newline at end of file" from a unified diff: no content.
 		default:
 			s := strings.TrimPrefix(line, " ")
 			cur.Old = append(cur.Old, s)
 			cur.New = append(cur.New, s)
+			cur.From = append(cur.From, len(cur.Old)-1)
 		}
 	}
 	flush()
@@ -246,11 +254,12 @@ func applyChunks(path, original string, chunks []patchChunk) (string, error) {
 		at, n int
 		with  []string
 	}
+	form := formUnknown // the file's normalisation form, found when needed
 	var reps []replacement
 	next := 0
 	for _, c := range chunks {
 		if c.Context != "" {
-			at := seekSequence(lines, []string{c.Context}, next, false)
+			at, _ := seekSequence(lines, []string{c.Context}, next, false)
 			if at < 0 {
 				return "", fmt.Errorf("Failed to find context '%s' in %s", c.Context, path)
 			}
@@ -266,7 +275,7 @@ func applyChunks(path, original string, chunks []patchChunk) (string, error) {
 			continue
 		}
 		pattern, with := c.Old, c.New
-		at := seekSequence(lines, pattern, next, c.EOF)
+		at, unicode := seekSequence(lines, pattern, next, c.EOF)
 		if at < 0 && pattern[len(pattern)-1] == "" {
 			// The chunk's last line is the file's final newline, which the
 			// split above already removed.
@@ -275,11 +284,17 @@ func applyChunks(path, original string, chunks []patchChunk) (string, error) {
 				with = with[:len(with)-1]
 			}
 			if len(pattern) > 0 {
-				at = seekSequence(lines, pattern, next, c.EOF)
+				at, unicode = seekSequence(lines, pattern, next, c.EOF)
 			}
 		}
 		if at < 0 {
 			return "", fmt.Errorf("Failed to find expected lines in %s:\n%s", path, strings.Join(c.Old, "\n"))
+		}
+		if unicode {
+			if form == formUnknown {
+				form = textForm(body)
+			}
+			with = inFileForm(with, c.From, lines[at:at+len(pattern)], form)
 		}
 		reps = append(reps, replacement{at, len(pattern), with})
 		next = at + len(pattern)
@@ -308,25 +323,77 @@ func applyChunks(path, original string, chunks []patchChunk) (string, error) {
 
 // seekSequence finds pattern in lines at or after start, trying ever looser
 // comparisons: exact, trailing whitespace ignored, surrounding whitespace
-// ignored, and Unicode punctuation folded to ASCII. With eof the end of the
-// file is tried first. It returns -1 when there is no match.
-func seekSequence(lines, pattern []string, start int, eof bool) int {
+// ignored, Unicode punctuation folded to ASCII, and last the same with
+// both sides in Unicode normalisation form C, so "é" typed as one code
+// point matches "e" and a combining accent (NFD, as macOS file names and
+// some editors store it). With eof the end of the file is tried first. It
+// returns -1 when there is no match, and whether only the last comparison
+// matched (the caller then keeps the file's own form).
+func seekSequence(lines, pattern []string, start int, eof bool) (int, bool) {
 	if len(pattern) == 0 {
-		return -1
+		return -1, false
 	}
-	for _, eq := range []func(a, b string) bool{
+	loose := func(s string) string { return normalizePunctuation(strings.TrimSpace(s)) }
+	for i, eq := range []func(a, b string) bool{
 		func(a, b string) bool { return a == b },
 		func(a, b string) bool { return strings.TrimRight(a, " \t\r\v\f") == strings.TrimRight(b, " \t\r\v\f") },
 		func(a, b string) bool { return strings.TrimSpace(a) == strings.TrimSpace(b) },
-		func(a, b string) bool {
-			return normalizePunctuation(strings.TrimSpace(a)) == normalizePunctuation(strings.TrimSpace(b))
-		},
+		func(a, b string) bool { return loose(a) == loose(b) },
+		func(a, b string) bool { return norm.NFC.String(loose(a)) == norm.NFC.String(loose(b)) },
 	} {
 		if at := matchAt(lines, pattern, start, eof, eq); at >= 0 {
-			return at
+			return at, i == seekUnicode
 		}
 	}
-	return -1
+	return -1, false
+}
+
+// seekUnicode is the index of seekSequence's normalisation comparison.
+const seekUnicode = 4
+
+// normForm is the Unicode normalisation a text is stored in.
+type normForm int
+
+const (
+	formUnknown normForm = iota // not looked at yet
+	formNone                    // no single form: plain ASCII, or mixed
+	formNFC                     // composed, as most editors write
+	formNFD                     // decomposed, as macOS file names are
+)
+
+// textForm says which normalisation form s is consistently in. Text that
+// is in both (no character with a decomposition) or in neither (mixed)
+// has no form to keep.
+func textForm(s string) normForm {
+	nfc, nfd := norm.NFC.IsNormalString(s), norm.NFD.IsNormalString(s)
+	switch {
+	case nfc && !nfd:
+		return formNFC
+	case nfd && !nfc:
+		return formNFD
+	}
+	return formNone
+}
+
+// inFileForm is a chunk's new lines for a place in the file that matched
+// only after normalisation: a context line keeps the file's bytes (matched,
+// the stretch of the file it repeats), and an added line is put in the
+// file's form, so the patch does not turn an NFD file into a mixed one.
+func inFileForm(with []string, from []int, matched []string, form normForm) []string {
+	out := make([]string, len(with))
+	for i, l := range with {
+		switch {
+		case i < len(from) && from[i] >= 0 && from[i] < len(matched):
+			out[i] = matched[from[i]]
+		case form == formNFC:
+			out[i] = norm.NFC.String(l)
+		case form == formNFD:
+			out[i] = norm.NFD.String(l)
+		default:
+			out[i] = l
+		}
+	}
+	return out
 }
 
 func matchAt(lines, pattern []string, start int, eof bool, eq func(a, b string) bool) int {

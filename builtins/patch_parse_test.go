@@ -20,20 +20,20 @@ func TestParsePatch(t *testing.T) {
 			want: []patchHunk{
 				{Kind: hunkAdd, Path: "a.txt", Contents: "1\n2\n"},
 				{Kind: hunkDelete, Path: "b.txt"},
-				{Kind: hunkUpdate, Path: "c.txt", MovePath: "d.txt", Chunks: []patchChunk{{Context: "func f", Old: []string{"x", "y"}, New: []string{"x", "z"}, EOF: true}}},
+				{Kind: hunkUpdate, Path: "c.txt", MovePath: "d.txt", Chunks: []patchChunk{{Context: "func f", Old: []string{"x", "y"}, New: []string{"x", "z"}, From: []int{0, -1}, EOF: true}}},
 			},
 		},
 		{
 			name: "CRLF patch text, a chunk without @@ and a blank context line",
 			text: "*** Begin Patch\r\n*** Update File: c.txt\r\n a\r\n\r\n-b\r\n+c\r\n*** End Patch\r\n",
-			want: []patchHunk{{Kind: hunkUpdate, Path: "c.txt", Chunks: []patchChunk{{Old: []string{"a", "", "b"}, New: []string{"a", "", "c"}}}}},
+			want: []patchHunk{{Kind: hunkUpdate, Path: "c.txt", Chunks: []patchChunk{{Old: []string{"a", "", "b"}, New: []string{"a", "", "c"}, From: []int{0, 1, -1}}}}},
 		},
 		{
 			name: "a unified-diff range is not a context line",
 			text: "*** Begin Patch\n*** Update File: c.txt\n@@ -1,2 +1,2 @@\n-a\n+b\n@@ def g():\n-c\n+d\n*** End Patch",
 			want: []patchHunk{{Kind: hunkUpdate, Path: "c.txt", Chunks: []patchChunk{
-				{Old: []string{"a"}, New: []string{"b"}},
-				{Context: "def g():", Old: []string{"c"}, New: []string{"d"}},
+				{Old: []string{"a"}, New: []string{"b"}, From: []int{-1}},
+				{Context: "def g():", Old: []string{"c"}, New: []string{"d"}, From: []int{-1}},
 			}}},
 		},
 		{

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"mime"
 	"os"
 	"path/filepath"
 	"slices"
@@ -32,6 +31,10 @@ const (
 	readBinarySample  = 4096      // bytes examined to tell binary from text
 	readMaxAttachment = 20 << 20  // largest image or PDF returned as an attachment
 )
+
+// readToolName is the read tool's id; the write tools name it when they
+// refuse a file the session has not read.
+const readToolName = "read"
 
 // permissionRead is the permission the read tool asks, with the path
 // relative to the project (absolute when outside) as pattern.
@@ -68,16 +71,22 @@ type readParams struct {
 
 // Read returns the read tool: a page of a text file with line numbers, a
 // directory's entries, or an image or PDF as an attachment for multimodal
-// models. Binary files are refused. A missing file's error suggests up to
+// models. Which one is decided by the file's content, not its name
+// (sniff.go): PNG, JPEG, GIF, WebP and PDF are attached, other images
+// (BMP, TIFF, AVIF, HEIC) and binary files are refused, and text is read
+// as text whatever its extension. A missing file's error suggests up to
 // three similar names from its directory. Each successful read of a file is
 // stamped in the session (filetime.go) so write and edit can check that the
-// model saw the current content.
+// model saw the current content. A file read brings along, once per
+// session, the instruction files (AGENTS.md, CLAUDE.md) of the directories
+// between it and the project root (instructions.go), listed in metadata
+// "loaded".
 //
 // Files are streamed, never loaded whole: reading the last page of a 100 MB
 // file allocates about as much as reading the first (see
 // BenchmarkReadLastPage100MB).
 func Read() runtime.Tool {
-	return runtime.Declare(runtime.Define("read", readDescription, runRead), readTraits)
+	return runtime.Declare(runtime.Define(readToolName, readDescription, runRead), readTraits)
 }
 
 // readTraits: asks "read" for the path itself; changes nothing.
@@ -122,23 +131,32 @@ func runRead(ctx context.Context, p readParams, tc *runtime.Context) (runtime.Re
 		return readDirectory(path, rel, offset, limit)
 	}
 
-	if mt := attachmentMIME(path); mt != "" {
-		return readAttachment(ctx, tc, path, rel, mt, info.Size())
-	}
-	binary, err := isBinaryFile(path, info.Size())
-	if err != nil {
-		return runtime.Result{}, err
-	}
-	if binary {
-		return runtime.Result{}, fmt.Errorf("Cannot read binary file: %s", path)
-	}
-
 	f, err := openChecked(tc, path)
 	if err != nil {
 		return runtime.Result{}, fmt.Errorf("read %s: %w", path, err)
 	}
 	defer f.Close()
-	pg, err := readPage(f, offset, limit)
+	head := make([]byte, readBinarySample)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return runtime.Result{}, fmt.Errorf("read %s: %w", path, err)
+	}
+	head = head[:n]
+	switch ct := sniffContent(head); ct.action {
+	case sniffAttach:
+		res, err := readAttachment(ctx, tc, io.MultiReader(bytes.NewReader(head), f), path, rel, ct, info.Size())
+		if err != nil {
+			return res, err
+		}
+		return withInstructions(ctx, tc, path, res)
+	case sniffRefuse:
+		return runtime.Result{}, fmt.Errorf("Cannot read binary file: %s (content: %s). Only PNG, JPEG, GIF and WebP images and PDFs can be read as attachments; convert it to PNG first, for example: magick %s out.png", path, ct.name, filepath.Base(path))
+	}
+	if looksBinary(head) {
+		return runtime.Result{}, fmt.Errorf("Cannot read binary file: %s", path)
+	}
+	// The sample is not read twice: a pipe or device cannot seek back.
+	pg, err := readPage(io.MultiReader(bytes.NewReader(head), f), offset, limit)
 	if err != nil {
 		return runtime.Result{}, fmt.Errorf("read %s: %w", path, err)
 	}
@@ -168,7 +186,14 @@ func runRead(ctx context.Context, p readParams, tc *runtime.Context) (runtime.Re
 	if err := recordRead(ctx, tc, path); err != nil {
 		return runtime.Result{}, err
 	}
-	return runtime.Result{
+	if offset == 1 && !pg.more && !pg.cut {
+		// The model has now seen the whole file: if it is an instruction
+		// file, reads below it need not bring it again.
+		if err := claimIfInstruction(ctx, tc, path); err != nil {
+			return runtime.Result{}, err
+		}
+	}
+	return withInstructions(ctx, tc, path, runtime.Result{
 		Title:  rel,
 		Output: out.String(),
 		Metadata: map[string]any{
@@ -176,7 +201,7 @@ func runRead(ctx context.Context, p readParams, tc *runtime.Context) (runtime.Re
 			"truncated": pg.more || pg.cut,
 			"filepath":  path,
 		},
-	}, nil
+	})
 }
 
 // page is what readPage found.
@@ -341,78 +366,23 @@ func truncateRunes(s string, n int) string {
 	return s[:i]
 }
 
-// binaryExtensions are refused without looking inside.
-var binaryExtensions = map[string]bool{
-	".zip": true, ".tar": true, ".gz": true, ".exe": true, ".dll": true, ".so": true,
-	".class": true, ".jar": true, ".war": true, ".7z": true, ".doc": true, ".docx": true,
-	".xls": true, ".xlsx": true, ".ppt": true, ".pptx": true, ".odt": true, ".ods": true,
-	".odp": true, ".bin": true, ".dat": true, ".obj": true, ".o": true, ".a": true,
-	".lib": true, ".wasm": true, ".pyc": true, ".pyo": true,
-}
-
-// isBinaryFile applies OpenCode's test: a known binary extension, a NUL
-// byte, or more than 30% control characters in the first 4 KB.
-func isBinaryFile(path string, size int64) (bool, error) {
-	if binaryExtensions[strings.ToLower(filepath.Ext(path))] {
-		return true, nil
-	}
-	if size == 0 {
-		return false, nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return false, fmt.Errorf("read %s: %w", path, err)
-	}
-	defer f.Close()
-	buf := make([]byte, readBinarySample)
-	n, err := io.ReadFull(f, buf)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return false, fmt.Errorf("read %s: %w", path, err)
-	}
-	if n == 0 {
-		return false, nil
-	}
-	control := 0
-	for _, b := range buf[:n] {
-		if b == 0 {
-			return true, nil
-		}
-		if b < 9 || (b > 13 && b < 32) {
-			control++
-		}
-	}
-	return float64(control)/float64(n) > 0.3, nil
-}
-
-// attachmentMIME is the media type of an image or PDF returned as an
-// attachment, or "" for anything else. SVG is text and is read as such.
-func attachmentMIME(path string) string {
-	mt, _, _ := strings.Cut(mime.TypeByExtension(strings.ToLower(filepath.Ext(path))), ";")
-	switch {
-	case mt == "application/pdf":
-		return mt
-	case strings.HasPrefix(mt, "image/") && mt != "image/svg+xml" && mt != "image/vnd.fastbidsheet":
-		return mt
-	}
-	return ""
-}
-
-func readAttachment(ctx context.Context, tc *runtime.Context, path, rel, mt string, size int64) (runtime.Result, error) {
+// readAttachment returns the content of r, an image or PDF sniffed as ct,
+// as an attachment. The media type is the content's, whatever the name.
+func readAttachment(ctx context.Context, tc *runtime.Context, r io.Reader, path, rel string, ct contentType, size int64) (runtime.Result, error) {
 	if size > readMaxAttachment {
 		return runtime.Result{}, fmt.Errorf("%s is %d MB, over the %d MB limit for images and PDFs; ask the user for a smaller file", path, size>>20, readMaxAttachment>>20)
 	}
-	f, err := openChecked(tc, path)
+	b, err := io.ReadAll(io.LimitReader(r, readMaxAttachment+1))
 	if err != nil {
 		return runtime.Result{}, fmt.Errorf("read %s: %w", path, err)
 	}
-	b, err := io.ReadAll(io.LimitReader(f, readMaxAttachment+1))
-	f.Close()
-	if err != nil {
-		return runtime.Result{}, fmt.Errorf("read %s: %w", path, err)
+	if len(b) > readMaxAttachment {
+		return runtime.Result{}, fmt.Errorf("%s grew over the %d MB limit for images and PDFs while it was read; ask the user for a smaller file", path, readMaxAttachment>>20)
 	}
 	if err := recordRead(ctx, tc, path); err != nil {
 		return runtime.Result{}, err
 	}
+	mt := ct.mime
 	kind := "Image"
 	if mt == "application/pdf" {
 		kind = "PDF"

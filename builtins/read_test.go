@@ -1,6 +1,7 @@
 package builtins
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -126,29 +127,108 @@ func TestReadMissingFileSuggestsNames(t *testing.T) {
 	}
 }
 
-func TestReadBinaryImagesAndDirectories(t *testing.T) {
+func TestReadDecidesByContentNotName(t *testing.T) {
 	t.Parallel()
-	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+	png := "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01"
+	jpeg := "\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01"
+	gif := "GIF89a\x01\x00\x01\x00\x80\x00\x00\xff\xff\xff\x00\x00\x00!"
+	webp := "RIFF\x24\x00\x00\x00WEBPVP8 \x18\x00\x00\x00"
+	bmp := "BM\x36\x00\x0c\x00\x00\x00\x00\x00\x36\x00\x00\x00\x28\x00\x00\x00"
+	tiff := "II*\x00\x08\x00\x00\x00"
+	avif := "\x00\x00\x00\x1cftypavif\x00\x00\x00\x00avifmif1miaf"
+	heic := "\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic"
 	tests := []struct {
 		name     string
 		file     string
-		content  []byte
-		wantErr  string
-		wantMIME string
+		content  string
+		wantErr  string // substrings of the error, all of them
+		wantMIME string // an attachment of this type
+		wantText string // read as text, with this line
 	}{
-		{name: "a NUL byte means binary", file: "a.txt", content: []byte("abc\x00def"), wantErr: "Cannot read binary file"},
-		{name: "a binary extension is refused unread", file: "a.zip", content: []byte("PK plain text"), wantErr: "Cannot read binary file"},
-		{name: "mostly control characters means binary", file: "a.log", content: []byte(strings.Repeat("\x01\x02\x03a", 50)), wantErr: "Cannot read binary file"},
+		{name: "a NUL byte means binary", file: "a.txt", content: "abc\x00def", wantErr: "Cannot read binary file"},
+		{name: "mostly control characters means binary", file: "a.log", content: strings.Repeat("\x01\x02\x03a", 50), wantErr: "Cannot read binary file"},
+		{name: "a real archive is refused by its content", file: "a.zip", content: "PK\x03\x04\x14\x00\x00\x00\x08\x00", wantErr: "Cannot read binary file"},
+		{name: "a text file with an archive's extension is read as text", file: "notes.zip", content: "PK plain text\n", wantText: "1: PK plain text"},
+		{name: "a text file named .bin or .dat is read as text", file: "table.dat", content: "1 2 3\n", wantText: "1: 1 2 3"},
 		{name: "a PNG is an image attachment", file: "a.png", content: png, wantMIME: "image/png"},
-		{name: "a PDF is an attachment", file: "doc.pdf", content: []byte("%PDF-1.4\n"), wantMIME: "application/pdf"},
-		{name: "an SVG is read as text", file: "a.svg", content: []byte("<svg/>\n")},
+		{name: "a JPEG named photo.bin is an image attachment", file: "photo.bin", content: jpeg, wantMIME: "image/jpeg"},
+		{name: "a PNG named .jpg is attached as the PNG it is", file: "shot.jpg", content: png, wantMIME: "image/png"},
+		{name: "a GIF without extension is attached", file: "anim", content: gif, wantMIME: "image/gif"},
+		{name: "a WebP is attached", file: "a.webp", content: webp, wantMIME: "image/webp"},
+		{name: "a PDF is an attachment", file: "doc.pdf", content: "%PDF-1.4\n", wantMIME: "application/pdf"},
+		{name: "a PDF named .txt is still a PDF", file: "doc.txt", content: "%PDF-1.7\n%\xe2\xe3\xcf\xd3\n", wantMIME: "application/pdf"},
+		{name: "a BMP is refused naming its type", file: "a.bmp", content: bmp, wantErr: "(content: BMP image)"},
+		{name: "a TIFF is refused naming its type", file: "scan.tif", content: tiff, wantErr: "(content: TIFF image)"},
+		{name: "an AVIF is refused naming its type", file: "a.avif", content: avif, wantErr: "(content: AVIF image)"},
+		{name: "a HEIC named .jpg is refused naming its type", file: "IMG_1.jpg", content: heic, wantErr: "(content: HEIC image)"},
+		{name: "a text file named .bmp is read as text", file: "notes.bmp", content: "BMW notes\n", wantText: "1: BMW notes"},
+		{name: "a text file named .tiff is read as text", file: "notes.tiff", content: "hello\n", wantText: "1: hello"},
+		{name: "a text file named .avif is read as text", file: "notes.avif", content: "hello\n", wantText: "1: hello"},
+		{name: "a text file named .png is read as text", file: "notes.png", content: "hello\n", wantText: "1: hello"},
+		{name: "a text file starting with GIF8 is read as text", file: "a.gif", content: "GIF89a is a format\n", wantText: "1: GIF89a is a format"},
+		{name: "a truncated PNG header is not an image", file: "cut.png", content: "\x89PNG\r\n", wantText: "PNG"},
+		{name: "an empty file named .png is an empty text file", file: "empty.png", content: "", wantText: "total 0 lines"},
+		{name: "an SVG is read as text", file: "a.svg", content: "<svg/>\n", wantText: "1: <svg/>"},
+		{name: "an SVG named .png is read as text", file: "icon.png", content: "<?xml version=\"1.0\"?>\n<svg/>\n", wantText: "2: <svg/>"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			e := newFTEnv(t)
-			p := e.write(t, tt.file, string(tt.content))
+			p := e.write(t, tt.file, tt.content)
 			res, err := e.call(t, Read(), readParams{FilePath: p})
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), p) {
+					t.Fatalf("err = %v, want %q naming the file", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.wantMIME == "" {
+				if len(res.Attachments) != 0 || !strings.Contains(res.Output, tt.wantText) {
+					t.Fatalf("not read as text with %q: %+v", tt.wantText, res)
+				}
+				return
+			}
+			if len(res.Attachments) != 1 || res.Attachments[0].MIME != tt.wantMIME || !strings.HasPrefix(res.Attachments[0].URL, "data:"+tt.wantMIME+";base64,") {
+				t.Fatalf("attachments = %+v", res.Attachments)
+			}
+			if res.Attachments[0].Filename != tt.file {
+				t.Errorf("filename = %q, want %q", res.Attachments[0].Filename, tt.file)
+			}
+			if _, ok, _ := lookupStamp(context.Background(), e.tc, p); !ok {
+				t.Error("an attached file is not stamped as read")
+			}
+		})
+	}
+}
+
+// TestReadHugeFiles: the sniffer looks at the first 4 KB only, so a huge
+// file costs no more to judge than a small one. Files are sparse.
+func TestReadHugeFiles(t *testing.T) {
+	t.Parallel()
+	const huge = 64 << 20
+	tests := []struct {
+		name    string
+		head    string
+		wantErr string
+		want    string
+	}{
+		{name: "a huge image is refused over the attachment limit", head: "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01", wantErr: "over the 20 MB limit"},
+		{name: "a huge file whose start is text is paged", head: strings.Repeat("text line\n", 500), want: "500: text line"},
+		{name: "a huge file of NULs is binary", head: "", wantErr: "Cannot read binary file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newFTEnv(t)
+			p := e.write(t, "big", tt.head)
+			if err := os.Truncate(p, huge); err != nil {
+				t.Fatal(err)
+			}
+			res, err := e.call(t, Read(), readParams{FilePath: p, Limit: 500})
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
@@ -158,14 +238,8 @@ func TestReadBinaryImagesAndDirectories(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if tt.wantMIME == "" {
-				if len(res.Attachments) != 0 || !strings.Contains(res.Output, "1: ") {
-					t.Fatalf("not read as text: %+v", res)
-				}
-				return
-			}
-			if len(res.Attachments) != 1 || res.Attachments[0].MIME != tt.wantMIME || !strings.HasPrefix(res.Attachments[0].URL, "data:"+tt.wantMIME+";base64,") {
-				t.Fatalf("attachments = %+v", res.Attachments)
+			if !strings.Contains(res.Output, tt.want) {
+				t.Fatalf("output lacks %q", tt.want)
 			}
 		})
 	}

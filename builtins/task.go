@@ -116,12 +116,36 @@ func Task(runner SubagentRunner) runtime.Tool {
 				return runTask(ctx, runner, ic, p, tc)
 			},
 		}, nil
-	}}, taskTraits)
+	}}, taskTraits(runner))
 }
 
 // taskTraits: asks "task" for the subagent's name itself; delegates, which
-// changes the truncation hint.
-var taskTraits = runtime.Traits{ChecksOwnPermission: true, Delegates: true, Hints: &runtime.Hints{}}
+// changes the truncation hint; offered only where a subagent can run.
+func taskTraits(runner SubagentRunner) runtime.Traits {
+	return runtime.Traits{ChecksOwnPermission: true, Delegates: true, Hints: &runtime.Hints{}, Available: func(env runtime.Env) error {
+		return taskAvailable(runner, env)
+	}}
+}
+
+// taskAvailable refuses the task tool where no subagent could run: without
+// a runner, or without a model for a subagent to run on — neither the
+// caller's (env.Model: --model, or "model" in the config) nor one a
+// subagent names itself. Offered there, every call would fail after the
+// model had planned around it (toolhost mcp with no model configured).
+func taskAvailable(runner SubagentRunner, env runtime.Env) error {
+	if runner == nil {
+		return runtime.NotOffered("this host runs no subagents", "")
+	}
+	if env.Model != "" {
+		return nil
+	}
+	for _, a := range runner.Subagents() {
+		if a.Model != "" {
+			return nil
+		}
+	}
+	return runtime.NotOffered("no model is configured for subagents to run on", `set "model" in toolhost.json (e.g. "model": "ollama/qwen3"), pass --model, or give a subagent its own "model"`)
+}
 
 // usableSubagents are the subagents caller's rules do not deny.
 func usableSubagents(runner SubagentRunner, caller *runtime.Agent) []*runtime.Agent {

@@ -19,8 +19,12 @@ import (
 // This file is the directory walker shared by glob, grep and list: parallel
 // (directories are read by GOMAXPROCS workers, and the visitor runs on the
 // worker that found the file, the way ripgrep's walker does), skipping .git,
-// and honouring .gitignore files — the search root's own, nested ones, and
-// those of its ancestors up to the enclosing git repository.
+// and honouring ignore files the way ripgrep does: .gitignore files (the
+// search root's own, nested ones, and those of its ancestors up to the
+// enclosing git repository), a repository's .git/info/exclude, and .ignore
+// files (nested and in every ancestor, with or without git). A .ignore
+// rule beats a .gitignore rule, which beats .git/info/exclude; within one
+// kind the deepest file that has a matching rule decides.
 //
 // Symbolic links are resolved before anything is read through them, and a
 // link whose target leaves the places the walk may read is neither entered
@@ -144,7 +148,7 @@ func walkWorkers(opts walkOptions) int {
 
 type dirJob struct {
 	abs, rel string
-	ign      *ignoreNode // rules in force for this directory's entries, before its own .gitignore
+	ign      *ignoreNode // rules in force for this directory's entries, before its own ignore files
 	real     *realDir    // where the directory really is, and where its ancestors are
 	outside  bool        // real lies outside the places that need no permission
 }
@@ -235,14 +239,7 @@ func (w *walker) readDir(worker int, job dirJob) []dirJob {
 	}
 	ign := job.ign
 	if !w.opts.noIgnore {
-		for _, e := range entries {
-			if e.Name() == ".gitignore" && e.Type().IsRegular() {
-				if rules := readIgnoreFile(filepath.Join(job.real.path, ".gitignore")); len(rules) > 0 {
-					ign = &ignoreNode{parent: ign, base: job.abs + string(filepath.Separator), rules: rules}
-				}
-				break
-			}
-		}
+		ign = dirIgnores(ign, job.abs, job.real.path, entries)
 	}
 	var subdirs []dirJob
 	for _, e := range entries {
@@ -322,7 +319,7 @@ func resolveLink(abs string) (resolved string, info fs.FileInfo, ok bool) {
 // clean absolute paths.
 func pathWithin(dir, target string) bool { return fspath.Within(dir, target) }
 
-// ignoreRule is one line of a .gitignore file.
+// ignoreRule is one line of an ignore file.
 type ignoreRule struct {
 	pattern  string // doublestar pattern, relative to the file's directory when anchored
 	negate   bool   // "!pattern" re-includes
@@ -330,25 +327,48 @@ type ignoreRule struct {
 	anchored bool   // a slash at the start or in the middle: match the path, not the name
 }
 
-// ignoreNode is the rules of one .gitignore file, chained to the rules of
-// the directories above it. Deeper files take precedence.
+// The kinds of ignore file, in ripgrep's order of precedence: a match in an
+// earlier kind, at any depth, decides before a later kind is looked at.
+const (
+	kindIgnore    = iota // .ignore
+	kindGitignore        // .gitignore
+	kindExclude          // .git/info/exclude, relative to the repository's top
+	ignoreKinds
+)
+
+// ignoreFiles are the file names of the kinds read in every directory.
+var ignoreFiles = [...]string{kindIgnore: ".ignore", kindGitignore: ".gitignore"}
+
+// ignoreNode is the rules of one directory's ignore files, chained to the
+// rules of the directories above it.
 type ignoreNode struct {
 	parent *ignoreNode
-	base   string // directory of the .gitignore, with a trailing separator
-	rules  []ignoreRule
+	base   string // the directory, with a trailing separator
+	rules  [ignoreKinds][]ignoreRule
 }
 
-// ignored reports whether the entry at abs is excluded: the last matching
-// rule of the deepest .gitignore that has one decides.
+// ignored reports whether the entry at abs is excluded: for each kind in
+// order of precedence, the last matching rule of the deepest file of that
+// kind that has one decides.
 func (n *ignoreNode) ignored(abs string, isDir bool) bool {
+	for kind := range ignoreKinds {
+		if ignored, ok := n.match(kind, abs, isDir); ok {
+			return ignored
+		}
+	}
+	return false
+}
+
+func (n *ignoreNode) match(kind int, abs string, isDir bool) (ignored, ok bool) {
 	for ; n != nil; n = n.parent {
-		if !strings.HasPrefix(abs, n.base) {
+		rules := n.rules[kind]
+		if len(rules) == 0 || !strings.HasPrefix(abs, n.base) {
 			continue
 		}
 		rel := filepath.ToSlash(abs[len(n.base):])
 		name := rel[strings.LastIndexByte(rel, '/')+1:]
-		for i := len(n.rules) - 1; i >= 0; i-- {
-			r := &n.rules[i]
+		for i := len(rules) - 1; i >= 0; i-- {
+			r := &rules[i]
 			if r.dirOnly && !isDir {
 				continue
 			}
@@ -357,11 +377,44 @@ func (n *ignoreNode) ignored(abs string, isDir bool) bool {
 				subject = rel
 			}
 			if doublestar.MatchUnvalidated(r.pattern, subject) {
-				return !r.negate
+				return !r.negate, true
 			}
 		}
 	}
-	return false
+	return false, false
+}
+
+// dirIgnores returns parent with the rules of the directory abs (really at
+// real) added: its .ignore and .gitignore, and its .git/info/exclude when
+// it is the top of a repository. entries are the directory's entries.
+func dirIgnores(parent *ignoreNode, abs, real string, entries []fs.DirEntry) *ignoreNode {
+	var node ignoreNode
+	found := false
+	for _, e := range entries {
+		name := e.Name()
+		for kind, file := range ignoreFiles {
+			if name == file && e.Type().IsRegular() {
+				node.rules[kind] = readIgnoreFile(filepath.Join(real, name))
+				found = found || len(node.rules[kind]) > 0
+			}
+		}
+		if name == ".git" && e.IsDir() {
+			node.rules[kindExclude] = readIgnoreFile(filepath.Join(real, ".git", "info", "exclude"))
+			found = found || len(node.rules[kindExclude]) > 0
+		}
+	}
+	if !found {
+		return parent
+	}
+	node.parent, node.base = parent, withSeparator(abs)
+	return &node
+}
+
+func withSeparator(dir string) string {
+	if strings.HasSuffix(dir, string(filepath.Separator)) {
+		return dir
+	}
+	return dir + string(filepath.Separator)
 }
 
 // readIgnoreFile parses a .gitignore; an unreadable file has no rules.
@@ -423,35 +476,41 @@ func parseIgnoreLine(line string) (ignoreRule, bool) {
 	return r, true
 }
 
-// ancestorIgnores loads the .gitignore files of root's ancestors, from the
-// top of the enclosing git repository (the nearest ancestor holding .git)
-// down to root's parent, so searching a subdirectory honours the rules
-// written above it. Outside a repository there are none: git would not
-// read them either.
+// ancestorIgnores loads the ignore files of root's ancestors, outermost
+// first, so searching a subdirectory honours the rules written above it:
+// .ignore files in every ancestor (ripgrep reads them with or without
+// git), and — inside a git repository that root is not the top of — the
+// .gitignore files from the repository's top down to root's parent and
+// the repository's .git/info/exclude. Outside a repository git would read
+// no .gitignore, so neither does the walk.
 func ancestorIgnores(root string) *ignoreNode {
 	var dirs []string
-	found := false
+	top := -1 // index in dirs of the repository's top
+	_, rootErr := os.Lstat(filepath.Join(root, ".git"))
 	for dir := filepath.Dir(root); ; dir = filepath.Dir(dir) {
 		dirs = append(dirs, dir)
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			found = true
-			break
+		if top < 0 && rootErr != nil {
+			if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+				top = len(dirs) - 1
+			}
 		}
 		if filepath.Dir(dir) == dir {
 			break
 		}
 	}
-	if _, err := os.Lstat(filepath.Join(root, ".git")); err == nil || !found {
-		return nil // root is the repository top, or there is no repository
-	}
 	var node *ignoreNode
 	for i := len(dirs) - 1; i >= 0; i-- {
-		if rules := readIgnoreFile(filepath.Join(dirs[i], ".gitignore")); len(rules) > 0 {
-			base := dirs[i]
-			if !strings.HasSuffix(base, string(filepath.Separator)) {
-				base += string(filepath.Separator)
-			}
-			node = &ignoreNode{parent: node, base: base, rules: rules}
+		var n ignoreNode
+		n.rules[kindIgnore] = readIgnoreFile(filepath.Join(dirs[i], ".ignore"))
+		if top >= 0 && i <= top {
+			n.rules[kindGitignore] = readIgnoreFile(filepath.Join(dirs[i], ".gitignore"))
+		}
+		if i == top {
+			n.rules[kindExclude] = readIgnoreFile(filepath.Join(dirs[i], ".git", "info", "exclude"))
+		}
+		if len(n.rules[kindIgnore])+len(n.rules[kindGitignore])+len(n.rules[kindExclude]) > 0 {
+			n.parent, n.base = node, withSeparator(dirs[i])
+			node = &n
 		}
 	}
 	return node

@@ -192,6 +192,94 @@ func TestWalkHonoursGitignore(t *testing.T) {
 	}
 }
 
+// .ignore files and .git/info/exclude are read the way ripgrep reads
+// them: .ignore with or without git and before .gitignore at any depth,
+// exclude after both, relative to the repository's top.
+func TestWalkHonoursIgnoreFilesAndTheRepositorysExclude(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  []string
+	}{
+		{
+			name:  "a .ignore file applies without git",
+			files: map[string]string{".ignore": "*.log\n", "a.go": "", "a.log": "", "sub/b.log": ""},
+			want:  []string{".ignore", "a.go"},
+		},
+		{
+			name:  "a nested .ignore applies relative to its directory",
+			files: map[string]string{"pkg/.ignore": "/gen.go\n", "pkg/gen.go": "", "pkg/x/gen.go": "", "gen.go": ""},
+			want:  []string{"gen.go", "pkg/.ignore", "pkg/x/gen.go"},
+		},
+		{
+			name: "a .ignore negation beats a deeper .gitignore",
+			files: map[string]string{
+				".ignore": "!keep.txt\n", "sub/.gitignore": "*.txt\n", "sub/keep.txt": "", "sub/drop.txt": "",
+			},
+			want: []string{".ignore", "sub/.gitignore", "sub/keep.txt"},
+		},
+		{
+			name: "a .ignore rule beats a .gitignore negation in the same directory",
+			files: map[string]string{
+				".gitignore": "!secret.txt\n", ".ignore": "secret.txt\n", "secret.txt": "", "a.txt": "",
+			},
+			want: []string{".gitignore", ".ignore", "a.txt"},
+		},
+		{
+			name: "the repository's exclude file applies from its top",
+			files: map[string]string{
+				".git/HEAD": "", ".git/info/exclude": "# local\n/scratch/\n*.bak\n", "scratch/x": "", "sub/scratch/y": "",
+				"a.bak": "", "sub/b.bak": "", "a.go": "",
+			},
+			want: []string{"a.go", "sub/scratch/y"},
+		},
+		{
+			name: "a .gitignore negation beats the exclude file",
+			files: map[string]string{
+				".git/HEAD": "", ".git/info/exclude": "*.bak\n", ".gitignore": "!keep.bak\n", "keep.bak": "", "drop.bak": "",
+			},
+			want: []string{".gitignore", "keep.bak"},
+		},
+		{
+			name: "a nested repository's exclude applies to it alone",
+			files: map[string]string{
+				"vendor/lib/.git/HEAD": "", "vendor/lib/.git/info/exclude": "*.o\n", "vendor/lib/a.o": "", "b.o": "",
+			},
+			want: []string{"b.o"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			root := searchTree(t, tt.files)
+			if got := walkRels(t, root, walkOptions{}); !slices.Equal(got, tt.want) {
+				t.Errorf("walk = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestWalkReadsTheIgnoreFilesAboveASearchedSubdirectory(t *testing.T) {
+	t.Parallel()
+	repo := searchTree(t, map[string]string{
+		".git/HEAD": "", ".git/info/exclude": "*.tmp\n", ".ignore": "*.cache\n",
+		"sub/a.go": "", "sub/a.tmp": "", "sub/a.cache": "",
+	})
+	if got, want := walkRels(t, filepath.Join(repo, "sub"), walkOptions{}), []string{"a.go"}; !slices.Equal(got, want) {
+		t.Errorf("walk of a subdirectory = %q, want %q", got, want)
+	}
+	// Without git, ancestors' .ignore files still count; .gitignore files
+	// do not, as git would not read them.
+	plain := searchTree(t, map[string]string{".ignore": "*.cache\n", ".gitignore": "*.go\n", "sub/a.go": "", "sub/a.cache": ""})
+	if got, want := walkRels(t, filepath.Join(plain, "sub"), walkOptions{}), []string{"a.go"}; !slices.Equal(got, want) {
+		t.Errorf("walk of a subdirectory outside git = %q, want %q", got, want)
+	}
+	if got, want := walkRels(t, plain, walkOptions{noIgnore: true}), []string{".gitignore", ".ignore", "sub/a.cache", "sub/a.go"}; !slices.Equal(got, want) {
+		t.Errorf("walk without ignore files = %q, want %q", got, want)
+	}
+}
+
 func TestWalkReadsTheGitignoreOfTheEnclosingRepository(t *testing.T) {
 	t.Parallel()
 	repo := searchTree(t, map[string]string{

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/permission"
@@ -23,12 +24,17 @@ type writeParams struct {
 
 // Write returns the write tool: create a file or replace its whole content.
 //
+// Overwriting keeps what the model cannot see in the read tool's output
+// (keepFileForm): the file's UTF-8 byte order mark, and its line ending
+// when the new content consistently uses the other one, as edit does.
+// A new file is written exactly as given.
+//
 // An existing file is only overwritten when this session has read it and it
 // has not changed since (modification time and size), so the model never
 // clobbers text it has not seen. Parent directories are created; the write
 // is atomic (temporary file and rename) and keeps the file's mode. The edit
 // permission is asked with the unified diff, so a person sees the change.
-// Metadata: filepath, exists, diff, additions, deletions.
+// Metadata: filepath, exists, diff, additions, deletions, filediff.
 func Write() runtime.Tool {
 	return runtime.Declare(runtime.Define("write", writeDescription, func(ctx context.Context, p writeParams, tc *runtime.Context) (runtime.Result, error) {
 		if p.FilePath == "" {
@@ -75,7 +81,11 @@ func Write() runtime.Tool {
 		}); err != nil {
 			return runtime.Result{}, err
 		}
-		if err := writeFileAtomic(projectDir(tc), target, []byte(p.Content)); err != nil {
+		content := p.Content
+		if exists {
+			content = keepFileForm(before, content)
+		}
+		if err := writeFileAtomic(projectDir(tc), target, []byte(content)); err != nil {
 			return runtime.Result{}, err
 		}
 		if err := recordRead(ctx, tc, path); err != nil {
@@ -90,6 +100,7 @@ func Write() runtime.Tool {
 				"diff":      d.Unified,
 				"additions": d.Additions,
 				"deletions": d.Deletions,
+				"filediff":  fileDiffMeta(path, lfText(before), lfText(content), d),
 			},
 		}, nil
 	}), writeTraits)
@@ -103,4 +114,39 @@ var writeTraits = runtime.Traits{
 	ChecksOwnPermission: true,
 	Available:           offeredWithoutApplyPatch,
 	Hints:               &runtime.Hints{Destructive: true},
+}
+
+// keepFileForm gives content, which replaces the file text before, the
+// file's form: its UTF-8 BOM when it had one, and its line ending (fileEOL,
+// as edit keeps it) when content consistently uses the other. Content
+// that mixes LF and CRLF, or has no line break, keeps its own: nothing says
+// which one was meant. A file without a line break has no ending to keep.
+func keepFileForm(before, content string) string {
+	bom := strings.HasPrefix(before, utf8BOM) || strings.HasPrefix(content, utf8BOM)
+	body := strings.TrimPrefix(before, utf8BOM)
+	text := strings.TrimPrefix(content, utf8BOM)
+	if strings.Contains(body, "\n") {
+		if want, got := fileEOL(body), consistentEOL(text); got != "" && got != want {
+			text = toEOL(text, want)
+		}
+	}
+	if bom {
+		return utf8BOM + text
+	}
+	return text
+}
+
+// consistentEOL is the line ending every line break of s uses, or "" when
+// s has none or mixes LF and CRLF.
+func consistentEOL(s string) string {
+	lf, crlf := strings.Count(s, "\n"), strings.Count(s, "\r\n")
+	switch {
+	case lf == 0:
+		return ""
+	case crlf == lf:
+		return "\r\n"
+	case crlf == 0:
+		return "\n"
+	}
+	return ""
 }

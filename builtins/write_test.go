@@ -164,3 +164,50 @@ func TestReadStampsAreKeptInTheSessionStore(t *testing.T) {
 		t.Fatalf("other session: err = %v", err)
 	}
 }
+
+func TestWriteKeepsTheFilesBOMAndLineEnding(t *testing.T) {
+	t.Parallel()
+	const bom = "\uFEFF"
+	tests := []struct {
+		name    string
+		before  string // "" with exists false: no file
+		exists  bool
+		content string
+		want    string
+	}{
+		{name: "a BOM is kept when the new content has none", exists: true, before: bom + "old\n", content: "new\n", want: bom + "new\n"},
+		{name: "a BOM in both is written once", exists: true, before: bom + "old\n", content: bom + "new\n", want: bom + "new\n"},
+		{name: "a BOM the new content brings is kept", exists: true, before: "old\n", content: bom + "new\n", want: bom + "new\n"},
+		{name: "a file without BOM gets none", exists: true, before: "old\n", content: "new\n", want: "new\n"},
+		{name: "a CRLF file stays CRLF when the content uses LF", exists: true, before: "a\r\nb\r\n", content: "x\ny\n", want: "x\r\ny\r\n"},
+		{name: "an LF file stays LF when the content uses CRLF", exists: true, before: "a\nb\n", content: "x\r\ny\r\n", want: "x\ny\n"},
+		{name: "content mixing LF and CRLF is written as given", exists: true, before: "a\r\nb\r\n", content: "x\ny\r\n", want: "x\ny\r\n"},
+		{name: "content without line breaks is written as given", exists: true, before: "a\r\nb\r\n", content: "x", want: "x"},
+		{name: "a file without line breaks has no ending to keep", exists: true, before: "a", content: "x\r\ny\r\n", want: "x\r\ny\r\n"},
+		{name: "an empty file has no ending to keep", exists: true, before: "", content: "x\r\n", want: "x\r\n"},
+		{name: "BOM and CRLF are both kept", exists: true, before: bom + "a\r\n", content: "x\ny\n", want: bom + "x\r\ny\r\n"},
+		{name: "a CRLF file with a stray LF counts as CRLF, as edit says", exists: true, before: "a\r\nb\nc\r\n", content: "x\n", want: "x\r\n"},
+		{name: "a new file is written exactly as given", content: bom + "x\r\ny\n", want: bom + "x\r\ny\n"},
+		{name: "a lone CR is not a line break", exists: true, before: "a\r\n", content: "x\ry\n", want: "x\ry\r\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newFTEnv(t)
+			p := filepath.Join(e.dir, "f.txt")
+			if tt.exists {
+				e.readAndStamp(t, e.write(t, "f.txt", tt.before))
+			}
+			res, err := e.call(t, Write(), writeParams{FilePath: p, Content: tt.content})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := e.content(t, "f.txt"); got != tt.want {
+				t.Fatalf("file = %q, want %q", got, tt.want)
+			}
+			if d := res.Metadata["diff"].(string); strings.Contains(d, "\r\n") || strings.Contains(d, bom) {
+				t.Errorf("the diff shows CR or BOM: %q", d)
+			}
+		})
+	}
+}

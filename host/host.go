@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/toolhost/toolhost/builtins"
 	"github.com/toolhost/toolhost/internal/sandbox"
@@ -36,10 +37,11 @@ type Options struct {
 	Env func(string) string
 	// NoWasm skips wasm tool discovery.
 	NoWasm bool
-	// Watch keeps the wasm tools in step with the config directories'
-	// tool/ and tools/ folders until Close: modules added, replaced or
-	// removed take effect within about a second, and calls in flight on a
-	// replaced module finish on the old one. Long-running front ends (the
+	// Watch keeps the wasm tools and plugins in step with the config
+	// directories' tool/, tools/, plugin/ and plugins/ folders until
+	// Close: modules and plugins added, replaced or removed take effect
+	// within about a second, and calls in flight on a replaced module
+	// finish on the old one. Long-running front ends (the
 	// MCP server, the agent loop) set it; one-shot commands need not.
 	Watch bool
 }
@@ -59,11 +61,16 @@ type Host struct {
 	Worktree  string
 	// LoadErrors lists tool modules that failed to load and were skipped.
 	LoadErrors []runtime.LoadError
-	// Plugins are the plugins loaded, in hook order.
+	// Plugins are the plugins loaded by New, in hook order. A watching
+	// host reloads folder plugins later; the registry then holds their
+	// current tools and hooks, this list stays as it was.
 	Plugins []*plugins.Plugin
 
-	wasm *plugins.Engine
-	life lifecycle // what Close undoes, and the watchers it stops (lifecycle.go)
+	wasm          *plugins.Engine
+	lockedPlugins []*plugins.Plugin // from toolhost.lock; not reloaded
+	pluginMu      sync.Mutex        // guards folderPlugins after New
+	folderPlugins []*plugins.Plugin // from plugin/ and plugins/; reloaded by a watching host
+	life          lifecycle         // what Close undoes, and the watchers it stops (lifecycle.go)
 }
 
 // New loads config and assembles the registry. When a step fails, what the
@@ -145,7 +152,7 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 	}
 	h.addMCP(ctx, opts)
 	if opts.Watch {
-		h.watch(opts.Directory)
+		h.watch(opts.Directory, opts.Logger)
 	}
 	return h, nil
 }

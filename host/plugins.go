@@ -3,7 +3,9 @@ package host
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"path/filepath"
+	"slices"
 
 	"github.com/toolhost/toolhost/plugins"
 	"github.com/toolhost/toolhost/plugins/pkg"
@@ -61,22 +63,110 @@ func (h *Host) addPlugins(ctx context.Context, opts Options) {
 			srcs = append(srcs, src)
 		}
 	}
-	found, errs := plugins.DiscoverBundles(h.Dirs)
-	for _, e := range errs {
-		h.LoadErrors = append(h.LoadErrors, runtime.LoadError{Source: runtime.SourcePlugin, File: e.File, Reason: e.Reason})
-	}
-	for _, src := range append(srcs, found...) {
-		p, err := h.wasm.LoadPlugin(ctx, src)
-		if err != nil {
-			opts.Logger.Warn("plugin not loaded", "plugin", src.Manifest.Name, "err", err)
-			h.LoadErrors = append(h.LoadErrors, runtime.LoadError{Source: runtime.SourcePlugin, File: src.Dir, Reason: err.Error()})
-			continue
+	for _, src := range srcs {
+		if p := h.loadPlugin(ctx, opts.Logger, src); p != nil {
+			h.lockedPlugins = append(h.lockedPlugins, p)
 		}
+	}
+	h.folderPlugins = h.loadFolderPlugins(ctx, opts.Logger, h.Dirs, true)
+	for _, p := range slices.Concat(h.lockedPlugins, h.folderPlugins) {
 		h.Registry.Add(runtime.SourcePlugin, p.Tools...)
 		if p.Hooks != nil {
-			p.Hooks.Worktree = h.Worktree
 			h.Registry.AddHook(p.Hooks)
 		}
-		h.Plugins = append(h.Plugins, p)
 	}
+	h.Plugins = slices.Concat(h.lockedPlugins, h.folderPlugins)
+}
+
+// loadFolderPlugins loads the plugins of the plugin/ and plugins/ folders
+// of the config directories dirs. At start (record) their problems go to
+// LoadErrors; on a reload they are logged.
+func (h *Host) loadFolderPlugins(ctx context.Context, log *slog.Logger, dirs []string, record bool) []*plugins.Plugin {
+	found, errs := plugins.DiscoverBundles(dirs)
+	for _, e := range errs {
+		if record {
+			h.LoadErrors = append(h.LoadErrors, e)
+		} else {
+			log.Warn("plugin not loaded", "file", e.File, "reason", e.Reason)
+		}
+	}
+	var out []*plugins.Plugin
+	for _, src := range found {
+		if p := h.loadPluginRecord(ctx, log, src, record); p != nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (h *Host) loadPlugin(ctx context.Context, log *slog.Logger, src plugins.Bundle) *plugins.Plugin {
+	return h.loadPluginRecord(ctx, log, src, true)
+}
+
+func (h *Host) loadPluginRecord(ctx context.Context, log *slog.Logger, src plugins.Bundle, record bool) *plugins.Plugin {
+	p, err := h.wasm.LoadPlugin(ctx, src)
+	if err != nil {
+		log.Warn("plugin not loaded", "plugin", src.Manifest.Name, "err", err)
+		if record {
+			h.LoadErrors = append(h.LoadErrors, runtime.LoadError{Source: runtime.SourcePlugin, File: src.Dir, Reason: err.Error()})
+		}
+		return nil
+	}
+	if p.Hooks != nil {
+		p.Hooks.Worktree = h.Worktree
+	}
+	return p
+}
+
+// reloadFolderPlugins loads the folder plugins again after their folders
+// changed and swaps them in: in one step each, the old plugins' tools give
+// way to the new ones' (an id a locked package also provides goes back to
+// it) and the old hooks to the new. The old plugins are unloaded after;
+// calls in flight on them finish first.
+//
+// dirs are the directories the host watches: the config directories and
+// the project's .toolhost folders that did not exist at start.
+func (h *Host) reloadFolderPlugins(ctx context.Context, log *slog.Logger, dirs []string) {
+	next := h.loadFolderPlugins(ctx, log, dirs, false)
+	if ctx.Err() != nil {
+		for _, p := range next {
+			h.wasm.UnloadPlugin(p)
+		}
+		return
+	}
+	h.pluginMu.Lock()
+	old := h.folderPlugins
+	h.folderPlugins = next
+	h.pluginMu.Unlock()
+
+	var removed []string
+	var oldHooks, newHooks []runtime.Hook
+	for _, p := range old {
+		for _, t := range p.Tools {
+			removed = append(removed, t.ID())
+		}
+		if p.Hooks != nil {
+			oldHooks = append(oldHooks, p.Hooks)
+		}
+	}
+	var add []runtime.Tool
+	for _, p := range h.lockedPlugins {
+		for _, t := range p.Tools {
+			if slices.Contains(removed, t.ID()) {
+				add = append(add, t)
+			}
+		}
+	}
+	for _, p := range next {
+		add = append(add, p.Tools...)
+		if p.Hooks != nil {
+			newHooks = append(newHooks, p.Hooks)
+		}
+	}
+	h.Registry.Replace(runtime.SourcePlugin, removed, add...)
+	h.Registry.SwapHooks(oldHooks, newHooks)
+	for _, p := range old {
+		h.wasm.UnloadPlugin(p)
+	}
+	log.Info("plugin folders reloaded", "plugins", len(next), "tools", len(add))
 }

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"log/slog"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -30,19 +31,23 @@ func (h *Host) addWasm(ctx context.Context, opts Options) error {
 	return nil
 }
 
-// watch keeps the registry's wasm tools in step with the tool folders until
-// Close: added, replaced and removed modules take effect without a
-// restart, and calls in flight on a replaced module finish on the old one.
-func (h *Host) watch(directory string) {
+// watch keeps the registry's wasm tools and folder plugins in step with
+// the config directories' tool/, tools/, plugin/ and plugins/ folders until
+// Close: added, replaced and removed modules and plugins take effect
+// without a restart, and calls in flight on a replaced module finish on
+// the old one.
+func (h *Host) watch(directory string, log *slog.Logger) {
 	if h.wasm == nil {
 		return
 	}
 	dirs := watchDirs(h.Dirs, h.Worktree, directory)
 	h.life.goWatch(func(ctx context.Context) {
 		h.wasm.Watch(ctx, dirs, func(added []runtime.Tool, removed []string) {
-			h.Registry.Remove(runtime.SourceWasm, removed...)
-			h.Registry.Add(runtime.SourceWasm, added...)
+			h.Registry.Replace(runtime.SourceWasm, removed, added...)
 		})
+	})
+	h.life.goWatch(func(ctx context.Context) {
+		h.wasm.WatchPlugins(ctx, dirs, func() { h.reloadFolderPlugins(ctx, log, dirs) })
 	})
 }
 

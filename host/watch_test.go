@@ -204,3 +204,109 @@ func TestWatchedDirectoriesIncludeProjectConfigDirectoriesNotYetCreated(t *testi
 		})
 	}
 }
+
+// warmPlugin loads the plugin in dir once through an engine using
+// cacheDir, so the watching host finds its compiled code and what it
+// provides in the cache.
+func warmPlugin(t *testing.T, cacheDir, dir string) {
+	t.Helper()
+	wh := plugins.NewEngine(plugins.EngineOptions{CacheDir: filepath.Join(cacheDir, "wasm")})
+	defer wh.Close(context.Background())
+	src, err := plugins.DirBundle(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := wh.LoadPlugin(context.Background(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range p.Tools {
+		if _, err := tl.Init(context.Background(), runtime.InitContext{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// The issue's promise for plugin folders: a plugin dropped into a running
+// host's .toolhost/plugin/ takes effect within 2 s — its hooks on every
+// call, its tools listed — and is gone again after its folder is removed.
+func TestAPluginDroppedIntoARunningHostsPluginFolderComesAndGoes(t *testing.T) {
+	t.Parallel()
+	project, env := newProject(t)
+	cacheDir := t.TempDir()
+	staged := filepath.Join(t.TempDir(), "guard")
+	copyInto(t, guestModule(t, "guard"), filepath.Join(staged, "guard.wasm"))
+	copyInto(t, guestModule(t, "echo"), filepath.Join(staged, "echo.wasm"))
+	if err := os.WriteFile(filepath.Join(staged, plugins.ManifestFile),
+		[]byte(`{"name":"guard","version":"1.0.0","abi":"toolhost-abi 1","modules":["guard.wasm","echo.wasm"]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	warmPlugin(t, cacheDir, staged)
+	if err := os.WriteFile(filepath.Join(project, "real.txt"), []byte("the real file\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	h, err := New(ctx, Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: cacheDir, Watch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(ctx) })
+	changed := make(chan struct{}, 1)
+	cancel := h.Registry.Subscribe(func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	})
+	defer cancel()
+	read := func() string {
+		t.Helper()
+		res, err := h.Call(ctx, runtime.Call{Tool: "read", Args: []byte(`{"filePath":"real.txt"}`), SessionID: "s"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Output
+	}
+	// waitFor polls until cond holds, up to the 2 s a watching host
+	// promises; a registry change wakes it early.
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.After(2 * time.Second)
+		for !cond() {
+			select {
+			case <-changed:
+			case <-time.After(50 * time.Millisecond):
+			case <-deadline:
+				t.Fatalf("not within 2 s: %s", what)
+			}
+		}
+	}
+	if strings.Contains(read(), "[checked by guard]") || h.Registry.Has("echo") {
+		t.Fatal("the plugin acts before it was dropped in")
+	}
+
+	pluginDir := filepath.Join(project, ".toolhost", "plugin")
+	if err := os.MkdirAll(pluginDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(staged, filepath.Join(pluginDir, "guard")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("the dropped plugin's hook runs on a built-in call", func() bool { return strings.Contains(read(), "[checked by guard]") })
+	waitFor("the dropped plugin's tool is listed", func() bool { return h.Registry.Has("echo") })
+	if src, _ := h.Registry.Source("echo"); src != runtime.SourcePlugin {
+		t.Errorf("echo comes from %q, want the plugin", src)
+	}
+	res, err := h.Call(ctx, runtime.Call{Tool: "echo", Args: []byte(`{"text":"ping"}`), SessionID: "s"})
+	if err != nil || !strings.Contains(res.Output, `"text":"pong"`) {
+		t.Errorf("echo through the plugin's own hook: %q, %v", res.Output, err)
+	}
+
+	if err := os.RemoveAll(filepath.Join(pluginDir, "guard")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("the removed plugin's tool is gone", func() bool { return !h.Registry.Has("echo") })
+	if out := read(); strings.Contains(out, "[checked by guard]") {
+		t.Errorf("the removed plugin's hook still runs: %q", out)
+	}
+}

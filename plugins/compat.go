@@ -71,8 +71,11 @@ func (t *compatTool) Init(context.Context, runtime.InitContext) (*runtime.Defini
 	return &runtime.Definition{Description: t.meta.Description, Parameters: t.meta.Schema, Execute: t.execute}, nil
 }
 
-// Bundle says the tool comes from a plugin.
-func (t *compatTool) Bundle() runtime.Source { return runtime.SourcePlugin }
+// Source says the tool comes from a plugin.
+func (t *compatTool) Source() runtime.Source { return runtime.SourcePlugin }
+
+// Traits: a describe/call tool declares nothing; the gate always asks.
+func (t *compatTool) Traits() runtime.Traits { return runtime.Traits{Claimed: true} }
 
 // callRequest is MCP's CallToolRequest as these modules read it.
 type callRequest struct {

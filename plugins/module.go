@@ -70,6 +70,9 @@ type toolMeta struct {
 	Export      string          `json:"export"` // "" for the main tool, else N
 	Description string          `json:"description"`
 	Schema      json.RawMessage `json:"schema"`
+	// Traits are what the optional traits (N_traits) export declares; nil
+	// when the tool declares nothing (traits.go).
+	Traits *declaredTraits `json:"traits,omitempty"`
 }
 
 func (m *module) toolID(export string) string {
@@ -473,5 +476,17 @@ func (m *module) toolMeta(ctx context.Context, c *compiled, in *instance, export
 	if err := checkSchema(id, schema); err != nil {
 		return toolMeta{}, err
 	}
-	return toolMeta{Export: export, Description: strings.TrimSpace(string(desc)), Schema: json.RawMessage(schema)}, nil
+	tm := toolMeta{Export: export, Description: strings.TrimSpace(string(desc)), Schema: json.RawMessage(schema)}
+	traitsExport := exportName(export, hostfns.ExportTraits)
+	if _, ok := in.p.Module().ExportedFunctions()[traitsExport]; ok {
+		out, err := m.host.callMeta(ctx, c, in, id, traitsExport)
+		if err != nil {
+			*healthy = false
+			return toolMeta{}, err
+		}
+		if tm.Traits, err = parseTraits(out); err != nil {
+			return toolMeta{}, fmt.Errorf("%s of %s: %w", traitsExport, id, err)
+		}
+	}
+	return tm, nil
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/experimental/sysfs"
 
-	"github.com/toolhost/toolhost/plugins/rootfs"
+	"github.com/toolhost/toolhost/internal/rootfs"
 )
 
 // mounts are the allowed_paths of one compiled module: each host directory

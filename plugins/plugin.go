@@ -59,6 +59,8 @@ type Plugin struct {
 	// Granted are the capabilities the plugin's modules run with (unless
 	// the user's config says otherwise).
 	Granted Capabilities
+
+	mods []*module // what UnloadPlugin closes
 }
 
 // pluginInfo is what a module loaded as part of a plugin knows of it.
@@ -191,6 +193,7 @@ func (h *Engine) LoadPlugin(ctx context.Context, src Bundle) (*Plugin, error) {
 	if len(hookMods) > 0 {
 		p.Hooks = newHooks(h, src.Manifest.Name, hookMods)
 	}
+	p.mods = mods
 	h.mu.Lock()
 	h.pluginMods = append(h.pluginMods, mods...)
 	if p.Hooks != nil {

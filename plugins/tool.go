@@ -29,10 +29,17 @@ func (t *wasmTool) Init(context.Context, runtime.InitContext) (*runtime.Definiti
 	}, nil
 }
 
+// Traits are what the module declares through its traits export, as a
+// claim (see traits.go); the zero declaration when it exports none.
+func (t *wasmTool) Traits() runtime.Traits { return t.meta.Traits.runtimeTraits() }
+
 // Module returns the path of the .wasm file providing the tool.
 func (t *wasmTool) Module() string { return t.module.path }
 
-// Bundle says the tool comes from a wasm module.
-func (t *wasmTool) Bundle() runtime.Source { return runtime.SourceWasm }
+// Source says the tool comes from a wasm module.
+func (t *wasmTool) Source() runtime.Source { return runtime.SourceWasm }
 
-var _ runtime.Tool = (*wasmTool)(nil)
+var (
+	_ runtime.Tool     = (*wasmTool)(nil)
+	_ runtime.Declarer = (*wasmTool)(nil)
+)

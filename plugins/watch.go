@@ -53,7 +53,7 @@ func (h *Engine) Watch(ctx context.Context, dirs []string, fn func(added []runti
 	if interval <= 0 {
 		interval = DefaultPollInterval
 	}
-	events := newFolderEvents(h, dirs)
+	events := newFolderEvents(h, dirs, ToolDirs)
 	defer events.close()
 
 	last, current := h.loaded(dirs)
@@ -140,12 +140,14 @@ func (h *Engine) rescan(ctx context.Context, dirs []string, files map[string]fil
 	return next
 }
 
-// folderEvents turns file-system events under the tool folders into
-// wake-ups. Without fsnotify (an unsupported platform, no inotify watches
-// left) c never fires and Watch polls alone.
+// folderEvents turns file-system events under the folders of dirs (the
+// tool folders, or the plugin folders) into wake-ups. Without fsnotify (an
+// unsupported platform, no inotify watches left) c never fires and the
+// watcher polls alone.
 type folderEvents struct {
 	h       *Engine
 	dirs    []string
+	folders func(configDir string) []string
 	w       *fsnotify.Watcher
 	watched map[string]bool
 	c       chan struct{}
@@ -153,8 +155,8 @@ type folderEvents struct {
 	done    chan struct{}
 }
 
-func newFolderEvents(h *Engine, dirs []string) *folderEvents {
-	e := &folderEvents{h: h, dirs: dirs, watched: map[string]bool{}, c: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+func newFolderEvents(h *Engine, dirs []string, folders func(string) []string) *folderEvents {
+	e := &folderEvents{h: h, dirs: dirs, folders: folders, watched: map[string]bool{}, c: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	if h.noEvents {
 		close(e.done)
 		return e
@@ -171,7 +173,7 @@ func newFolderEvents(h *Engine, dirs []string) *folderEvents {
 	return e
 }
 
-// rewatch watches, for every tool folder, the folder itself when it exists,
+// rewatch watches, for every folder, the folder itself when it exists,
 // else the nearest existing of its config directory and that directory's
 // parent, so creating .toolhost/tool/ after start is an event too.
 func (e *folderEvents) rewatch() {
@@ -179,7 +181,7 @@ func (e *folderEvents) rewatch() {
 		return
 	}
 	for _, d := range e.dirs {
-		for _, td := range ToolDirs(d) {
+		for _, td := range e.folders(d) {
 			for _, p := range []string{td, d, filepath.Dir(d)} {
 				if st, err := os.Stat(p); err != nil || !st.IsDir() {
 					continue

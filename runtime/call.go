@@ -88,18 +88,21 @@ func truncateForMessage(s string) string {
 	return s
 }
 
-// canDelegate reports whether agent may use a tool that delegates to a
-// subagent (Traits.Delegates), which changes the truncation hint: the
-// agent's rules do not deny that tool's permission outright.
-func (r *Registry) canDelegate(agent *Agent) bool {
+// canDelegate reports whether agent on model may use a tool that
+// delegates to a subagent (Traits.Delegates), which changes the truncation
+// hint: such a tool is offered to it (see unavailable), so the hint never
+// suggests a tool the model cannot call.
+func (r *Registry) canDelegate(agent *Agent, model string) bool {
 	r.mu.RLock()
-	defer r.mu.RUnlock()
+	var ids []string
 	for id := range r.tools {
-		e, _ := r.tools.resolve(id)
-		if !e.traits.Delegates {
-			continue
+		if e, _ := r.tools.resolve(id); e.traits.Delegates {
+			ids = append(ids, id)
 		}
-		if rule, ok := lastRuleFor(permissionOf(id, e.traits), agent.Rules); !ok || !deniesOutright(rule) {
+	}
+	r.mu.RUnlock()
+	for _, id := range ids {
+		if r.unavailable(id, model, agent, nil, false) == nil {
 			return true
 		}
 	}

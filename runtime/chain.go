@@ -63,15 +63,15 @@ func (r *Registry) run(ctx context.Context, c Call, agent *Agent, routed bool) (
 	in := r.newInvocation(c, agent)
 	hooks := r.hookList()
 	return chain(execute,
-		logCall(time.Now),                          // logging: the outcome and duration of everything below
-		unless(routed, offer(r.unavailable)),       // gate: is the tool offered to this agent on this model?
-		prepareTool(r.prepare),                     // initialise it (cached per agent and model)
-		unless(routed, askOwnPermission(r.perms)),  // gate: its own permission, unless it checks its own
-		hooksBefore(hooks),                         // tool.execute.before: may change the arguments or refuse
-		validateArgs,                               // against the tool's schema, coercing quoted numbers
-		hooksAfter(hooks),                          // tool.execute.after: sees the final result
-		truncateOutput(r.trunc, in.tc.CanDelegate), // bound what the model reads, save the rest
-		recoverPanic,                               // a crashing tool becomes a *PanicError
+		logCall(time.Now),                               // logging: the outcome and duration of everything below
+		unless(routed, offer(r.unavailable)),            // gate: is the tool offered to this agent on this model?
+		prepareTool(r.prepare),                          // initialise it (cached per agent and model)
+		unless(routed, askOwnPermission(r.perms)),       // gate: its own permission, unless it checks its own
+		hooksBefore(hooks),                              // tool.execute.before: may change the arguments or refuse
+		validateArgs,                                    // against the tool's schema, coercing quoted numbers
+		hooksAfter(hooks),                               // tool.execute.after: sees the final result
+		truncateOutput(r.trunc, in.tc.TruncationHint()), // bound what the model reads, save the rest
+		recoverPanic,                                    // a crashing tool becomes a *PanicError
 	)(ctx, in)
 }
 
@@ -103,7 +103,8 @@ func (r *Registry) newInvocation(c Call, agent *Agent) *invocation {
 		onMetadata: c.OnMetadata,
 
 		Truncation:  r.trunc,
-		CanDelegate: r.canDelegate(agent),
+		CanDelegate: r.canDelegate(agent, c.Model),
+		Front:       c.Front,
 		StateDirs:   r.StateDirs(),
 	}
 	if tc.Extra == nil {

@@ -67,6 +67,9 @@ type Context struct {
 	// CanDelegate says the agent may hand work to a subagent (the task
 	// tool), which changes the truncation hint.
 	CanDelegate bool
+	// Front is the front end the call comes from (Call.Front): how it
+	// names tools, and whether the write tools require a read first.
+	Front Front
 	// StateDirs are toolhost's own directories (the data directory with
 	// the session store and saved outputs, the cache directory with
 	// compiled modules). The bash sandbox never lets a command write them.

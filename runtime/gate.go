@@ -105,24 +105,34 @@ func askOwnPermission(perms *permission.Service) step {
 	return func(next handler) handler {
 		return func(ctx context.Context, in *invocation) (Result, error) {
 			tr, c := in.tool.traits, in.call
-			if tr.ChecksOwnPermission {
+			if tr.ChecksOwnPermission && !tr.Claimed {
 				return next(ctx, in)
 			}
 			meta := map[string]any{"tool": c.Tool, "source": string(in.tool.source)}
 			if len(c.Args) > 0 && json.Valid(c.Args) {
 				meta["arguments"] = json.RawMessage(c.Args)
 			}
-			err := perms.Ask(ctx, in.rules, permission.Request{
-				SessionID:  c.SessionID,
-				MessageID:  c.MessageID,
-				CallID:     c.CallID,
-				Tool:       c.Tool,
-				Permission: permissionOf(c.Tool, tr),
-				Patterns:   patternsOf(tr, c.Args),
-				Always:     []string{"*"},
-				Metadata:   meta,
-			})
-			if err != nil {
+			ask := func(perm string, patterns []string) error {
+				return perms.Ask(ctx, in.rules, permission.Request{
+					SessionID:  c.SessionID,
+					MessageID:  c.MessageID,
+					CallID:     c.CallID,
+					Tool:       c.Tool,
+					Permission: perm,
+					Patterns:   patterns,
+					Always:     []string{"*"},
+					Metadata:   meta,
+				})
+			}
+			perm := permissionOf(c.Tool, tr)
+			// A claimed permission adds to the tool's own, never replaces
+			// it: the rules written for the tool by name are asked first.
+			if tr.Claimed && perm != c.Tool {
+				if err := ask(c.Tool, []string{"*"}); err != nil {
+					return Result{}, err
+				}
+			}
+			if err := ask(perm, patternsOf(tr, c.Args)); err != nil {
 				return Result{}, err
 			}
 			return next(ctx, in)
@@ -155,17 +165,23 @@ func (r *Registry) unavailable(id, model string, agent *Agent, callRules permiss
 			return refuse(err.Error(), "")
 		}
 	}
-	perm := permissionOf(id, tr)
 	// The last rule for the tool's permission decides, the call's rules
-	// after the agent's.
-	if rule, ok := lastRuleFor(perm, callRules); ok {
-		if deniesOutright(rule) {
-			// The call's rules (a subagent session's) are not the user's
-			// to change.
-			return deniedBy(refuse("permission "+rule.String()+" denies it to this call", ""), perm, rule)
+	// after the agent's. A claimed permission (a module's declaration) is
+	// checked in addition to the tool's id, which comes first.
+	perms := []string{permissionOf(id, tr)}
+	if tr.Claimed && perms[0] != id {
+		perms = []string{id, perms[0]}
+	}
+	for _, perm := range perms {
+		if rule, ok := lastRuleFor(perm, callRules); ok {
+			if deniesOutright(rule) {
+				// The call's rules (a subagent session's) are not the
+				// user's to change.
+				return deniedBy(refuse("permission "+rule.String()+" denies it to this call", ""), perm, rule)
+			}
+		} else if rule, ok := lastRuleFor(perm, agent.Rules); ok && deniesOutright(rule) {
+			return deniedBy(refuse("permission "+rule.String()+" denies it outright", permissionRemedy(perm, agent.Name, rule)), perm, rule)
 		}
-	} else if rule, ok := lastRuleFor(perm, agent.Rules); ok && deniesOutright(rule) {
-		return deniedBy(refuse("permission "+rule.String()+" denies it outright", permissionRemedy(perm, agent.Name, rule)), perm, rule)
 	}
 	if on, key := toolSwitch(r.opts.Config.Tools, id); !on {
 		return refuse(fmt.Sprintf(`the config disables it with "tools": {%q: false}`, key), fmt.Sprintf(`"tools": {%q: true}`, id))

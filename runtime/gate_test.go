@@ -313,3 +313,65 @@ func TestWithOwnPermissionKeepsTheOtherTraitsAndTheTool(t *testing.T) {
 		t.Errorf("a tool that declares nothing has traits %+v", tr)
 	}
 }
+
+// A module's claimed traits (a wasm traits export) may add questions but
+// never remove one: its declared permission is asked in addition to its
+// id, a rule written for the tool by name still applies, and a claim of
+// checking its own permission is ignored.
+func TestClaimedTraitsAddQuestionsButNeverRemoveOne(t *testing.T) {
+	t.Parallel()
+	claim := Traits{Claimed: true, Permission: "edit", Patterns: func(json.RawMessage) []string { return []string{"notes.md"} }}
+	tests := []struct {
+		name      string
+		perm      string // the "permission" config value
+		traits    Traits
+		wantRun   bool
+		wantKind  string
+		wantAsked []string // "permission pattern" of each question, in order
+	}{
+		{"an edit rule governs a tool that claims edit", `{"edit": {"*.md": "ask"}}`, claim, true, "", []string{"edit notes.md"}},
+		{"an edit deny hides it", `{"edit": "deny"}`, claim, false, "denied", nil},
+		{"a deny by the tool's name still applies", `{"probe": "deny", "edit": "allow"}`, claim, false, "denied", nil},
+		{"an ask by the tool's name is asked too", `{"probe": "ask", "edit": {"*.md": "ask"}}`, claim, true, "", []string{"probe *", "edit notes.md"}},
+		{"claiming to check its own permission does not skip the gate", `{"probe": "ask"}`, Traits{Claimed: true, ChecksOwnPermission: true}, true, "", []string{"probe *"}},
+		{"a built-in's own check is still honoured", `{"probe": "ask"}`, Traits{ChecksOwnPermission: true}, true, "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var cfg config.Config
+			if err := json.Unmarshal([]byte(`{"permission": `+tt.perm+`}`), &cfg); err != nil {
+				t.Fatal(err)
+			}
+			var mu sync.Mutex
+			var asked []string
+			r := newTestRegistry(t, &cfg, func(o *Options) {
+				o.Asker = permission.AskerFunc(func(ctx context.Context, req permission.Request) (permission.Reply, error) {
+					mu.Lock()
+					asked = append(asked, req.Permission+" "+strings.Join(req.Patterns, ","))
+					mu.Unlock()
+					return permission.Reply{Kind: permission.Once}, nil
+				})
+			})
+			var ran atomic.Int32
+			r.Add(SourceWasm, Declare(countingTool("probe", &ran, false), tt.traits))
+			_, err := r.Call(context.Background(), Call{Tool: "probe", SessionID: "ses_1", CallID: "c1", Args: json.RawMessage(`{"path":"notes.md"}`)})
+			if got := ran.Load() == 1; got != tt.wantRun {
+				t.Errorf("ran: %v, want %v (err %v)", got, tt.wantRun, err)
+			}
+			if got := permission.Kind(err); got != tt.wantKind {
+				t.Errorf("permission kind %q (err %v), want %q", got, err, tt.wantKind)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if !slices.Equal(asked, tt.wantAsked) {
+				t.Errorf("asked %q, want %q", asked, tt.wantAsked)
+			}
+			if !tt.wantRun && tt.wantKind == "denied" {
+				if err := r.Available(Call{Tool: "probe"}); err == nil {
+					t.Error("a tool denied outright is still offered")
+				}
+			}
+		})
+	}
+}

@@ -23,6 +23,11 @@ type Call struct {
 	Rules permission.Ruleset
 	// OnMetadata receives live progress from the tool.
 	OnMetadata func(title string, meta map[string]any)
+	// Front is the front end the call comes from, for the texts the
+	// model reads (tool names) and the read-before-write check. Zero:
+	// toolhost's own, tools named by their ids. Tools that call other
+	// tools (batch) pass it on.
+	Front Front
 }
 
 // Hook observes or changes every tool call, whatever its source (built-in,

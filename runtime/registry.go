@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -174,6 +175,30 @@ func (r *Registry) AddHook(h Hook) {
 	clear(r.defs) // definition hooks may change what is cached
 	r.mu.Unlock()
 	r.changed()
+}
+
+// SwapHooks removes the hooks in old and appends those in add, in one
+// step: a call sees either the old hooks or the new ones, never neither.
+// Hooks are removed by identity, so only hooks of a comparable type (a
+// pointer, like a plugin's) can be removed; others are left in place.
+// Long-running hosts use it to replace a plugin whose folder changed.
+func (r *Registry) SwapHooks(old, add []Hook) {
+	r.mu.Lock()
+	r.hooks = slices.DeleteFunc(r.hooks, func(h Hook) bool {
+		return slices.ContainsFunc(old, func(o Hook) bool { return sameHook(h, o) })
+	})
+	r.hooks = append(r.hooks, add...)
+	r.gen++
+	clear(r.defs)
+	r.mu.Unlock()
+	r.changed()
+}
+
+// sameHook reports whether a and b are the same hook; values of types that
+// cannot be compared (a HookFuncs holds functions) are never the same.
+func sameHook(a, b Hook) bool {
+	ta, tb := reflect.TypeOf(a), reflect.TypeOf(b)
+	return ta == tb && ta != nil && ta.Comparable() && a == b
 }
 
 // hookList is the hooks at the start of a call.

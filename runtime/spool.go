@@ -82,7 +82,7 @@ func (s *Spool) Len() int { return s.total }
 // hint naming the saved file. When the file could not be written, the hint
 // says so instead of naming it, and err is that failure; the content is
 // still usable.
-func (s *Spool) Result(hasTask bool) (res TruncateResult, err error) {
+func (s *Spool) Result(hint Hint) (res TruncateResult, err error) {
 	if !s.over() {
 		return TruncateResult{Content: string(s.head)}, nil
 	}
@@ -103,5 +103,5 @@ func (s *Spool) Result(hasTask bool) (res TruncateResult, err error) {
 		hint := fmt.Sprintf("The tool call succeeded but the output was truncated, and the full output could not be saved: %v", s.err)
 		return TruncateResult{Content: renderHint(kept, removed, unit, KeepHead, hint), Truncated: true}, s.err
 	}
-	return TruncateResult{Content: render(kept, removed, unit, s.path, KeepHead, hasTask), Truncated: true, Path: s.path}, nil
+	return TruncateResult{Content: render(kept, removed, unit, s.path, KeepHead, hint), Truncated: true, Path: s.path}, nil
 }

@@ -38,7 +38,7 @@ func TestSpoolRendersWhatTruncateWould(t *testing.T) {
 			lines, bytes = 10, 100
 		}
 		dir := t.TempDir()
-		want, err := (&Truncation{MaxLines: lines, MaxBytes: bytes, Dir: dir}).Truncate(text, KeepHead, i%2 == 0)
+		want, err := (&Truncation{MaxLines: lines, MaxBytes: bytes, Dir: dir}).Truncate(text, KeepHead, Hint{Delegate: i%2 == 0})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,7 +48,7 @@ func TestSpoolRendersWhatTruncateWould(t *testing.T) {
 			sp.Write([]byte(rest[:n]))
 			rest = rest[n:]
 		}
-		got, err := sp.Result(i%2 == 0)
+		got, err := sp.Result(Hint{Delegate: i%2 == 0})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +79,7 @@ func TestSpoolKeepsABoundedHeadAndReportsASaveFailure(t *testing.T) {
 	if len(sp.head) > 100+spoolMargin {
 		t.Errorf("head grew to %d bytes", len(sp.head))
 	}
-	res, err := sp.Result(false)
+	res, err := sp.Result(Hint{})
 	if err == nil || !res.Truncated || res.Path != "" || !strings.Contains(res.Content, "could not be saved") || !strings.Contains(res.Content, "...1000000 bytes truncated...") {
 		t.Errorf("Result = %+v, %v; want the head, the marker and the failure", res, err)
 	}

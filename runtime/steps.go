@@ -113,8 +113,8 @@ func hooksAfter(hooks []Hook) step {
 // truncateOutput bounds a successful result's output with t, saving the
 // whole of it, unless the tool reported metadata "truncated" itself (read
 // pages by offset and says so; cutting again would break its footer).
-// delegate changes the hint (see Truncation.Truncate).
-func truncateOutput(t *Truncation, delegate bool) step {
+// hint says what the model is pointed to (see Truncation.Truncate).
+func truncateOutput(t *Truncation, hint Hint) step {
 	return func(next handler) handler {
 		return func(ctx context.Context, in *invocation) (Result, error) {
 			res, err := next(ctx, in)
@@ -131,7 +131,7 @@ func truncateOutput(t *Truncation, delegate bool) step {
 			if in.tool.def.TruncateTail {
 				dir = KeepTail
 			}
-			tr, err := t.Truncate(res.Output, dir, delegate)
+			tr, err := t.Truncate(res.Output, dir, hint)
 			if err != nil {
 				return res, err
 			}

@@ -360,7 +360,7 @@ func TestTruncateOutputBoundsOnlySuccessfulResultsThatDidNotTruncateThemselves(t
 		in := testInvocation(t, `{}`, "", Traits{})
 		in.tool.def.TruncateTail = tt.tail
 		rec := &recorder{res: tt.res, err: tt.err}
-		res, _ := truncateOutput(&Truncation{MaxLines: 3, Dir: t.TempDir()}, false)(rec.next)(context.Background(), in)
+		res, _ := truncateOutput(&Truncation{MaxLines: 3, Dir: t.TempDir()}, Hint{})(rec.next)(context.Background(), in)
 		if res.Metadata["truncated"] != tt.wantTruncated || !strings.HasPrefix(res.Output, tt.wantPrefix) {
 			t.Errorf("%s: truncated %v, output %q", tt.name, res.Metadata["truncated"], res.Output)
 		}

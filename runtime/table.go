@@ -147,6 +147,35 @@ func (r *Registry) Remove(src Source, ids ...string) {
 	}
 }
 
+// Replace removes src's tools with the ids in remove and adds tools under
+// src, in one step: a call resolves an id either to the old tool or to the
+// new one, never to nothing in between. A long-running host replaces the
+// tools of a changed module or plugin this way.
+func (r *Registry) Replace(src Source, remove []string, tools ...Tool) {
+	if rank(src) < 0 {
+		r.log.Error("replace in an unknown source ignored; use one of the runtime.Source constants", "source", src, "ids", remove)
+		return
+	}
+	r.mu.Lock()
+	changed := false
+	for _, id := range remove {
+		changed = r.tools.drop(src, id) || changed
+	}
+	for _, t := range tools {
+		r.gen++
+		r.tools.put(entry{tool: t, source: src, traits: TraitsOf(t), gen: r.gen})
+		changed = true
+	}
+	if changed {
+		r.gen++
+		clear(r.defs)
+	}
+	r.mu.Unlock()
+	if changed {
+		r.changed()
+	}
+}
+
 // IDs lists every tool id, sorted.
 func (r *Registry) IDs() []string {
 	r.mu.RLock()

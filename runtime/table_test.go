@@ -220,3 +220,69 @@ func TestCallsWhileASourceComesAndGoesAlwaysFindATool(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// While one goroutine replaces a wasm tool over and over, calls from
+// another always find a tool: Replace never leaves the id unresolved.
+func TestReplaceNeverLeavesAnIDWithoutATool(t *testing.T) {
+	t.Parallel()
+	r := newTestRegistry(t, nil)
+	r.Add(SourceWasm, sourced("echo", SourceWasm))
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				r.Replace(SourceWasm, []string{"echo"}, sourced("echo", SourceWasm))
+			}
+		}
+	}()
+	for range 2000 {
+		if !r.Has("echo") {
+			t.Error("echo unresolved during a replace")
+			break
+		}
+	}
+	close(stop)
+	wg.Wait()
+	gen := r.Generation()
+	r.Replace(SourceWasm, []string{"echo"})
+	if r.Has("echo") || r.Generation() == gen {
+		t.Errorf("replacing with nothing left echo (has %v) or no new generation", r.Has("echo"))
+	}
+	gen = r.Generation()
+	r.Replace(SourceWasm, []string{"absent"})
+	if r.Generation() != gen {
+		t.Error("a replace that changed nothing bumped the generation")
+	}
+}
+
+type countingHook struct{ n *int }
+
+func (h *countingHook) BeforeExecute(context.Context, *BeforeExecute) error { *h.n++; return nil }
+func (h *countingHook) AfterExecute(context.Context, *AfterExecute) error   { return nil }
+
+func TestSwapHooksReplacesByIdentityAndKeepsUncomparableHooks(t *testing.T) {
+	t.Parallel()
+	r := newTestRegistry(t, nil)
+	r.Add(SourceBuiltin, sourced("echo", SourceBuiltin))
+	var oldN, newN, funcN int
+	old := &countingHook{n: &oldN}
+	funcs := HookFuncs{Before: func(context.Context, *BeforeExecute) error { funcN++; return nil }}
+	r.AddHook(old)
+	r.AddHook(funcs)
+	r.SwapHooks([]Hook{old, funcs}, []Hook{&countingHook{n: &newN}})
+	if _, err := r.Call(context.Background(), Call{Tool: "echo"}); err != nil {
+		t.Fatal(err)
+	}
+	if oldN != 0 || newN != 1 {
+		t.Errorf("old hook ran %d times, new %d; want 0 and 1", oldN, newN)
+	}
+	if funcN != 1 {
+		t.Errorf("a HookFuncs (uncomparable) was removed or skipped: ran %d times", funcN)
+	}
+}

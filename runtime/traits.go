@@ -60,6 +60,13 @@ type Traits struct {
 	// search through a saved output to it.
 	Delegates bool
 
+	// Claimed marks traits declared by code toolhost cannot vouch for (a
+	// wasm module's traits export): they may add questions but never
+	// remove one. A Claimed Permission other than the tool's id is asked
+	// in addition to the id, so a rule written for the tool by name
+	// ({"jira": "deny"}) still applies, and ChecksOwnPermission is
+	// ignored: the gate always asks.
+	Claimed bool
 	// Hints are what the tool claims about its effects, shown to MCP
 	// clients as tool annotations. Nil claims nothing, which tells a client
 	// to assume the worst: the honest answer for code nobody here reviewed.

@@ -3,6 +3,7 @@ package runtime
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -48,9 +49,10 @@ const cleanupInterval = time.Hour
 // MaxBytes bytes, keeping the head (direction KeepHead) or the tail. The full
 // text is saved under Dir and the kept part is followed (head) or preceded
 // (tail) by a marker "...N lines truncated..." ("bytes" when the byte limit
-// was hit) and a hint naming the file. hasTask says the agent may delegate to
-// a subagent, which changes the hint.
-func (t *Truncation) Truncate(text, direction string, hasTask bool) (TruncateResult, error) {
+// was hit) and a hint naming the file and the tools to open it with, as
+// hint's front end names them; when the agent may delegate, the hint
+// suggests that instead.
+func (t *Truncation) Truncate(text, direction string, hint Hint) (TruncateResult, error) {
 	maxLines, maxBytes := t.limits()
 	lines := strings.Split(text, "\n")
 	if len(lines) <= maxLines && len(text) <= maxBytes {
@@ -65,7 +67,7 @@ func (t *Truncation) Truncate(text, direction string, hasTask bool) (TruncateRes
 	if err != nil {
 		return TruncateResult{}, err
 	}
-	return TruncateResult{Content: render(kept, removed, unit, path, direction, hasTask), Truncated: true, Path: path}, nil
+	return TruncateResult{Content: render(kept, removed, unit, path, direction, hint), Truncated: true, Path: path}, nil
 }
 
 // limits returns the configured limits or the defaults.
@@ -109,18 +111,43 @@ func keep(lines []string, direction string, maxLines, maxBytes int) (kept []stri
 
 // render is the truncated content: the kept part, the marker and the hint
 // naming the saved file.
-func render(kept []string, removed int, unit, path, direction string, hasTask bool) string {
-	return renderHint(kept, removed, unit, direction, savedHint(path, hasTask))
+func render(kept []string, removed int, unit, path, direction string, hint Hint) string {
+	return renderHint(kept, removed, unit, direction, savedHint(path, hint))
 }
 
-func savedHint(path string, hasTask bool) string {
+// savedHint tells the model how to get at the saved output. toolhost's
+// own front ends keep OpenCode's wording; a front end that names tools
+// otherwise (an MCP client's prefix) gets those names, with the exact
+// call to make, since the client's own tools of the same name may not
+// reach toolhost's data directory.
+func savedHint(path string, h Hint) string {
 	hint := fmt.Sprintf("The tool call succeeded but the output was truncated. Full output saved to: %s\n", path)
-	if hasTask {
+	f := h.Front
+	switch {
+	case f.ToolPrefix == "" && h.Delegate:
 		hint += "Use the Task tool to have the explore agent process this file with Grep and Read (with offset/limit). Do NOT read the full file yourself - delegate to save context."
-	} else {
+	case f.ToolPrefix == "":
 		hint += "Use Grep to search the full content or Read with offset/limit to view specific sections."
+	case h.Delegate:
+		hint += fmt.Sprintf("Use %s to have the explore agent process this file with %s and %s (with offset/limit). Do NOT read the full file yourself - delegate to save context.",
+			f.ToolName("task"), f.ToolName("grep"), f.ToolName("read"))
+	default:
+		grep := callText(map[string]any{"pattern": "<regular expression>", "path": filepath.Dir(path), "include": filepath.Base(path)})
+		read := callText(map[string]any{"filePath": path, "offset": 1, "limit": 200})
+		hint += fmt.Sprintf("Search it with %s %s, or view sections with %s %s (change offset and limit).",
+			f.ToolName("grep"), grep, f.ToolName("read"), read)
 	}
 	return hint
+}
+
+// callText is a call's arguments as the model would write them: JSON
+// with keys sorted and nothing HTML-escaped.
+func callText(args map[string]any) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(args) // maps of strings and numbers always encode
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 func renderHint(kept []string, removed int, unit, direction, hint string) string {

@@ -43,7 +43,7 @@ func TestTruncateKeepsHeadOrTailWithExactMarkers(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			tr := &Truncation{MaxLines: tc.maxLines, MaxBytes: tc.maxBytes, Dir: t.TempDir()}
-			got, err := tr.Truncate(tc.text, tc.direction, false)
+			got, err := tr.Truncate(tc.text, tc.direction, Hint{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -82,7 +82,7 @@ func TestTruncateKeepsHeadOrTailWithExactMarkers(t *testing.T) {
 func TestTruncateHintSuggestsDelegationWhenTaskToolIsAvailable(t *testing.T) {
 	t.Parallel()
 	tr := &Truncation{MaxLines: 10, Dir: t.TempDir()}
-	got, _ := tr.Truncate(numbered(50), KeepHead, true)
+	got, _ := tr.Truncate(numbered(50), KeepHead, Hint{Delegate: true})
 	if !strings.Contains(got.Content, "Task tool") {
 		t.Errorf("hint does not mention the Task tool:\n%s", got.Content)
 	}
@@ -122,5 +122,54 @@ func TestCleanupDeletesOutputsOlderThanSevenDaysAtMostHourly(t *testing.T) {
 	tr.Cleanup()
 	if _, err := os.Stat(older); !os.IsNotExist(err) {
 		t.Error("cleanup did not run after an hour")
+	}
+}
+
+func TestTruncateHintNamesToolsAsTheFrontEndDoes(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		hint      Hint
+		want      []string // with {path}, {dir} and {file} of the saved output
+		forbidden []string
+	}{
+		{
+			name: "toolhost's own front ends keep OpenCode's wording",
+			hint: Hint{},
+			want: []string{"Use Grep to search the full content or Read with offset/limit"},
+		},
+		{
+			name:      "an MCP client that prefixes names is told the exact calls to make",
+			hint:      Hint{Front: Front{ToolPrefix: "toolhost_"}},
+			want:      []string{`toolhost_grep {"include":"{file}","path":"{dir}","pattern":"<regular expression>"}`, `toolhost_read {"filePath":"{path}","limit":200,"offset":1}`},
+			forbidden: []string{"Use Grep", "Read with offset/limit"},
+		},
+		{
+			name:      "delegation is suggested through the client's name for task",
+			hint:      Hint{Delegate: true, Front: Front{ToolPrefix: "mcp__toolhost__"}},
+			want:      []string{"Use mcp__toolhost__task to have the explore agent process this file with mcp__toolhost__grep and mcp__toolhost__read"},
+			forbidden: []string{"Task tool"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tr := &Truncation{MaxLines: 5, Dir: t.TempDir()}
+			got, err := tr.Truncate(numbered(20), KeepHead, tc.hint)
+			if err != nil || !got.Truncated {
+				t.Fatalf("Truncate: %v, truncated %v", err, got.Truncated)
+			}
+			r := strings.NewReplacer("{path}", got.Path, "{dir}", filepath.Dir(got.Path), "{file}", filepath.Base(got.Path))
+			for _, w := range tc.want {
+				if w = r.Replace(w); !strings.Contains(got.Content, w) {
+					t.Errorf("hint lacks %q:\n%s", w, got.Content)
+				}
+			}
+			for _, f := range tc.forbidden {
+				if strings.Contains(got.Content, f) {
+					t.Errorf("hint still says %q:\n%s", f, got.Content)
+				}
+			}
+		})
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolhost/toolhost/agent/agenttest"
+	"github.com/toolhost/toolhost/internal/agenttest"
 	"github.com/toolhost/toolhost/internal/e2e"
 )
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -25,6 +26,12 @@ type MCPOptions struct {
 	Token     string
 	Agent     string
 	Model     string
+	// AskFallback overrides "server.ask_fallback": allow or deny.
+	AskFallback string
+	// ToolPrefix overrides "server.tool_prefix"; ToolPrefixSet says the
+	// flag was given (an empty prefix is a choice).
+	ToolPrefix    string
+	ToolPrefixSet bool
 }
 
 // NewCmdMCP serves toolhost's tools over MCP, and groups the MCP client
@@ -41,9 +48,17 @@ permission, truncation and hook path as toolhost call.
 
 When a rule says "ask", a client that supports elicitation shows the person
 the request (with the diff for edits) and they answer once, always or reject.
-With a client that cannot, the rules decide and "ask" is refused with a
-message saying which rule to add. The MCP session is the toolhost session:
-approvals, read stamps and todos last as long as it does.
+With a client that cannot (OpenCode, Qwen Code, the MCP Inspector),
+--ask-fallback decides: deny (the default) refuses the call with a message
+saying which rule to add; allow lets it run, leaving the approval to the
+client's own permission prompt. Rules that say "deny" deny either way. The
+MCP session is the toolhost session: approvals, read stamps and todos last
+as long as it does.
+
+Descriptions, hints and errors name tools as the client does (OpenCode:
+toolhost_read; Claude Code: mcp__toolhost__read, for a server registered as
+"toolhost"); set --tool-prefix when it is registered under another name.
+Ready-made client configs: docs/mcp.md.
 
 --http binds loopback addresses only, unless a bearer token is set (--token
 or ` + server.TokenEnv + `), which is then required on every request. Requests
@@ -53,12 +68,20 @@ refused (DNS rebinding protection).`,
   toolhost mcp --http 127.0.0.1:8765
   TOOLHOST_MCP_TOKEN=s3cret toolhost mcp --http 127.0.0.1:8765 --stateless
   toolhost mcp --agent plan
+  toolhost mcp --ask-fallback allow
+  toolhost mcp --tool-prefix th_
   toolhost mcp list`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Token == "" {
 				opts.Token = os.Getenv(server.TokenEnv)
 			}
+			switch opts.AskFallback {
+			case "", config.AskFallbackDeny, config.AskFallbackAllow:
+			default:
+				return usageError{fmt.Errorf("--ask-fallback %q: use allow or deny", opts.AskFallback)}
+			}
+			opts.ToolPrefixSet = cmd.Flags().Changed("tool-prefix")
 			if opts.Stateless && opts.HTTP == "" {
 				return usageError{fmt.Errorf("--stateless applies to --http; add --http 127.0.0.1:PORT")}
 			}
@@ -78,6 +101,8 @@ refused (DNS rebinding protection).`,
 	cmd.Flags().StringVar(&opts.Token, "token", "", "bearer `token` every HTTP request must send (default $"+server.TokenEnv+")")
 	cmd.Flags().StringVar(&opts.Agent, "agent", "", "agent `name` whose tools and permissions are served (default build)")
 	cmd.Flags().StringVar(&opts.Model, "model", "", "model `id` the tools are chosen for")
+	cmd.Flags().StringVar(&opts.AskFallback, "ask-fallback", "", "what \"ask\" becomes for clients that cannot show questions: allow or deny (`mode`; default \"server.ask_fallback\", else deny)")
+	cmd.Flags().StringVar(&opts.ToolPrefix, "tool-prefix", "", "`prefix` the client puts before tool names (default: guessed from the client, or \"server.tool_prefix\")")
 	cmd.AddCommand(NewCmdMCPList(g, nil))
 	return cmd
 }
@@ -102,7 +127,7 @@ func runMCP(ctx context.Context, g *Globals, opts *MCPOptions) error {
 	for _, le := range h.LoadErrors {
 		log.Warn("tool source skipped", "source", le.Source, "file", le.File, "reason", le.Reason)
 	}
-	srv, err := server.New(ctx, h.Registry, server.Options{Agent: opts.Agent, Model: opts.Model, Version: versionString(), Logger: log})
+	srv, err := server.New(ctx, h.Registry, serverOptions(h.Registry.Config().Server, opts, log))
 	if err != nil {
 		return usageError{err}
 	}
@@ -121,6 +146,28 @@ func runMCP(ctx context.Context, g *Globals, opts *MCPOptions) error {
 	// Printed on stderr so scripts that pass port 0 learn the real one.
 	fmt.Fprintf(g.Streams.ErrOut, "toolhost: serving MCP on http://%s/\n", ln.Addr())
 	return srv.ListenAndServe(ctx, ln, server.HTTPOptions{Addr: ln.Addr().String(), Token: opts.Token, Stateless: opts.Stateless})
+}
+
+// serverOptions are the MCP server's options: the flags over the config's
+// "server" section.
+func serverOptions(cfg config.Server, opts *MCPOptions, log *slog.Logger) server.Options {
+	o := server.Options{
+		Agent:         opts.Agent,
+		Model:         opts.Model,
+		Version:       versionString(),
+		Logger:        log,
+		AskFallback:   cfg.AskFallback,
+		SkipReadCheck: !cfg.ReadRequired(),
+		ToolPrefix:    cfg.ToolPrefix,
+	}
+	if opts.AskFallback != "" {
+		o.AskFallback = opts.AskFallback
+	}
+	if opts.ToolPrefixSet {
+		p := opts.ToolPrefix
+		o.ToolPrefix = &p
+	}
+	return o
 }
 
 // MCPListOptions are the flags of `toolhost mcp list`.

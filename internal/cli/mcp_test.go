@@ -5,6 +5,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/toolhost/toolhost/runtime/config"
 )
 
 func TestMCPCommandFlags(t *testing.T) {
@@ -24,6 +26,12 @@ func TestMCPCommandFlags(t *testing.T) {
 		{"--stateless needs --http", []string{"--stateless"}, "", MCPOptions{}, "--stateless applies to --http"},
 		{"a network address needs a token", []string{"--http", "0.0.0.0:8765"}, "", MCPOptions{}, "not loopback"},
 		{"a network address with a token is allowed", []string{"--http", "0.0.0.0:8765", "--token", "t"}, "", MCPOptions{HTTP: "0.0.0.0:8765", Token: "t"}, ""},
+		{"--ask-fallback allow", []string{"--ask-fallback", "allow"}, "", MCPOptions{AskFallback: "allow"}, ""},
+		{"--ask-fallback deny", []string{"--ask-fallback=deny"}, "", MCPOptions{AskFallback: "deny"}, ""},
+		{"--ask-fallback takes nothing else", []string{"--ask-fallback", "ask"}, "", MCPOptions{}, `--ask-fallback "ask": use allow or deny`},
+		{"--ask-fallback is not case-folded", []string{"--ask-fallback", "Allow"}, "", MCPOptions{}, "use allow or deny"},
+		{"--tool-prefix is recorded as given", []string{"--tool-prefix", "th_"}, "", MCPOptions{ToolPrefix: "th_", ToolPrefixSet: true}, ""},
+		{"an empty --tool-prefix is a choice", []string{"--tool-prefix="}, "", MCPOptions{ToolPrefixSet: true}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -46,6 +54,35 @@ func TestMCPCommandFlags(t *testing.T) {
 			}
 			if *got != tt.want {
 				t.Errorf("options %+v, want %+v", *got, tt.want)
+			}
+		})
+	}
+}
+
+func TestServerOptionsPutFlagsOverTheConfig(t *testing.T) {
+	t.Parallel()
+	off, cfgPrefix := false, "cfg_"
+	tests := []struct {
+		name       string
+		cfg        config.Server
+		opts       MCPOptions
+		fallback   string
+		skipRead   bool
+		wantPrefix *string
+	}{
+		{name: "nothing set: deny, the read check on, the prefix guessed"},
+		{name: "the config decides without flags", cfg: config.Server{AskFallback: "allow", RequireRead: &off, ToolPrefix: &cfgPrefix}, fallback: "allow", skipRead: true, wantPrefix: &cfgPrefix},
+		{name: "flags win over the config", cfg: config.Server{AskFallback: "allow", ToolPrefix: &cfgPrefix}, opts: MCPOptions{AskFallback: "deny", ToolPrefix: "", ToolPrefixSet: true}, fallback: "deny", wantPrefix: new(string)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			o := serverOptions(tt.cfg, &tt.opts, nil)
+			if o.AskFallback != tt.fallback || o.SkipReadCheck != tt.skipRead {
+				t.Errorf("fallback %q skipRead %v, want %q %v", o.AskFallback, o.SkipReadCheck, tt.fallback, tt.skipRead)
+			}
+			if (o.ToolPrefix == nil) != (tt.wantPrefix == nil) || o.ToolPrefix != nil && *o.ToolPrefix != *tt.wantPrefix {
+				t.Errorf("prefix %v, want %v", o.ToolPrefix, tt.wantPrefix)
 			}
 		})
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/toolhost/toolhost/agent"
-	"github.com/toolhost/toolhost/agent/agenttest"
+	"github.com/toolhost/toolhost/internal/agenttest"
 	"github.com/toolhost/toolhost/internal/e2e"
 )
 

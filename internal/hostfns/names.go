@@ -28,6 +28,10 @@ const (
 	ExportDescription = "description"
 	ExportSchema      = "schema"
 	ExportExecute     = "execute"
+	// ExportTraits is optional: JSON declaring what the tool is (its
+	// permission, the arguments its patterns come from, its effects). See
+	// docs/abi.md.
+	ExportTraits = "traits"
 )
 
 // HTTPNamespace is where toolhost's guarded http_request lives. The plugin

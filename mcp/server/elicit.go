@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"sort"
 	"strings"
 	"unicode"
@@ -28,7 +29,10 @@ var _ permission.Asker = Asker{}
 // rule to add.
 const noElicitReason = `this MCP client cannot show permission requests (it does not support elicitation); allow it with a rule such as %s in toolhost.json`
 
-// Ask implements permission.Asker. The person's answer decides: accept with
+// Ask implements permission.Asker. For a client that cannot elicit, the
+// server's ask fallback decides: allow (Options.AskFallback) lets the call
+// run once, anything else refuses it with the rule to add. Otherwise the
+// person's answer decides: accept with
 // once or always allows, accept with reject and decline refuse (a
 // *permission.RejectedError, or a *permission.CorrectedError with their
 // message). Anything else is not a refusal but a question nobody answered —
@@ -39,6 +43,14 @@ const noElicitReason = `this MCP client cannot show permission requests (it does
 func (Asker) Ask(ctx context.Context, req permission.Request) (permission.Reply, error) {
 	elicit, _ := ctx.Value(elicitorKey{}).(elicitor)
 	if elicit == nil {
+		if log, ok := ctx.Value(fallbackAllowKey{}).(*slog.Logger); ok {
+			// The server's ask fallback is allow: the client cannot
+			// show the question, and its own permission prompt already
+			// admitted the call. Once, never always: the next call is
+			// the client's to admit again.
+			log.InfoContext(ctx, "permission ask allowed by the ask fallback; the MCP client's approval stands", "session", req.SessionID, "tool", req.Tool, "permission", req.Permission, "patterns", req.Patterns)
+			return permission.Reply{Kind: permission.Once}, nil
+		}
 		pattern := "*"
 		if len(req.Patterns) > 0 {
 			pattern = req.Patterns[0]
@@ -106,6 +118,14 @@ func printable(s string) string {
 type elicitor func(ctx context.Context, p *sdk.ElicitParams) (*sdk.ElicitResult, error)
 
 type elicitorKey struct{}
+
+// fallbackAllowKey marks a call whose "ask" the server's ask fallback
+// allows; the value is the logger that records each such approval.
+type fallbackAllowKey struct{}
+
+func withFallbackAllow(ctx context.Context, log *slog.Logger) context.Context {
+	return context.WithValue(ctx, fallbackAllowKey{}, log)
+}
 
 func withElicitor(ctx context.Context, e elicitor) context.Context {
 	return context.WithValue(ctx, elicitorKey{}, e)

@@ -45,20 +45,31 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	return guard(opts, h)
 }
 
+// ShutdownGrace is how long ListenAndServe lets tool calls in flight
+// finish once its context ends, before it closes their connections. It
+// keeps a signalled `toolhost mcp --http` within the 2 s a supervisor
+// expects.
+const ShutdownGrace = 1500 * time.Millisecond
+
 // ListenAndServe serves the HTTP handler on ln until ctx ends, then shuts
-// down, giving requests in flight a few seconds to finish.
+// down: it stops accepting, ends the clients' open event streams at once
+// (they would otherwise hold the shutdown until its deadline), gives tool
+// calls in flight up to ShutdownGrace to finish, and closes what is left.
 func (s *Server) ListenAndServe(ctx context.Context, ln net.Listener, opts HTTPOptions) error {
 	if opts.Addr == "" {
 		opts.Addr = ln.Addr().String()
 	}
-	srv := &http.Server{Handler: s.Handler(opts), ReadHeaderTimeout: 10 * time.Second}
+	streams, endStreams := context.WithCancel(context.WithoutCancel(ctx))
+	defer endStreams()
+	srv := &http.Server{Handler: endOnShutdown(streams, s.Handler(opts)), ReadHeaderTimeout: 10 * time.Second}
+	srv.RegisterOnShutdown(endStreams)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve mcp on %s: %w", ln.Addr(), err)
 	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ShutdownGrace)
 		defer cancel()
 		err := srv.Shutdown(sctx)
 		if errors.Is(err, context.DeadlineExceeded) {
@@ -66,6 +77,24 @@ func (s *Server) ListenAndServe(ctx context.Context, ln net.Listener, opts HTTPO
 		}
 		return err
 	}
+}
+
+// endOnShutdown ends a GET request — a client's standing event stream,
+// which carries no call of its own — when streams is cancelled. POSTs
+// (calls, and the streams answering them) keep their own context, so a
+// call in flight is not cut short before the grace period.
+func endOnShutdown(streams context.Context, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			next.ServeHTTP(w, r)
+			return
+		}
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		stop := context.AfterFunc(streams, cancel)
+		defer stop()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
 }
 
 // CheckBind refuses to serve beyond loopback without a token: every tool,

@@ -3,10 +3,13 @@ package server_test
 import (
 	"bufio"
 	"context"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -215,4 +218,70 @@ func TestTheBuiltBinaryServesHTTPBehindAToken(t *testing.T) {
 	if res, out := call(t, cs, "read", map[string]any{"filePath": "b.txt"}); res.IsError || !strings.Contains(out, "served by the binary") {
 		t.Errorf("read: %v %q", res.IsError, out)
 	}
+}
+
+// A client's standing event stream (the GET of Streamable HTTP) must not
+// hold the shutdown: ListenAndServe returns well before its grace period
+// runs out, with the client still connected.
+func TestShutdownEndsOpenStreamsAtOnce(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, "")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- f.srv.ListenAndServe(ctx, ln, server.HTTPOptions{}) }()
+	url := "http://" + ln.Addr().String()
+	cs, err := httpClient(t, url, "2025-06-18", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	openStream(t, url, cs.ID())
+	start := time.Now()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+		if d := time.Since(start); d >= server.ShutdownGrace {
+			t.Errorf("shutdown waited %v for an idle stream; it should end streams at once", d)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ListenAndServe did not return after its context ended")
+	}
+}
+
+// openStream makes sure the server holds a standing event stream of the
+// client's session: it opens one (a GET with its Mcp-Session-Id), or
+// learns from 409 Conflict that the client's own is already open.
+func openStream(t *testing.T, url, session string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", session)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode == http.StatusConflict {
+		resp.Body.Close()
+		return
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		t.Fatalf("GET stream: %s", resp.Status)
+	}
+	go func() {
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}()
 }

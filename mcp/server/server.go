@@ -10,6 +10,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/config"
 )
 
 // MetaSessionKey is the _meta key a client may set on tools/call to name the
@@ -37,6 +38,30 @@ type Options struct {
 	Version string
 	// Logger receives server logs. Default: discard.
 	Logger *slog.Logger
+
+	// AskFallback is what a permission rule's "ask" becomes for a client
+	// that cannot answer elicitation (OpenCode, Qwen Code, the MCP
+	// Inspector): config.AskFallbackDeny (the default, "") refuses the
+	// call and names the rule that would allow it; config.AskFallbackAllow
+	// lets it run, so the client's own permission prompt, which admitted
+	// the call, has the last word. Rules that deny still deny, and a
+	// client that can elicit is always asked. Config
+	// "server.ask_fallback".
+	AskFallback string
+
+	// SkipReadCheck lets edit and write change an existing file the MCP
+	// session has not read through toolhost's read tool (config
+	// "server.require_read": false), for clients whose models read with
+	// their own read tool. Default false: the check is on, and its
+	// refusal names toolhost's read tool as the client calls it.
+	SkipReadCheck bool
+
+	// ToolPrefix is what the client puts before a tool's id to name it;
+	// descriptions, hints and errors name tools that way. Nil: guessed
+	// per client from its initialize (OpenCode "toolhost_", Claude Code
+	// "mcp__toolhost__", for a server registered under DefaultServerKey),
+	// else none. Config "server.tool_prefix".
+	ToolPrefix *string
 }
 
 // Server serves a registry's tools over MCP. Build it with New, then
@@ -67,6 +92,11 @@ func New(ctx context.Context, reg *runtime.Registry, opts Options) (*Server, err
 	if opts.Model == "" {
 		opts.Model = reg.Config().Model
 	}
+	switch opts.AskFallback {
+	case "", config.AskFallbackDeny, config.AskFallbackAllow:
+	default:
+		return nil, fmt.Errorf("serve mcp: ask fallback %q: use %q or %q", opts.AskFallback, config.AskFallbackDeny, config.AskFallbackAllow)
+	}
 	agent, err := reg.Agent(opts.Agent)
 	if err != nil {
 		return nil, fmt.Errorf("serve mcp: %w", err)
@@ -81,6 +111,7 @@ func New(ctx context.Context, reg *runtime.Registry, opts Options) (*Server, err
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
 		Instructions: "Tools of the toolhost " + opts.Agent + " agent. Calls that need a person's approval are asked through elicitation when the client supports it; otherwise the configured permission rules decide.",
 	})
+	s.sdk.AddReceivingMiddleware(s.nameToolsInLists)
 	// Follow first, so a change made while the first list is built is
 	// not missed.
 	s.follow()
@@ -141,6 +172,7 @@ func (s *Server) handler(id string) sdk.ToolHandler {
 			SessionID: s.sessionID(req),
 			Agent:     s.opts.Agent,
 			Model:     s.opts.Model,
+			Front:     s.front(req.ClientInfo()),
 		}
 		switch elicitMode(req) {
 		case elicitRoundTrip:
@@ -149,6 +181,10 @@ func (s *Server) handler(id string) sdk.ToolHandler {
 			ctx = withElicitor(ctx, func(ctx context.Context, p *sdk.ElicitParams) (*sdk.ElicitResult, error) {
 				return req.Session.Elicit(ctx, p)
 			})
+		case elicitNone:
+			if s.opts.AskFallback == config.AskFallbackAllow {
+				ctx = withFallbackAllow(ctx, s.log)
+			}
 		}
 		p := newProgress(req.Session, req.Params.GetProgressToken(), s.log)
 		p.attach(ctx)

@@ -34,6 +34,15 @@ type Config struct {
 	// ToolOutput sets the truncation limits applied to every tool's output.
 	ToolOutput ToolOutput `json:"tool_output,omitzero"`
 
+	// Instructions are the file names the read tool looks for, in order of
+	// preference, in the directory of each file it reads and in the
+	// directories above it up to the project root; the first found in a
+	// directory is shown to the model once per session, after the file's
+	// content. Plain names only: "instructions": ["AGENTS.md",
+	// "CONTRIBUTING.md"]. Default ["AGENTS.md", "CLAUDE.md"]; [] turns
+	// this off.
+	Instructions []string `json:"instructions,omitempty"`
+
 	// Tools enables (true) or disables (false) tools by id or wildcard:
 	// "tools": {"webfetch": false, "mcp_*": false}.
 	Tools map[string]bool `json:"tools,omitempty"`
@@ -78,6 +87,10 @@ type Config struct {
 	// downloads: "plugin_limits": {"max_archive_bytes": 209715200}.
 	PluginLimits PluginLimits `json:"plugin_limits,omitzero"`
 
+	// Server configures `toolhost mcp`, toolhost serving its tools to MCP
+	// clients: "server": {"ask_fallback": "allow", "tool_prefix": "th_"}.
+	Server Server `json:"server,omitzero"`
+
 	// origins maps each key path a source set to where it was set last
 	// (Origin); nil for a config no file set anything in.
 	origins map[string]origin
@@ -93,6 +106,43 @@ func (c *Config) Origin(path ...string) (source string, line int, ok bool) {
 	o, ok := c.origins[pathKey(path)]
 	return o.source, o.line, ok
 }
+
+// The values Server.AskFallback accepts.
+const (
+	AskFallbackDeny  = "deny"
+	AskFallbackAllow = "allow"
+)
+
+// Server configures the MCP server (`toolhost mcp`). Flags of the command
+// override it.
+type Server struct {
+	// AskFallback is what a permission rule's "ask" becomes when the MCP
+	// client cannot show the question (it does not support elicitation, as
+	// OpenCode, Qwen Code and the MCP Inspector do not): "deny" (default)
+	// refuses the call with the rule to add; "allow" lets it run, leaving
+	// the approval to the client's own permission prompt. Rules that say
+	// "deny" deny either way, and a client that can elicit is always asked.
+	AskFallback string `json:"ask_fallback,omitempty" jsonschema:"enum=deny,enum=allow"`
+
+	// RequireRead refuses to overwrite or edit an existing file the MCP
+	// session has not read with toolhost's read tool. Default true. Turn it
+	// off for clients whose models read files with the client's own read
+	// tool; a file read through toolhost and changed since is refused
+	// either way.
+	RequireRead *bool `json:"require_read,omitempty"`
+
+	// ToolPrefix is what the client puts before a tool's id to name it
+	// (OpenCode, configured with the server key "toolhost", calls read
+	// "toolhost_read"). Descriptions, hints and errors name tools this way.
+	// Default: chosen from the client's name when toolhost knows the
+	// client and the server key is "toolhost" (OpenCode "toolhost_",
+	// Claude Code "mcp__toolhost__"), else none. Set it when the key
+	// differs: "tool_prefix": "th_".
+	ToolPrefix *string `json:"tool_prefix,omitempty"`
+}
+
+// ReadRequired reports whether RequireRead is on (the default).
+func (s Server) ReadRequired() bool { return s.RequireRead == nil || *s.RequireRead }
 
 // ToolOutput bounds what the model sees of one tool call's output.
 type ToolOutput struct {
@@ -344,6 +394,20 @@ func SandboxCaches(env func(string) string, home string) []string {
 		add(filepath.Join(cargo, "git"))
 	}
 	return out
+}
+
+// DefaultInstructions is Config.Instructions's default: OpenCode's
+// instruction file, then Claude Code's as a fallback.
+func DefaultInstructions() []string { return []string{"AGENTS.md", "CLAUDE.md"} }
+
+// InstructionFiles returns the instruction file names the read tool looks
+// for: Instructions when set (an empty list turns the feature off),
+// DefaultInstructions otherwise. A nil Config has the defaults.
+func (c *Config) InstructionFiles() []string {
+	if c == nil || c.Instructions == nil {
+		return DefaultInstructions()
+	}
+	return c.Instructions
 }
 
 // Lines returns the configured line limit or the default.

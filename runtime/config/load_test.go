@@ -416,6 +416,34 @@ func TestLoadErrors(t *testing.T) {
 			firstLine: 2,
 		},
 		{
+			name:      "an ask fallback other than deny or allow is refused at its line",
+			files:     map[string]string{"toolhost.json": "{\"server\": {\n  \"ask_fallback\": \"yes\"\n}}"},
+			want:      []string{`{dir}/toolhost.json:2: key "server.ask_fallback": must be "deny" or "allow", got "yes"`},
+			firstKey:  "server.ask_fallback",
+			firstLine: 2,
+		},
+		{
+			name:      "an ask fallback spelled in capitals is refused, not guessed",
+			files:     map[string]string{"toolhost.json": `{"server": {"ask_fallback": "ALLOW"}}`},
+			want:      []string{`key "server.ask_fallback": must be "deny" or "allow", got "ALLOW"`},
+			firstKey:  "server.ask_fallback",
+			firstLine: 1,
+		},
+		{
+			name:      "a tool prefix with characters clients drop is refused",
+			files:     map[string]string{"toolhost.json": `{"server": {"tool_prefix": "tool host/"}}`},
+			want:      []string{`key "server.tool_prefix": must be letters, digits, _ and -`},
+			firstKey:  "server.tool_prefix",
+			firstLine: 1,
+		},
+		{
+			name:      "require_read must be a boolean",
+			files:     map[string]string{"toolhost.json": `{"server": {"require_read": "no"}}`},
+			want:      []string{`key "server.require_read": must be true or false, got string`},
+			firstKey:  "server.require_read",
+			firstLine: 1,
+		},
+		{
 			name:      "a negative wasm limit is refused",
 			files:     map[string]string{"toolhost.json": "{\"wasm\": {\"jira\": {\n\"memory_max_mb\": -1}}}"},
 			want:      []string{`{dir}/toolhost.json:2: key "wasm.jira.memory_max_mb": must not be negative, got -1`},
@@ -601,5 +629,49 @@ func BenchmarkLoad(b *testing.B) {
 		if _, err := f.load(nil); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestInstructionFiles(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		file    string // the project's toolhost.json, "" for none
+		want    []string
+		wantErr string
+	}{
+		{name: "no setting looks for AGENTS.md then CLAUDE.md", want: []string{"AGENTS.md", "CLAUDE.md"}},
+		{name: "a list replaces the defaults", file: `{"instructions": ["RULES.md"]}`, want: []string{"RULES.md"}},
+		{name: "an empty list turns instructions off", file: `{"instructions": []}`, want: []string{}},
+		{name: "a path is refused naming the key", file: "{\n  \"instructions\": [\"docs/AGENTS.md\"]\n}", wantErr: `toolhost.json:2: key "instructions": entry 0 ("docs/AGENTS.md") is not a plain file name`},
+		{name: "a parent directory is refused", file: `{"instructions": [".."]}`, wantErr: `entry 0 ("..") is not a plain file name`},
+		{name: "an empty name is refused", file: `{"instructions": ["AGENTS.md", ""]}`, wantErr: `entry 1 ("") is not a plain file name`},
+		{name: "a backslash path is refused", file: `{"instructions": ["a\\b.md"]}`, wantErr: `is not a plain file name`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			if tt.file != "" {
+				writeFile(t, filepath.Join(f.paths().rootDir, "toolhost.json"), tt.file)
+			}
+			got, err := f.load(nil)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := got.Config.InstructionFiles(); !slices.Equal(got, tt.want) || got == nil {
+				t.Fatalf("InstructionFiles = %#v, want %#v", got, tt.want)
+			}
+		})
+	}
+	var none *Config
+	if got := none.InstructionFiles(); !slices.Equal(got, DefaultInstructions()) {
+		t.Errorf("a nil Config's InstructionFiles = %q", got)
 	}
 }

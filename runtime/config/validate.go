@@ -20,6 +20,10 @@ var (
 // the * and ? wildcards permission.Match understands.
 var toolPattern = regexp.MustCompile(`^[A-Za-z0-9_.\-*?]+$`)
 
+// toolPrefix is what Server.ToolPrefix may be: characters MCP clients keep
+// in tool names, at most 64 of them.
+var toolPrefix = regexp.MustCompile(`^[A-Za-z0-9_\-]{1,64}$`)
+
 // validator checks what the types cannot say. It runs on the merged config,
 // so a value set in one file and completed in another (an MCP server's type
 // here, its url there) is judged whole; origins still point each problem at
@@ -35,6 +39,11 @@ func validate(cfg *Config, origins map[string]origin) error {
 	v.nonNegative(cfg.ToolOutput.MaxBytes, "tool_output", "max_bytes")
 	v.nonNegative(cfg.Bash.TimeoutMS, "bash", "timeout_ms")
 	v.toolKeys(cfg.Tools, "tools")
+	for i, name := range cfg.Instructions {
+		if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
+			v.errorf([]string{"instructions"}, "entry %d (%q) is not a plain file name; name files the read tool looks for in each directory: \"instructions\": [\"AGENTS.md\", \"CLAUDE.md\"]", i, name)
+		}
+	}
 	for i, w := range cfg.Sandbox.Writable {
 		if strings.TrimSpace(w) == "" {
 			v.errorf([]string{"sandbox", "writable"}, "entry %d is empty; name a directory: \"writable\": [\"/srv/data\"]", i)
@@ -85,6 +94,15 @@ func validate(cfg *Config, origins map[string]origin) error {
 		if c := cfg.LSP[name].Command; len(c) == 0 || c[0] == "" {
 			v.errorf([]string{"lsp", name, "command"}, `is required: "command": ["gopls"]`)
 		}
+	}
+
+	switch cfg.Server.AskFallback {
+	case "", AskFallbackDeny, AskFallbackAllow:
+	default:
+		v.errorf([]string{"server", "ask_fallback"}, `must be "deny" or "allow", got %q`, cfg.Server.AskFallback)
+	}
+	if p := cfg.Server.ToolPrefix; p != nil && *p != "" && !toolPrefix.MatchString(*p) {
+		v.errorf([]string{"server", "tool_prefix"}, `must be letters, digits, _ and -, as MCP clients name tools, got %q`, *p)
 	}
 
 	for _, name := range slices.Sorted(maps.Keys(cfg.Provider)) {

@@ -10,7 +10,7 @@
 // odd_ids.txt), values shared with the caller, work done on a cancelled
 // context or after Close.
 //
-// It is one file over 500 lines because it is one suite: each check is a
+// sessiontest.go is one file over 500 lines because it is one suite: each check is a
 // short function, and a reader comparing a store against the contract reads
 // them in order.
 //

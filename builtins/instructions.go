@@ -1,0 +1,234 @@
+package builtins
+
+// Instruction files, as OpenCode's read tool loads them: a directory of a
+// project may hold an AGENTS.md (or CLAUDE.md) that says how to work on
+// the files under it. The host gives the model the project root's file at
+// the start; the ones further down only matter once the model looks there,
+// so reading a file brings along those found between it and the root, each
+// once per session, in a <system-reminder> block after the content.
+//
+// "Once per session" is kept in the session store, next to the read
+// stamps, so it holds across calls and processes (`toolhost call --session`)
+// the way the stamps do; claiming a file is one atomic Update, so two
+// parallel reads under one directory do not both bring it. Unlike the
+// stamps, a call without a session claims nothing (claimInstruction).
+//
+// An instruction file is text the model reads without having asked for
+// it, so it is only read when the read rules allow that path outright and
+// it lies, links resolved, inside the project; anything else is skipped.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/toolhost/toolhost/internal/fspath"
+	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/permission"
+)
+
+// instructionNamespace is the session-store namespace of instruction files
+// already given to the model: key = absolute path, value = the file whose
+// read brought it.
+const instructionNamespace = "instructions"
+
+// instructionMaxBytes caps one instruction file in the read output; a
+// longer one is cut with a note saying how to read the rest.
+const instructionMaxBytes = 32 << 10
+
+// instruction is one instruction file given to the model.
+type instruction struct {
+	path    string
+	content string
+}
+
+// instructionsFor returns the instruction files to show with a read of
+// path (absolute): for each directory from path's up to, not including,
+// the project root or the working directory, the first file named in the
+// "instructions" config that exists there, nearest first; minus path
+// itself, files the rules do not let the model read, and files this
+// session was already given. Each one returned is claimed for the session.
+func instructionsFor(ctx context.Context, tc *runtime.Context, path string) ([]instruction, error) {
+	names := tc.Config.InstructionFiles()
+	root := projectDir(tc)
+	if len(names) == 0 || root == "" {
+		return nil, nil
+	}
+	root = filepath.Clean(root)
+	stop := map[string]bool{root: true}
+	if tc.Directory != "" {
+		stop[filepath.Clean(tc.Directory)] = true
+	}
+	realRoot := resolvePath(root)
+	var out []instruction
+	for dir := filepath.Dir(path); !stop[dir] && fspath.Within(root, dir); {
+		if found := findInstruction(dir, names); found != "" && found != path {
+			in, ok, err := loadInstruction(ctx, tc, realRoot, found, path)
+			if err != nil {
+				return out, err
+			}
+			if ok {
+				out = append(out, in)
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return out, nil
+}
+
+// findInstruction returns the first of names that is a regular file (links
+// followed) in dir, or "".
+func findInstruction(dir string, names []string) string {
+	for _, n := range names {
+		p := filepath.Join(dir, n)
+		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() {
+			return p
+		}
+	}
+	return ""
+}
+
+// loadInstruction reads the instruction file p and claims it for the
+// session. ok is false when it is skipped: outside the project once links
+// are resolved, not allowed by the read rules, binary or empty, or
+// already claimed.
+func loadInstruction(ctx context.Context, tc *runtime.Context, realRoot, p, readPath string) (instruction, bool, error) {
+	if !fspath.Within(realRoot, resolvePath(p)) || !instructionAllowed(ctx, tc, p) {
+		return instruction{}, false, nil
+	}
+	content, err := readInstruction(tc, p)
+	if err != nil || strings.TrimSpace(content) == "" {
+		if err != nil && tc.Logger != nil {
+			tc.Logger.Warn("instruction file skipped", "path", p, "err", err)
+		}
+		return instruction{}, false, nil
+	}
+	fresh, err := claimInstruction(ctx, tc, p, readPath)
+	if err != nil || !fresh {
+		return instruction{}, false, err
+	}
+	return instruction{path: p, content: content}, true, nil
+}
+
+// readInstruction reads up to instructionMaxBytes of p, confined to the
+// project like every read, and refuses binary content.
+func readInstruction(tc *runtime.Context, p string) (string, error) {
+	f, err := openChecked(tc, p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, instructionMaxBytes+1))
+	if err != nil {
+		return "", err
+	}
+	if looksBinary(b[:min(len(b), readBinarySample)]) {
+		return "", errors.New("binary content")
+	}
+	s := strings.TrimPrefix(string(b), utf8BOM)
+	if len(b) > instructionMaxBytes {
+		s = strings.ToValidUTF8(s[:instructionMaxBytes], "")
+		s += fmt.Sprintf("\n\n(Cut at %d KB; read %s for the rest.)", instructionMaxBytes>>10, p)
+	}
+	return s, nil
+}
+
+// instructionAllowed reports whether the read rules let the model read p
+// without asking: the agent's rules, the call's and the session's
+// approvals, the last match deciding, as the read tool's own request
+// would be judged. Ask and deny both skip the file. Outside a registry
+// (no Rulebook) only the call's rules are known, and a path none of them
+// matches is allowed.
+func instructionAllowed(ctx context.Context, tc *runtime.Context, p string) bool {
+	var sets []permission.Ruleset
+	if tc.Rulebook != nil {
+		agent, err := tc.Rulebook.AgentRules(tc.Agent)
+		if err != nil {
+			return false
+		}
+		approved, err := tc.Rulebook.Approved(ctx, tc.SessionID)
+		if err != nil {
+			return false
+		}
+		sets = append(sets, agent, approved)
+	}
+	sets = append(sets, tc.Rules)
+	dec, matched := permission.Evaluate(permissionRead, displayPath(tc, p), sets...)
+	if len(matched) == 0 {
+		return tc.Rulebook == nil
+	}
+	return dec.Action == permission.Allow
+}
+
+// claimInstruction records that the session was given p; fresh is false
+// when it already had been. A call without a session (a one-shot `toolhost
+// call`) belongs to no conversation that could remember the file, so it
+// is given it every time and nothing is recorded.
+func claimInstruction(ctx context.Context, tc *runtime.Context, p, by string) (fresh bool, err error) {
+	if tc.SessionID == "" {
+		return true, nil
+	}
+	store, err := sessionStore(tc)
+	if err != nil {
+		return false, fmt.Errorf("record instructions %s: %w", p, err)
+	}
+	err = store.Update(ctx, storeSession(tc), instructionNamespace, p, func(old []byte, exists bool) ([]byte, error) {
+		if exists {
+			return old, nil
+		}
+		fresh = true
+		return []byte(by), nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("record instructions %s: %w", p, err)
+	}
+	return fresh, nil
+}
+
+// claimIfInstruction marks path, just shown whole to the model, as given
+// when it is the instruction file of its directory, so a later read below
+// it does not repeat it.
+func claimIfInstruction(ctx context.Context, tc *runtime.Context, path string) error {
+	root := projectDir(tc)
+	if root == "" || !fspath.Within(filepath.Clean(root), path) {
+		return nil
+	}
+	if findInstruction(filepath.Dir(path), tc.Config.InstructionFiles()) != path {
+		return nil
+	}
+	_, err := claimInstruction(ctx, tc, path, path)
+	return err
+}
+
+// withInstructions appends the instruction files for a read of path to
+// res: a <system-reminder> block after the output, and their paths in
+// metadata "loaded".
+func withInstructions(ctx context.Context, tc *runtime.Context, path string, res runtime.Result) (runtime.Result, error) {
+	ins, err := instructionsFor(ctx, tc, path)
+	if err != nil || len(ins) == 0 {
+		return res, err
+	}
+	var b strings.Builder
+	loaded := make([]string, 0, len(ins))
+	b.WriteString(res.Output)
+	b.WriteString("\n\n<system-reminder>\n")
+	for i, in := range ins {
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		fmt.Fprintf(&b, "Instructions from: %s\n%s", in.path, strings.TrimRight(in.content, "\n"))
+		loaded = append(loaded, in.path)
+	}
+	b.WriteString("\n</system-reminder>")
+	res.Output = b.String()
+	res.Metadata["loaded"] = loaded
+	return res, nil
+}
