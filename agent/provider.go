@@ -44,6 +44,11 @@ type Endpoint struct {
 //     the id sent unchanged (so "openai/gpt-4.1" reaches a router that
 //     expects exactly that).
 //
+// An id with a prefix that names no configured provider ("fm2/x") is an
+// error naming the configured providers — a typo must not silently reach
+// another endpoint — unless OPENAI_BASE_URL is set and the prefix is not
+// close to a provider's name: then it is a router's id, sent unchanged.
+//
 // A provider without base_url falls back to OPENAI_BASE_URL, and one
 // without a key to OPENAI_API_KEY. env reads environment variables.
 func ResolveEndpoint(cfg *config.Config, model string, env func(string) string) (Endpoint, error) {
@@ -67,6 +72,11 @@ func ResolveEndpoint(cfg *config.Config, model string, env func(string) string) 
 			}
 		}
 	}
+	if prefix, rest, ok := strings.Cut(model, "/"); ok && rest != "" && ep.Provider == "" {
+		if err := unknownProvider(cfg, model, prefix, env(EnvBaseURL) != ""); err != nil {
+			return Endpoint{}, err
+		}
+	}
 	if ep.BaseURL == "" {
 		ep.BaseURL = env(EnvBaseURL)
 	}
@@ -74,6 +84,26 @@ func ResolveEndpoint(cfg *config.Config, model string, env func(string) string) 
 		ep.APIKey = env(EnvAPIKey)
 	}
 	return ep, nil
+}
+
+// unknownProvider is the error for a model id whose prefix names no
+// configured provider, or nil when the id is for the router at
+// OPENAI_BASE_URL (routerSet, and the prefix is not a near miss).
+func unknownProvider(cfg *config.Config, model, prefix string, routerSet bool) error {
+	names := slices.Sorted(maps.Keys(cfg.Provider))
+	near := config.Suggest(prefix, names)
+	if routerSet && near == "" {
+		return nil
+	}
+	configured := "no providers are configured"
+	if len(names) > 0 {
+		configured = "configured providers: " + strings.Join(names, ", ")
+	}
+	if near != "" {
+		return fmt.Errorf("model %q: no provider %q (did you mean %q?); %s", model, prefix, near, configured)
+	}
+	return fmt.Errorf("model %q: no provider %q; %s. Add \"provider\": {%q: {\"base_url\": \"…\"}} to toolhost.json, or set %s to a router that takes %q as is",
+		model, prefix, configured, prefix, EnvBaseURL, model)
 }
 
 func fromProvider(name string, p config.Provider, model string, env func(string) string) Endpoint {

@@ -214,7 +214,7 @@ func runApplyPatch(ctx context.Context, p applyPatchParams, tc *runtime.Context)
 	if err := tc.Ask(ctx, permission.Request{
 		Permission: permissionEdit,
 		Patterns:   patterns,
-		Always:     []string{"*"},
+		Always:     alwaysForAll(patterns),
 		Metadata:   map[string]any{"filepath": strings.Join(patterns, ", "), "diff": total.String(), "files": files},
 	}); err != nil {
 		return runtime.Result{}, err

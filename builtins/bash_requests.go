@@ -93,7 +93,7 @@ func (an *bashAnalysis) requests(scope bashScope) []permission.Request {
 		}
 		if p.Write {
 			rel := editPattern(scope, p.Abs)
-			addTo(&edit, rel, "", rel)
+			addTo(&edit, rel, "", permission.Literal(rel))
 		}
 	}
 	for _, c := range an.Commands {

@@ -132,7 +132,7 @@ func editFile(ctx context.Context, tc *runtime.Context, path, target string, edi
 	if err := tc.Ask(ctx, permission.Request{
 		Permission: permissionEdit,
 		Patterns:   []string{rel},
-		Always:     []string{"*"},
+		Always:     alwaysFor(rel, false),
 		Metadata:   map[string]any{"filepath": path, "diff": d.Unified},
 	}); err != nil {
 		return runtime.Result{}, err

@@ -180,8 +180,8 @@ func TestEditAsksTheEditPermissionWithTheDiff(t *testing.T) {
 			req = r
 		}
 	}
-	if len(req.Patterns) != 1 || req.Patterns[0] != "src/main.go" || len(req.Always) != 1 || req.Always[0] != "*" {
-		t.Fatalf("request = %+v, want pattern src/main.go and always *", req)
+	if len(req.Patterns) != 1 || req.Patterns[0] != "src/main.go" || len(req.Always) != 1 || req.Always[0] != "src/main.go" {
+		t.Fatalf("request = %+v, want pattern and always src/main.go", req)
 	}
 	diff, _ := req.Metadata["diff"].(string)
 	for _, want := range []string{"--- src/main.go", "-func main() {}", "+\tprintln(1)"} {

@@ -60,7 +60,7 @@ func runList(ctx context.Context, p listParams, tc *runtime.Context) (runtime.Re
 	if err := tc.Ask(ctx, permission.Request{
 		Permission: "list",
 		Patterns:   []string{root},
-		Always:     []string{"*"},
+		Always:     alwaysFor(root, true),
 		Metadata:   map[string]any{"path": root},
 	}); err != nil {
 		return runtime.Result{}, err

@@ -120,7 +120,7 @@ func runRead(ctx context.Context, p readParams, tc *runtime.Context) (runtime.Re
 	if err := tc.Ask(ctx, permission.Request{
 		Permission: permissionRead,
 		Patterns:   []string{rel},
-		Always:     []string{"*"},
+		Always:     alwaysFor(rel, isDir),
 		Metadata:   map[string]any{"filepath": path},
 	}); err != nil {
 		return runtime.Result{}, err

@@ -76,7 +76,7 @@ func Write() runtime.Tool {
 		if err := tc.Ask(ctx, permission.Request{
 			Permission: permissionEdit,
 			Patterns:   []string{rel},
-			Always:     []string{"*"},
+			Always:     alwaysFor(rel, false),
 			Metadata:   map[string]any{"filepath": path, "diff": d.Unified, "exists": exists},
 		}); err != nil {
 			return runtime.Result{}, err

@@ -193,7 +193,11 @@ func (t *wasmTool) execute(ctx context.Context, args json.RawMessage, tc *runtim
 	if err != nil {
 		return runtime.Result{}, err
 	}
-	return parseResult(out), nil
+	res := parseResult(out)
+	if res.Title == "" {
+		res.Title = defaultTitle(t.id, args)
+	}
+	return res, nil
 }
 
 // parseResult reads execute's output: a JSON object with a string "output"

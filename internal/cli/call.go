@@ -2,10 +2,13 @@ package cli
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -33,7 +36,13 @@ func NewCmdCall(g *Globals, runF func(context.Context, *Globals, *CallOptions) e
 		Short: "Call one tool",
 		Long: `Call one tool with JSON arguments (or "-" to read them from stdin), through
 the same validation, permission, truncation and hook path an agent's calls
-take. Live progress goes to stderr.
+take. Live progress goes to stderr; when stdout and stderr are the same
+terminal, output already shown live is not printed again.
+
+Calls share one session per project (the directory holding .git, else the
+working directory): a file read by one call may be edited by the next, and
+"always" answers, read stamps and todos carry over, as they would within
+one agent session. --session <id> uses another session instead.
 
 When a rule says "ask", a person at a terminal is asked (once, always,
 reject, or reject with a message). Without a terminal the request is refused
@@ -62,7 +71,7 @@ denied or rejected, or the tool is not offered to the agent.`,
 			return runCall(cmd.Context(), g, opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Session, "session", "", "session `id`: approvals, read stamps and todos persist across calls with the same id")
+	cmd.Flags().StringVar(&opts.Session, "session", "", "session `id`: approvals, read stamps and todos persist across calls with the same id (default: one session per project)")
 	cmd.Flags().StringVar(&opts.Agent, "agent", "", "agent `name` whose permissions apply (default build)")
 	cmd.Flags().StringVar(&opts.Model, "model", "", "model `id` the call is made for")
 	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "answer every permission question with once (rules that deny still deny)")
@@ -92,7 +101,7 @@ func runCall(ctx context.Context, g *Globals, opts *CallOptions) error {
 			return permission.Reply{Kind: permission.Once}, nil
 		})
 	case g.Streams.TTY != nil:
-		asker = &ttyAsker{tty: g.Streams.terminal()}
+		asker = &ttyAsker{tty: g.Streams.terminal(), c: palette{g.Streams.TTYColor}}
 	}
 	h, err := g.host(ctx, asker, true)
 	if err != nil {
@@ -107,11 +116,15 @@ func runCall(ctx context.Context, g *Globals, opts *CallOptions) error {
 			return usageError{err}
 		}
 	}
-	progress := &progressPrinter{w: g.Streams.ErrOut}
+	session := opts.Session
+	if session == "" {
+		session = DefaultSession(h.Worktree)
+	}
+	progress := &progressPrinter{w: g.Streams.ErrOut, c: g.Streams.errColors()}
 	res, err := h.Registry.Call(ctx, runtime.Call{
 		Tool:       opts.Tool,
 		Args:       json.RawMessage(raw),
-		SessionID:  opts.Session,
+		SessionID:  session,
 		Agent:      opts.Agent,
 		Model:      opts.Model,
 		OnMetadata: progress.update,
@@ -129,11 +142,40 @@ func runCall(ctx context.Context, g *Globals, opts *CallOptions) error {
 		return enc.Encode(res)
 	}
 	out := res.Output
+	if g.Streams.OutTerminal && g.Streams.ErrTerminal && progress.shown != "" {
+		if out = progress.unshown(out); out == "" {
+			return nil
+		}
+	}
 	if !strings.HasSuffix(out, "\n") {
 		out += "\n"
 	}
 	_, err = io.WriteString(g.Streams.Out, out)
 	return err
+}
+
+// DefaultSession is the session `toolhost call` uses without --session:
+// one per project, named after a hash of its root directory, so calls made
+// one by one from a shell share read stamps and approvals as an agent's
+// calls do, and two projects never share them.
+func DefaultSession(worktree string) string {
+	sum := sha256.Sum256([]byte(filepath.Clean(worktree)))
+	return "cli_" + hex.EncodeToString(sum[:8])
+}
+
+// unshown returns what of the final output a person watching the same
+// terminal has not seen live: the part after the live output when the
+// final output extends it, or all of it when it differs (truncated, or
+// rewritten); "" when all of it was shown and ended its line.
+func (p *progressPrinter) unshown(out string) string {
+	if p.shown == "" || !strings.HasPrefix(out, p.shown) {
+		return out
+	}
+	rest := out[len(p.shown):]
+	if rest == "" && !strings.HasSuffix(p.shown, "\n") {
+		return "\n" // end the line the live output left open
+	}
+	return rest
 }
 
 func shorten(s string) string {
@@ -147,22 +189,25 @@ func shorten(s string) string {
 // and new output as it grows.
 type progressPrinter struct {
 	w         io.Writer
+	c         palette
 	lastTitle string
-	printed   int
+	// shown is the live output as far as it has been written to w.
+	shown string
 }
 
 func (p *progressPrinter) update(title string, meta map[string]any) {
 	if title != "" && title != p.lastTitle {
-		fmt.Fprintf(p.w, "· %s\n", title)
+		fmt.Fprintf(p.w, "%s\n", p.c.dim("· "+title))
 		p.lastTitle = title
 	}
 	if out, ok := meta["output"].(string); ok {
-		if len(out) < p.printed {
-			p.printed = 0
+		if !strings.HasPrefix(out, p.shown) {
+			// The output was replaced, not extended: show it afresh.
+			p.shown = ""
 		}
-		if len(out) > p.printed {
-			io.WriteString(p.w, out[p.printed:])
-			p.printed = len(out)
+		if len(out) > len(p.shown) {
+			io.WriteString(p.w, out[len(p.shown):])
+			p.shown = out
 		}
 		return
 	}

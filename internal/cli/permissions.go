@@ -84,7 +84,8 @@ func runExplain(ctx context.Context, g *Globals, opts *ExplainOptions) error {
 			return err
 		}
 	}
-	_, err = fmt.Fprint(g.Streams.Out, ex.Format())
+	decision, rest, _ := strings.Cut(ex.Format(), "\n")
+	_, err = fmt.Fprintf(g.Streams.Out, "%s\n%s", g.Streams.outColors().decision(decision), rest)
 	return err
 }
 
@@ -103,6 +104,7 @@ func explainBash(ctx context.Context, g *Globals, h *host.Host, rules permission
 	}
 	var all []permission.Explanation
 	var b strings.Builder
+	c := g.Streams.outColors()
 	for _, req := range reqs {
 		var ex []permission.Explanation
 		if opts.Session != "" {
@@ -121,13 +123,13 @@ func explainBash(ctx context.Context, g *Globals, h *host.Host, rules permission
 			if e.Rule.Source == permission.NoRuleSource {
 				rule = permission.NoRuleSource
 			}
-			fmt.Fprintf(&b, "%-5s %s %q%s\n      decided by: %s\n", e.Decision, e.Permission, e.Pattern, mark, rule)
+			fmt.Fprintf(&b, "%s %s %q%s\n      decided by: %s\n", c.decision(fmt.Sprintf("%-5s", e.Decision)), e.Permission, e.Pattern, mark, rule)
 		}
 		all = append(all, ex...)
 	}
 	if len(reqs) == 0 {
 		b.WriteString("(the command line runs nothing that needs permission)\n")
 	}
-	_, err = fmt.Fprintf(g.Streams.Out, "%s\n%s", permission.Strictest(all), b.String())
+	_, err = fmt.Fprintf(g.Streams.Out, "%s\n%s", c.decision(string(permission.Strictest(all))), b.String())
 	return err
 }

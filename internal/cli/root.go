@@ -19,7 +19,7 @@ import (
 	"github.com/toolhost/toolhost/runtime/permission"
 )
 
-// Version is set at build time with -ldflags "-X github.com/toolhost/toolhost/cli.Version=v1.2.3".
+// Version is set at build time with -ldflags "-X github.com/toolhost/toolhost/internal/cli.Version=v1.2.3".
 var Version = ""
 
 // Exit codes.
@@ -42,9 +42,20 @@ type IOStreams struct {
 	// TTY, when non-nil, is where interactive prompts read answers (a
 	// person at a terminal). Nil means no person can be asked.
 	TTY io.ReadWriter
+	// OutTerminal and ErrTerminal say that Out and ErrOut are a person's
+	// terminal. When both are, live progress shown on ErrOut is not
+	// printed again with the final output on Out.
+	OutTerminal, ErrTerminal bool
+	// OutColor, ErrColor and TTYColor turn on colour for Out, ErrOut and
+	// prompts on TTY (colorOn decides them; off by default, so tests and
+	// pipes see plain text).
+	OutColor, ErrColor, TTYColor bool
 
 	term *terminal
 }
+
+func (s *IOStreams) outColors() palette { return palette{s.OutColor} }
+func (s *IOStreams) errColors() palette { return palette{s.ErrColor} }
 
 // terminal returns the shared terminal, or nil without a TTY.
 func (s *IOStreams) terminal() *terminal {
@@ -100,6 +111,11 @@ func (g *Globals) host(ctx context.Context, asker permission.Asker, withQuestion
 	// host does not know; the CLI is where both meet.
 	subagents := agent.New(agent.Options{Registry: h.Registry, Store: h.Store, Env: os.Getenv, Logger: opts.Logger, Directory: h.Directory, Worktree: h.Worktree})
 	h.Registry.Add(runtime.SourceBuiltin, builtins.Task(subagents))
+	// Typos in tool ids and permission keys are visible only now that
+	// every tool is known; they are warnings, since the config is valid.
+	for _, k := range h.UnknownConfigKeys() {
+		fmt.Fprintf(g.Streams.ErrOut, "%s %s\n", g.Streams.errColors().yellow("toolhost: warning:"), k)
+	}
 	return h, nil
 }
 
@@ -116,6 +132,7 @@ permission system, and serves them to a CLI, an agent loop or MCP clients.`,
   toolhost permissions explain bash "git push"`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version: versionString(),
 		PersistentPreRunE: func(*cobra.Command, []string) error {
 			if g.LogFormat != "text" && g.LogFormat != "json" && g.LogFormat != "" {
 				return usageError{fmt.Errorf("--log-format %q: want text or json", g.LogFormat)}
@@ -123,6 +140,7 @@ permission system, and serves them to a CLI, an agent loop or MCP clients.`,
 			return nil
 		},
 	}
+	root.SetVersionTemplate("toolhost {{.Version}}\n")
 	root.PersistentFlags().StringVarP(&g.Dir, "dir", "C", "", "project `directory` (default: the current directory)")
 	root.PersistentFlags().StringVar(&g.LogLevel, "log-level", "warn", "log `level` on stderr: debug, info, warn, error")
 	root.PersistentFlags().StringVar(&g.LogFormat, "log-format", "text", "log `format` on stderr: text, or json (one object a line)")
@@ -180,10 +198,14 @@ func ExitCode(err error) int {
 
 // Main runs the CLI with the process's streams and returns the exit code.
 func Main(args []string) int {
-	g := &Globals{Streams: IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}}
+	g := &Globals{Streams: IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
+		OutTerminal: isTerminal(os.Stdout), ErrTerminal: isTerminal(os.Stderr)}}
+	g.Streams.OutColor = colorOn(g.Streams.OutTerminal, os.Getenv)
+	g.Streams.ErrColor = colorOn(g.Streams.ErrTerminal, os.Getenv)
 	if tty := openTTY(); tty != nil { // not a typed nil in the interface
 		defer tty.Close()
 		g.Streams.TTY = tty
+		g.Streams.TTYColor = colorOn(true, os.Getenv)
 	}
 	root := NewRootCmd(g)
 	root.SetArgs(args)
@@ -191,7 +213,8 @@ func Main(args []string) int {
 	defer stop()
 	err := root.ExecuteContext(ctx)
 	if err != nil {
-		fmt.Fprintln(g.Streams.ErrOut, "toolhost:", err)
+		c := g.Streams.errColors()
+		fmt.Fprintln(g.Streams.ErrOut, c.red(c.bold("toolhost:")), err)
 	}
 	return ExitCode(err)
 }

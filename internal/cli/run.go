@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -113,7 +114,7 @@ func runRun(ctx context.Context, g *Globals, opts *RunOptions) error {
 			return permission.Reply{Kind: permission.Once}, nil
 		})
 	case g.Streams.TTY != nil && !opts.JSON:
-		asker = &ttyAsker{tty: g.Streams.terminal()}
+		asker = &ttyAsker{tty: g.Streams.terminal(), c: palette{g.Streams.TTYColor}}
 	}
 	// The host watches the tool folders: a module added or removed during
 	// a long run takes effect in the registry at once.
@@ -127,6 +128,13 @@ func runRun(ctx context.Context, g *Globals, opts *RunOptions) error {
 	}
 	if _, err := h.Registry.Agent(opts.Agent); err != nil {
 		return usageError{err}
+	}
+	if model := cmp.Or(opts.Model, h.Config.Model); model != "" {
+		// A model whose provider is unknown is a mistake in the command
+		// line or config, found before anything runs.
+		if _, err := agent.ResolveEndpoint(h.Config, model, os.Getenv); err != nil {
+			return usageError{err}
+		}
 	}
 	dir := g.Dir
 	if dir == "" {
@@ -142,7 +150,7 @@ func runRun(ctx context.Context, g *Globals, opts *RunOptions) error {
 		MaxSteps:  opts.MaxSteps,
 		Events:    out.event,
 	})
-	out.done(res)
+	out.done(res, err)
 	if err != nil {
 		return err
 	}
@@ -155,7 +163,8 @@ func runRun(ctx context.Context, g *Globals, opts *RunOptions) error {
 // eventPrinter shows a run's events.
 type eventPrinter interface {
 	event(agent.Event)
-	done(agent.Result)
+	// done ends the run's output; err is the run's failure, if any.
+	done(res agent.Result, err error)
 }
 
 // jsonEvents prints one event per line. Events come from concurrent tool
@@ -171,7 +180,7 @@ func (j *jsonEvents) event(e agent.Event) {
 	_ = j.enc.Encode(e)
 }
 
-func (j *jsonEvents) done(agent.Result) {}
+func (j *jsonEvents) done(agent.Result, error) {}
 
 // textEvents streams the answer of the top-level session to out and
 // reports tool calls (a subagent's indented) on errOut.
@@ -239,11 +248,13 @@ func (p *textEvents) endLine() {
 	}
 }
 
-func (p *textEvents) done(res agent.Result) {
+func (p *textEvents) done(res agent.Result, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.endLine()
-	if res.SessionID == "" {
+	if res.SessionID == "" || err != nil {
+		// A failed run is not offered for continuing: the error says what
+		// to fix, and starting again is the way on.
 		return
 	}
 	note := ""

@@ -61,7 +61,7 @@ func TestTextEventsKeepTheAnswerOnStdoutAndToolsOnStderr(t *testing.T) {
 	} {
 		p.event(e)
 	}
-	p.done(agent.Result{SessionID: "root", Steps: 2, Usage: agent.Usage{Total: 99}, Reason: agent.ReasonStop})
+	p.done(agent.Result{SessionID: "root", Steps: 2, Usage: agent.Usage{Total: 99}, Reason: agent.ReasonStop}, nil)
 	if got, want := out.String(), "Let me look.\nFound it.\n"; got != want {
 		t.Errorf("stdout %q, want %q", got, want)
 	}

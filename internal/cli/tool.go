@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -103,37 +104,80 @@ func runToolNew(_ context.Context, g *Globals, opts *ToolNewOptions) error {
 	return nil
 }
 
-// NewCmdToolBuild builds every tool source.
-func NewCmdToolBuild(g *Globals, runF func(context.Context, *Globals) error) *cobra.Command {
-	return &cobra.Command{
-		Use:     "build",
-		Short:   "Build every source in .toolhost/tools-src into .toolhost/tool/<name>.wasm",
-		Example: "  toolhost tool build",
-		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), g)
-			}
-			return runToolBuild(cmd.Context(), g)
-		},
-	}
+// ToolBuildOptions are the arguments and flags of `toolhost tool build`.
+type ToolBuildOptions struct {
+	Names []string
+	Force bool
 }
 
-func runToolBuild(ctx context.Context, g *Globals) error {
+// NewCmdToolBuild builds the tool sources.
+func NewCmdToolBuild(g *Globals, runF func(context.Context, *Globals, *ToolBuildOptions) error) *cobra.Command {
+	opts := &ToolBuildOptions{}
+	cmd := &cobra.Command{
+		Use:   "build [NAME...]",
+		Short: "Build tool sources in .toolhost/tools-src into .toolhost/tool/<name>.wasm",
+		Long: `Build the named tool sources, or every one, each with its language's own
+toolchain. A tool whose sources, guest SDK and toolchain are unchanged since
+its last build is skipped (--force rebuilds it). On a terminal each step is
+shown as it runs, with its time.
+
+A failed build keeps the module built before: agents keep the old tool, and
+` + "`toolhost tools`" + ` marks it stale with the error until a build succeeds.
+Paths in compiler messages are relative to where you ran the command.`,
+		Example: `  toolhost tool build
+  toolhost tool build hello
+  toolhost tool build --force`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Names = args
+			if runF != nil {
+				return runF(cmd.Context(), g, opts)
+			}
+			return runToolBuild(cmd.Context(), g, opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "rebuild tools that are up to date")
+	return cmd
+}
+
+func runToolBuild(ctx context.Context, g *Globals, opts *ToolBuildOptions) error {
 	cfgDir, err := projectConfigDir(g)
 	if err != nil {
 		return err
 	}
-	results, err := toolbuild.Build(ctx, cfgDir)
-	if embedErr := embedToolLists(ctx, g, results); embedErr != nil {
-		err = errors.Join(err, embedErr)
+	wd, _ := os.Getwd()
+	// Each built module gets its tool list embedded and the compilation
+	// cache the host uses warmed, so listing compiles nothing and the
+	// first call compiles from the cache (plugins.Engine.EmbedToolList).
+	eng := plugins.NewEngine(plugins.EngineOptions{
+		CacheDir: filepath.Join(host.DefaultCacheDir(os.Getenv), "wasm"),
+		Logger:   g.logger(),
+	})
+	defer eng.Close(context.WithoutCancel(ctx))
+	bo := toolbuild.Options{Names: opts.Names, Force: opts.Force, RelativeTo: wd, Prepare: eng.EmbedToolList}
+	ec, oc := g.Streams.errColors(), g.Streams.outColors()
+	if g.Streams.ErrTerminal {
+		bo.Progress = func(e toolbuild.Event) {
+			if e.Done {
+				fmt.Fprintf(g.Streams.ErrOut, "%s\n", ec.dim(fmt.Sprintf("· %s in %s", e.Message, e.Elapsed.Round(100*time.Millisecond))))
+				return
+			}
+			fmt.Fprintf(g.Streams.ErrOut, "%s\n", ec.dim("· "+e.Message+"…"))
+		}
+	}
+	results, err := toolbuild.BuildTools(ctx, cfgDir, bo)
+	var unknown *toolbuild.UnknownToolError
+	if errors.As(err, &unknown) {
+		return usageError{err}
 	}
 	for _, r := range results {
-		if r.Err != nil {
-			fmt.Fprintf(g.Streams.ErrOut, "✗ %s (%s): %v\n", r.Name, r.Lang, r.Err)
-			continue
+		switch {
+		case r.Err != nil:
+			fmt.Fprintf(g.Streams.ErrOut, "%s %s (%s): %v\n", ec.red("✗"), r.Name, r.Lang, r.Err)
+		case r.UpToDate:
+			fmt.Fprintf(g.Streams.Out, "= %s (%s) up to date: %s\n", r.Name, r.Lang, displayPath(wd, r.Output))
+		default:
+			fmt.Fprintf(g.Streams.Out, "%s %s (%s) → %s\n", oc.green("✓"), r.Name, r.Lang, displayPath(wd, r.Output))
 		}
-		fmt.Fprintf(g.Streams.Out, "✓ %s (%s) → %s\n", r.Name, r.Lang, r.Output)
 	}
 	if err == nil && len(results) == 0 {
 		return errors.New("no tool sources in " + filepath.Join(cfgDir, "tools-src") + "; create one with `toolhost tool new <name>`")
@@ -141,30 +185,10 @@ func runToolBuild(ctx context.Context, g *Globals) error {
 	return err
 }
 
-// embedToolLists records each built module's tools in its toolhost.tools
-// section and warms the compilation cache the host will use, so listing
-// the tools compiles nothing and the first call compiles from the cache
-// (plugins.Engine.EmbedToolList). A module that cannot be prepared counts
-// as failed.
-func embedToolLists(ctx context.Context, g *Globals, results []toolbuild.BuildResult) error {
-	eng := plugins.NewEngine(plugins.EngineOptions{
-		CacheDir: filepath.Join(host.DefaultCacheDir(os.Getenv), "wasm"),
-		Logger:   g.logger(),
-	})
-	defer eng.Close(context.WithoutCancel(ctx))
-	var failed []string
-	for i := range results {
-		r := &results[i]
-		if r.Err != nil {
-			continue
-		}
-		if err := eng.EmbedToolList(ctx, r.Output); err != nil {
-			r.Err, r.Output = err, ""
-			failed = append(failed, r.Name)
-		}
+// displayPath is p relative to dir when it is inside it, else p.
+func displayPath(dir, p string) string {
+	if rel, err := filepath.Rel(dir, p); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
 	}
-	if len(failed) > 0 {
-		return fmt.Errorf("build tools: %s failed", strings.Join(failed, ", "))
-	}
-	return nil
+	return p
 }

@@ -4,13 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/toolhost/toolhost/agent"
+	"github.com/toolhost/toolhost/internal/toolbuild"
+	"github.com/toolhost/toolhost/runtime"
 )
 
 // ToolsOptions are the flags of `toolhost tools`.
@@ -82,12 +86,49 @@ func runTools(ctx context.Context, g *Globals, opts *ToolsOptions) error {
 		}
 		return enc.Encode(tools)
 	}
+	stale := staleModules(g)
 	tw := tabwriter.NewWriter(g.Streams.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSOURCE\tDESCRIPTION")
 	for _, t := range tools {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.ID, t.Source, firstLine(t.Description, 90))
+		source := string(t.Source)
+		if _, ok := stale.of(t.ID, t.Source); ok {
+			source += " (stale)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.ID, source, firstLine(t.Description, 90))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, name := range slices.Sorted(maps.Keys(stale)) {
+		fmt.Fprintf(g.Streams.ErrOut, "toolhost: %s is stale: its last build failed, so the module built before is served; fix it and run `toolhost tool build %s`:\n%s\n", name, name, stale[name])
+	}
+	return nil
+}
+
+// stale maps a module name to the error of its last, failed build.
+type stale map[string]string
+
+// staleModules reads the project's stale markers (toolbuild.Stale).
+func staleModules(g *Globals) stale {
+	cfgDir, err := projectConfigDir(g)
+	if err != nil {
+		return nil
+	}
+	return toolbuild.Stale(cfgDir)
+}
+
+// of returns the failed build behind a wasm tool: its module's, for the
+// tool named after the module or a named tool inside it (<module>_<name>).
+func (s stale) of(id string, src runtime.Source) (string, bool) {
+	if src != runtime.SourceWasm {
+		return "", false
+	}
+	for name, msg := range s {
+		if id == name || strings.HasPrefix(id, name+"_") {
+			return msg, true
+		}
+	}
+	return "", false
 }
 
 // firstLine returns the first sentence-ish line of s, at most n runes.

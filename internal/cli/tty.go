@@ -21,20 +21,23 @@ import (
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
 // ttyAsker asks a person at a terminal.
-type ttyAsker struct{ tty *terminal }
+type ttyAsker struct {
+	tty *terminal
+	c   palette
+}
 
 // Ask shows the request and reads once / always / reject / a message.
 func (a *ttyAsker) Ask(ctx context.Context, req permission.Request) (permission.Reply, error) {
 	a.tty.mu.Lock()
 	defer a.tty.mu.Unlock()
-	w := a.tty
-	fmt.Fprintf(w, "\n── permission: %s ──\n", req.Permission)
+	w, c := a.tty, a.c
+	fmt.Fprintf(w, "\n%s\n", c.yellow(c.bold("── permission: "+req.Permission+" ──")))
 	if req.Tool != "" {
 		fmt.Fprintf(w, "tool:     %s\n", req.Tool)
 	}
 	fmt.Fprintf(w, "patterns: %s\n", strings.Join(req.Patterns, ", "))
 	if diff, ok := req.Metadata["diff"].(string); ok && diff != "" {
-		fmt.Fprintf(w, "%s\n", strings.TrimRight(diff, "\n"))
+		fmt.Fprintf(w, "%s\n", c.diff(strings.TrimRight(diff, "\n")))
 	}
 	keys := make([]string, 0, len(req.Metadata))
 	for k := range req.Metadata {
@@ -51,7 +54,7 @@ func (a *ttyAsker) Ask(ctx context.Context, req permission.Request) (permission.
 	if len(req.Always) > 0 {
 		always = " (" + strings.Join(req.Always, ", ") + ")"
 	}
-	fmt.Fprintf(w, "[o]nce  [a]lways%s  [r]eject  or type a message to reject with feedback: ", always)
+	fmt.Fprintf(w, "%s  %s%s  %s  or type a message to reject with feedback: ", c.bold("[o]nce"), c.bold("[a]lways"), always, c.bold("[r]eject"))
 	line, err := a.tty.readLine(ctx)
 	if err != nil {
 		return permission.Reply{}, err

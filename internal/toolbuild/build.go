@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"sync"
 )
@@ -81,55 +80,10 @@ type source struct {
 	sdk  string // the folder holding the guest SDKs, one folder per language
 }
 
-// BuildResult is the outcome of building one tool source.
-type BuildResult struct {
-	Name   string
-	Lang   Lang
-	Output string // the .wasm written, when Err is nil
-	Err    error  // with the compiler's output; a *ToolchainError when it is not installed
-}
-
-// Build builds every tool source in configDir/tools-src into
-// configDir/tool/<name>.wasm, each with its language's toolchain (see
-// BuildSource). One failing source does not stop the others; the error
-// says which failed. Folders that hold no source in a supported language
-// are skipped.
+// Build builds every tool source in configDir/tools-src, as BuildTools
+// with no options: every tool, up-to-date ones skipped, no progress.
 func Build(ctx context.Context, configDir string) ([]BuildResult, error) {
-	src := filepath.Join(configDir, SourcesDir)
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		return nil, fmt.Errorf("build tools: %w (create one with toolhost tool new)", err)
-	}
-	if err := vendorSDK(src); err != nil {
-		return nil, err
-	}
-	outDir := filepath.Join(configDir, "tool")
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return nil, fmt.Errorf("build tools: %w", err)
-	}
-	var results []BuildResult
-	var failed []string
-	for _, e := range entries {
-		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		dir := filepath.Join(src, e.Name())
-		if _, ok := detect(dir); !ok {
-			continue
-		}
-		r := BuildResult{Name: e.Name(), Output: filepath.Join(outDir, e.Name()+".wasm")}
-		r.Lang, r.Err = BuildSource(ctx, dir, filepath.Join(src, sdkDir), r.Output)
-		if r.Err != nil {
-			r.Output = ""
-			failed = append(failed, r.Name)
-		}
-		results = append(results, r)
-	}
-	sort.Slice(results, func(i, j int) bool { return results[i].Name < results[j].Name })
-	if len(failed) > 0 {
-		return results, fmt.Errorf("build tools: %s failed", strings.Join(failed, ", "))
-	}
-	return results, nil
+	return BuildTools(ctx, configDir, Options{})
 }
 
 // BuildSource builds the tool source in dir into the module out and
@@ -176,6 +130,31 @@ func BuildSource(ctx context.Context, dir, sdk, out string) (Lang, error) {
 		return l.lang, err
 	}
 	return l.lang, l.build(ctx, tc, source{name: filepath.Base(absDir), dir: absDir, sdk: absSDK}, absOut)
+}
+
+// compile builds one source with a toolchain already found, writing the
+// module to tmp (a .wasm path on out's file system, outside the watched
+// tool folders), preparing it there (prepare, when set: the CLI embeds the
+// tool list and warms the compilation cache), and renaming it to out only
+// when both succeeded, so a failed build never replaces or truncates the
+// module built before.
+func compile(ctx context.Context, l language, tc *toolchain, dir, sdk, out, tmp string, prepare func(context.Context, string) error) error {
+	_ = os.Remove(tmp)
+	if err := l.build(ctx, tc, source{name: filepath.Base(dir), dir: dir, sdk: sdk}, tmp); err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
+	if prepare != nil {
+		if err := prepare(ctx, tmp); err != nil {
+			_ = os.Remove(tmp)
+			return err
+		}
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("install %s: %w", out, err)
+	}
+	return nil
 }
 
 func exists(p string) bool { _, err := os.Stat(p); return err == nil }

@@ -104,6 +104,9 @@ func New(configDir, name string, lang Lang) (string, error) {
 	if err := vendorSDK(src); err != nil {
 		return "", err
 	}
+	if err := ensureIgnored(configDir); err != nil {
+		return "", err
+	}
 	fsys, root := templateDir(l.lang)
 	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {

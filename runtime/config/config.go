@@ -102,6 +102,21 @@ type Config struct {
 	// Server configures `toolhost mcp`, toolhost serving its tools to MCP
 	// clients: "server": {"ask_fallback": "allow", "tool_prefix": "th_"}.
 	Server Server `json:"server,omitzero"`
+
+	// origins maps each key path a source set to where it was set last
+	// (Origin); nil for a config no file set anything in.
+	origins map[string]origin
+}
+
+// Origin returns where the key path was last set: the file (or
+// environment variable) and its 1-based line, ok false when no source set
+// it. Origin("tools", "webfetch") is the line of "webfetch" inside "tools";
+// Origin("agent", "plan", "tools", "bash") the same inside an agent. Use it
+// to point a problem found after loading — a key naming a tool the host
+// does not have — at the line to fix.
+func (c *Config) Origin(path ...string) (source string, line int, ok bool) {
+	o, ok := c.origins[pathKey(path)]
+	return o.source, o.line, ok
 }
 
 // Store configures the session store.

@@ -96,3 +96,8 @@ func levenshtein(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// Suggest returns the candidate closest to s, or "" when none is close
+// enough to be a likely typo: the "did you mean" of config messages, for
+// checks made after loading (a key naming a tool the host does not have).
+func Suggest(s string, candidates []string) string { return suggest(s, candidates) }

@@ -199,6 +199,9 @@ func build(srcs []*source, o DirOptions) (*Config, error) {
 	if err := validate(cfg, origins); err != nil {
 		return nil, err
 	}
+	if len(origins) > 0 {
+		cfg.origins = origins
+	}
 	return cfg, nil
 }
 

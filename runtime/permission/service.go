@@ -25,8 +25,11 @@ const (
 const ApprovalSource = "session approval"
 
 // noAskerReason is the remedy given when a request needs a person and
-// there is none; %s are the permission and an example pattern.
-const noAskerReason = `no one can answer permission requests here; allow it with a rule such as "permission": {%q: {%q: "allow"}} or pass --yes`
+// there is none; %s are the permission and an example pattern. The model
+// reads it (the agent loop, MCP), so it speaks to the model: the model
+// cannot change a rule or a flag, only tell the user how to; a person
+// running `toolhost call` reads the same remedy.
+const noAskerReason = `no one can answer permission requests here, so it was not run. Do not retry it; tell the user what you wanted to do and that, to allow it, they can add "permission": {%q: {%q: "allow"}} to toolhost.json, or run toolhost where they can answer (at a terminal, or with --yes)`
 
 // Service is the evaluator side of permissions: it decides each request from
 // the caller's rules plus the session's approvals, asks a person through the

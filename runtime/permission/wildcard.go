@@ -104,3 +104,36 @@ func match(pattern, s string) bool {
 	}
 	return true
 }
+
+// Literal returns the narrowest pattern that matches s: s itself, except
+// that the characters Match treats specially cannot be escaped, so each
+// "*" and "?" in s becomes "?" (one character), and a leading "~" or "$"
+// that Match would read as the home directory ("~", "~/…", "$HOME",
+// "$HOME/…") becomes "?" too. The result has no star, so it matches s and
+// otherwise only strings of the same length that differ where s had one of
+// those characters. Use it for the "always" pattern of a request about one
+// file, so that answering "always" for `a*b` does not approve every name
+// starting with "a", nor `~/x` a file in the home directory.
+func Literal(s string) string {
+	_, _, home := homePrefix(s)
+	if !home && !strings.ContainsAny(s, "*?") {
+		return s
+	}
+	b := []byte(s)
+	for i, c := range b {
+		if c == '*' || c == '?' {
+			b[i] = '?'
+		}
+	}
+	if home {
+		b[0] = '?'
+	}
+	return string(b)
+}
+
+// Under returns the narrowest pattern that matches everything below the
+// directory dir: Literal(dir) followed by "/*" (not dir itself, nor a
+// sibling sharing its prefix). For the root "/" it is "/*".
+func Under(dir string) string {
+	return strings.TrimSuffix(Literal(dir), "/") + "/*"
+}

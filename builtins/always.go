@@ -1,0 +1,25 @@
+package builtins
+
+import "github.com/toolhost/toolhost/runtime/permission"
+
+// alwaysFor is what an "always" answer approves for a request about one
+// path: the file itself, or a directory and everything below it. It is the
+// narrowest rule that saves the person from being asked again about the
+// same thing; "*" would approve reading .env because README.md was read.
+// Names with characters the rule syntax treats specially are made literal
+// (permission.Literal), so a file named `*` approves only itself.
+func alwaysFor(rel string, isDir bool) []string {
+	if isDir {
+		return []string{permission.Literal(rel), permission.Under(rel)}
+	}
+	return []string{permission.Literal(rel)}
+}
+
+// alwaysForAll is alwaysFor for the files of one request (apply_patch).
+func alwaysForAll(rels []string) []string {
+	out := make([]string, 0, len(rels))
+	for _, r := range rels {
+		out = append(out, permission.Literal(r))
+	}
+	return out
+}
