@@ -59,9 +59,10 @@
 //     exported-function handle and call stack on every alloc, load, store
 //     and output_set) cost more than the guest's own work, and its log
 //     level is process-wide.
-//   - No file-watching library: the watcher polls size and mtime once a
-//     second, which is dependency-free, works on every OS and network file
-//     system, and is plenty for folders holding a handful of files.
+//   - github.com/fsnotify/fsnotify: file-system events for the watched
+//     tool and plugin folders; every watcher also polls size and mtime
+//     once a second, which covers network file systems and platforms
+//     without events.
 //
 // What it must not import: builtins or any front end (CLI, MCP server,
 // agent loop); they hand its tools to runtime.Registry.

@@ -132,7 +132,7 @@ permission system, and serves them to a CLI, an agent loop or MCP clients.`,
   toolhost permissions explain bash "git push"`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version: versionString(),
+		Version:       versionString(),
 		PersistentPreRunE: func(*cobra.Command, []string) error {
 			if g.LogFormat != "text" && g.LogFormat != "json" && g.LogFormat != "" {
 				return usageError{fmt.Errorf("--log-format %q: want text or json", g.LogFormat)}
