@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-func newProject(t *testing.T) (string, func(string) string) {
+func newProject(t testing.TB) (string, func(string) string) {
 	t.Helper()
 	root := t.TempDir()
 	project := filepath.Join(root, "project")

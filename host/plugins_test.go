@@ -26,7 +26,7 @@ import (
 var guestBuilds sync.Map
 
 // guestModule builds a test guest of plugins/testdata/guests once per run.
-func guestModule(t *testing.T, name string) string {
+func guestModule(t testing.TB, name string) string {
 	t.Helper()
 	type build struct {
 		once sync.Once
@@ -58,7 +58,7 @@ func guestModule(t *testing.T, name string) string {
 	return b.path
 }
 
-func copyInto(t *testing.T, src, dst string) {
+func copyInto(t testing.TB, src, dst string) {
 	t.Helper()
 	b, err := os.ReadFile(src)
 	if err != nil {

@@ -16,6 +16,12 @@ import (
 	"github.com/toolhost/toolhost/runtime"
 )
 
+// watchLimit is how long a test waits for a watched change to take
+// effect before it fails. It is no latency target — a shared CI machine
+// running every package's tests at once can stall a reload for seconds —
+// only the point where "late" becomes "never".
+const watchLimit = 45 * time.Second
+
 // warmCache loads module once through a wasm host using cacheDir, so a
 // later load of the same bytes reads its description and compiled code
 // from the cache: the deadlines below then measure the watch, not the
@@ -81,13 +87,15 @@ func TestAModuleDroppedIntoARunningMCPServersToolFolderComesAndGoes(t *testing.T
 		}
 		return names
 	}
-	// The promise of a watching host: a change is offered within 2 s.
+	// A watching host offers a change (within 2 s, which
+	// BenchmarkPluginFolderReload measures; the limit here only catches a
+	// change that never comes, on a machine that may be busy).
 	waitChanged := func(after string) {
 		t.Helper()
 		select {
 		case <-changed:
-		case <-time.After(2 * time.Second):
-			t.Fatalf("no notifications/tools/list_changed within 2 s after %s", after)
+		case <-time.After(watchLimit):
+			t.Fatalf("no notifications/tools/list_changed within %v after %s", watchLimit, after)
 		}
 	}
 	if slices.Contains(listed(), "echo") {
@@ -208,7 +216,7 @@ func TestWatchedDirectoriesIncludeProjectConfigDirectoriesNotYetCreated(t *testi
 // warmPlugin loads the plugin in dir once through an engine using
 // cacheDir, so the watching host finds its compiled code and what it
 // provides in the cache.
-func warmPlugin(t *testing.T, cacheDir, dir string) {
+func warmPlugin(t testing.TB, cacheDir, dir string) {
 	t.Helper()
 	wh := plugins.NewEngine(plugins.EngineOptions{CacheDir: filepath.Join(cacheDir, "wasm")})
 	defer wh.Close(context.Background())
@@ -292,11 +300,11 @@ func TestAPluginDroppedIntoARunningHostsPluginFolderComesAndGoes(t *testing.T) {
 	if err := os.Rename(staged, filepath.Join(pluginDir, "guard")); err != nil {
 		t.Fatal(err)
 	}
-	// The promise of a watching host: the plugin is in within 2 s. Its
-	// hook's first run then instantiates the module, which on a loaded
-	// machine takes its own time; that is not the watch's.
-	waitFor("the dropped plugin's tool is listed", 2*time.Second, func() bool { return h.Registry.Has("echo") })
-	waitFor("the dropped plugin's hook runs on a built-in call", 30*time.Second, func() bool { return strings.Contains(read(), "[checked by guard]") })
+	// The plugin comes in (within 2 s: BenchmarkPluginFolderReload
+	// measures that; the limits here only catch a change that never
+	// comes). Its hook's first run then instantiates the module.
+	waitFor("the dropped plugin's tool is listed", watchLimit, func() bool { return h.Registry.Has("echo") })
+	waitFor("the dropped plugin's hook runs on a built-in call", watchLimit, func() bool { return strings.Contains(read(), "[checked by guard]") })
 	if src, _ := h.Registry.Source("echo"); src != runtime.SourcePlugin {
 		t.Errorf("echo comes from %q, want the plugin", src)
 	}
@@ -308,7 +316,7 @@ func TestAPluginDroppedIntoARunningHostsPluginFolderComesAndGoes(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(pluginDir, "guard")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor("the removed plugin's tool is gone", 2*time.Second, func() bool { return !h.Registry.Has("echo") })
+	waitFor("the removed plugin's tool is gone", watchLimit, func() bool { return !h.Registry.Has("echo") })
 	if out := read(); strings.Contains(out, "[checked by guard]") {
 		t.Errorf("the removed plugin's hook still runs: %q", out)
 	}
