@@ -48,13 +48,15 @@ func (l listChanged) handle(context.Context, *sdk.ToolListChangedRequest) {
 	}
 }
 
-// wait waits for a notification; the 2 s is the promise of `toolhost mcp`.
+// wait waits for a notification. `toolhost mcp` promises one within 2 s
+// (host's BenchmarkPluginFolderReload measures the reload); the limit
+// here only tells "late" from "never" on a busy CI machine.
 func (l listChanged) wait(t *testing.T, after string) {
 	t.Helper()
 	select {
 	case <-l:
-	case <-time.After(2 * time.Second):
-		t.Fatalf("no notifications/tools/list_changed within 2 s after %s", after)
+	case <-time.After(45 * time.Second):
+		t.Fatalf("no notifications/tools/list_changed within 45 s after %s", after)
 	}
 }
 
