@@ -165,9 +165,13 @@ func (r *Runner) Run(ctx context.Context, req Request) (Result, error) {
 	if sid == "" {
 		sid = runtime.NewID("ses")
 	}
-	emit := req.Events
-	if emit == nil {
-		emit = func(Event) {}
+	user := req.Events
+	if user == nil {
+		user = func(Event) {}
+	}
+	emit := func(e Event) {
+		user(e)
+		r.publish(ctx, e)
 	}
 	ru := &run{Runner: r, req: req, sid: sid, agent: ag, model: model, ep: ep, client: ep.client(r.hc), emit: emit}
 	res, err := ru.turn(ctx)
@@ -195,6 +199,7 @@ func (ru *run) turn(ctx context.Context) (Result, error) {
 		if err := ru.transcripts.put(ctx, ru.sid, keyInfo, tr.Info); err != nil {
 			return Result{}, err
 		}
+		ru.publishCreated(ctx, tr.Info)
 	}
 	if err := ru.closeInterrupted(ctx); err != nil {
 		return Result{}, err
@@ -211,6 +216,7 @@ func (ru *run) turn(ctx context.Context) (Result, error) {
 	if err := ru.transcripts.appendMessage(ctx, ru.sid, tr, user); err != nil {
 		return Result{}, err
 	}
+	ru.publishText(ctx, user)
 
 	maxSteps := ru.req.MaxSteps
 	if maxSteps <= 0 {
@@ -344,6 +350,7 @@ func (ru *run) step(ctx context.Context, step int, last bool) (stepOutcome, erro
 	if err := ru.transcripts.appendMessage(ctx, ru.sid, ru.tr, msg); err != nil {
 		return out, err
 	}
+	ru.publishText(ctx, msg)
 	ru.emit(Event{Type: EventStepFinish, SessionID: ru.sid, Step: step, Reason: out.finish, Usage: &out.usage})
 	if len(out.calls) == 0 {
 		return out, nil

@@ -284,6 +284,8 @@ func (hk *Hooks) Event(ctx context.Context, typ string, props any) {
 	}
 }
 
+var _ runtime.EventHook = (*Hooks)(nil)
+
 // deliver runs event hooks until the plugin is unloaded.
 func (hk *Hooks) deliver() {
 	for {

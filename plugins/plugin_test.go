@@ -180,6 +180,10 @@ func TestPluginHooksChangeArgumentsAndOutputRefuseCallsAndSeeEveryTool(t *testin
 	}
 	sink.waitFor(t, "guard event tool.execute.after echo")
 	sink.waitFor(t, "guard event tool.execute.before shout")
+	// Session events published by a front end (the agent loop) reach the
+	// plugin's event export through the registry too.
+	reg.Publish(context.Background(), runtime.EventSessionIdle, map[string]any{"sessionID": "s1"})
+	sink.waitFor(t, "guard event session.idle")
 }
 
 func TestDescribeCallModulesLoadUnchangedAsTools(t *testing.T) {

@@ -88,15 +88,16 @@ func NewRegistry(opts Options) (*Registry, error) {
 		}
 	}
 	allowSavedOutputs(agents, filepath.Join(opts.DataDir, "tool-output"))
-	return &Registry{
+	r := &Registry{
 		opts:   opts,
 		log:    opts.Logger,
-		perms:  permission.NewService(opts.Store, opts.Asker, opts.Logger),
 		trunc:  &Truncation{MaxLines: opts.Config.ToolOutput.Lines(), MaxBytes: opts.Config.ToolOutput.Bytes(), Dir: filepath.Join(opts.DataDir, "tool-output")},
 		agents: agents,
 		tools:  toolTable{},
 		defs:   map[defKey]*prepared{},
-	}, nil
+	}
+	r.perms = permission.NewService(opts.Store, r.announce(opts.Asker), opts.Logger)
+	return r, nil
 }
 
 // allowSavedOutputs lets every agent read the full outputs the wrapper
