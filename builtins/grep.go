@@ -101,6 +101,7 @@ type grepMatcher struct {
 	needles  []grepNeedle // every match contains one of them; nil when unknown
 	complete bool         // the pattern is exactly needles[0]: a hit is a match
 	run      *grepRun     // without needles: a run of bytes every match holds; nil when none
+	prog     *syntax.Prog // for each worker's lineDFA (grep_dfa.go); nil: the regexp decides
 }
 
 // grepNeedle is a literal to look for; fold means ASCII case-insensitive
@@ -129,6 +130,7 @@ func compileMatcher(pattern string) (*grepMatcher, error) {
 		m.needles, m.complete = []grepNeedle{{s: []byte(prefix)}}, true
 		return m, nil
 	}
+	m.prog = dfaProg(pattern)
 	if parsed, err := syntax.Parse(pattern, syntax.Perl); err == nil {
 		parsed = parsed.Simplify()
 		if m.needles = requiredNeedles(parsed); m.needles == nil {
@@ -294,7 +296,10 @@ func equalFoldASCII(b, lower []byte) bool {
 // lines; lineNo is the number of buf's first line. Line numbers are counted
 // only up to each match, so a file without matches is scanned by the needle
 // search and nothing else.
-func (m *grepMatcher) searchBlock(buf []byte, lineNo int, emit func(lineNo int, line []byte)) {
+//
+// d, the calling worker's DFA for the pattern (nil: none), decides the
+// lines it can; the regexp the others.
+func (m *grepMatcher) searchBlock(buf []byte, lineNo int, d *lineDFA, emit func(lineNo int, line []byte)) {
 	// next[i] is the next position of needle i at or after the last
 	// search, -1 when there is none left; found lazily.
 	var nextBuf [grepMaxNeedles]int
@@ -343,13 +348,24 @@ func (m *grepMatcher) searchBlock(buf []byte, lineNo int, emit func(lineNo int, 
 			}
 		}
 		line := buf[ls:le]
-		if m.complete || m.re.Match(line) {
+		if m.complete || m.matchLine(d, line) {
 			lineNo += bytes.Count(buf[counted:ls], []byte{'\n'})
 			counted = ls
 			emit(lineNo, line)
 		}
 		pos = le + 1
 	}
+}
+
+// matchLine reports whether line holds a match: by the DFA when it can
+// tell, else by the regexp.
+func (m *grepMatcher) matchLine(d *lineDFA, line []byte) bool {
+	if d != nil {
+		if match, ok := d.matchLine(line); ok {
+			return match
+		}
+	}
+	return m.re.Match(line)
 }
 
 // grepLine is one matching line.
@@ -371,6 +387,7 @@ type grepFile struct {
 // its results, merged when the walk ends.
 type grepWorker struct {
 	buf     []byte
+	dfa     *lineDFA // built on the worker's first block
 	files   []grepFile
 	skipped int
 	emit    func(lineNo int, line []byte) // w.emitLine, bound once
@@ -472,7 +489,10 @@ func (w *grepWorker) searchFile(e walkEntry, m *grepMatcher) {
 			}
 			block = data[:k+1]
 		}
-		m.searchBlock(block, lineNo, w.emit)
+		if w.dfa == nil && m.prog != nil {
+			w.dfa = newLineDFA(m.prog)
+		}
+		m.searchBlock(block, lineNo, w.dfa, w.emit)
 		if eof {
 			break
 		}

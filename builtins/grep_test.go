@@ -334,7 +334,7 @@ func TestGrepNeedleSearchAgreesWithTheRegexp(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got []int
-		m.searchBlock([]byte(text), 1, func(n int, _ []byte) { got = append(got, n) })
+		m.searchBlock([]byte(text), 1, newLineDFA(m.prog), func(n int, _ []byte) { got = append(got, n) })
 		var want []int
 		for i, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
 			if m.re.MatchString(line) {
@@ -365,7 +365,7 @@ func TestGrepRunPrefilterLosesNoLine(t *testing.T) {
 				used++
 			}
 			var got []int
-			m.searchBlock(text, 1, func(n int, _ []byte) { got = append(got, n) })
+			m.searchBlock(text, 1, newLineDFA(m.prog), func(n int, _ []byte) { got = append(got, n) })
 			var want []int
 			for i, line := range lines {
 				if m.re.MatchString(line) {
