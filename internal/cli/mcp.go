@@ -165,6 +165,15 @@ func runMCP(ctx context.Context, g *Globals, opts *MCPOptions) error {
 	for _, le := range h.LoadErrors {
 		log.Warn("tool source skipped", "source", le.Source, "file", le.File, "reason", le.Reason)
 	}
+	if metrics != nil {
+		metrics.WatchPools(func() []server.PoolSize {
+			var out []server.PoolSize
+			for _, p := range h.WasmPools() {
+				out = append(out, server.PoolSize{Module: p.Module, Idle: p.Idle, InUse: p.InUse})
+			}
+			return out
+		})
+	}
 	sopts := serverOptions(h.Registry.Config().Server, opts, log)
 	sopts.Relay, sopts.Metrics = h.Store, metrics
 	srv, err := server.New(ctx, h.Registry, sopts)

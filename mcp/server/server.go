@@ -114,6 +114,9 @@ func New(ctx context.Context, reg *runtime.Registry, opts Options) (*Server, err
 	opts.Agent = agent.Name
 	s := &Server{reg: reg, opts: opts, log: opts.Logger}
 	s.parked.init()
+	if opts.Metrics != nil {
+		reg.Permissions().Observe(opts.Metrics.permission)
+	}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "toolhost", Title: "toolhost", Version: opts.Version}, &sdk.ServerOptions{
 		Logger: opts.Logger,
 		// No logging capability: logs go to stderr, not to the client.
