@@ -84,8 +84,9 @@ type Server struct {
 
 	sessions sync.Map // *sdk.ServerSession → toolhost session id
 	parked   parkedCalls
-	relay    *relay   // nil without a shared store (relay.go)
-	list     toolList // the offered tools, kept in step with the registry (refresh.go)
+	relay    *relay     // nil without a shared store (relay.go)
+	drain    drainState // drain.go
+	list     toolList   // the offered tools, kept in step with the registry (refresh.go)
 }
 
 // New lists the registry's tools for the agent and model and returns a
@@ -196,7 +197,7 @@ func (s *Server) handler(id string) sdk.ToolHandler {
 			return s.startParked(ctx, req, call), nil
 		case elicitDirect:
 			ctx = withElicitor(ctx, func(ctx context.Context, p *sdk.ElicitParams) (*sdk.ElicitResult, error) {
-				return req.Session.Elicit(ctx, p)
+				return s.elicitWhileServing(ctx, req.Session.Elicit, p)
 			})
 		case elicitNone:
 			if s.opts.AskFallback == config.AskFallbackAllow {
