@@ -29,10 +29,14 @@ type replica struct {
 	url *url.URL
 }
 
-func startReplica(t *testing.T, p *e2e.Project, storeURL string) *replica {
+// startReplica starts one replica on storeURL; "" means the default bbolt
+// store in the project's data directory.
+func startReplica(t testing.TB, p *e2e.Project, storeURL string) *replica {
 	t.Helper()
 	cmd := p.Command("mcp", "--http", "127.0.0.1:0", "--stateless", "--log-format", "json")
-	cmd.Env = append(cmd.Env, "TOOLHOST_STORE_URL="+storeURL)
+	if storeURL != "" {
+		cmd.Env = append(cmd.Env, "TOOLHOST_STORE_URL="+storeURL)
+	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -65,6 +69,8 @@ type roundRobin struct {
 	next  int
 	calls []int // replica index of each tools/call, in order
 	rs    []*replica
+	// tr carries the proxied requests; nil: http.DefaultTransport.
+	tr http.RoundTripper
 }
 
 func (lb *roundRobin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -78,7 +84,7 @@ func (lb *roundRobin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	target := lb.rs[i].url
 	lb.mu.Unlock()
-	proxy := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(target) }, FlushInterval: -1}
+	proxy := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(target) }, FlushInterval: -1, Transport: lb.tr}
 	proxy.ServeHTTP(w, r)
 }
 
