@@ -109,6 +109,30 @@ func (s *Server) Drain(ctx context.Context) {
 	if len(calls) > 0 {
 		s.log.Info("drain: calls waiting for a permission answer released", "calls", len(calls), "answerable_elsewhere", s.opts.Relay != nil)
 	}
+	s.pruneReleased(ctx)
+}
+
+// pruneReleased deletes released requests whose answer never came (every
+// replica's: they are only ever written by drains, so each drain clears
+// what earlier ones left).
+func (s *Server) pruneReleased(ctx context.Context) {
+	if s.opts.Relay == nil {
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	kvs, err := s.opts.Relay.List(ctx, relaySession, relayReleasedNS)
+	if err != nil {
+		s.log.Debug("drain: released requests not pruned", "err", err)
+		return
+	}
+	now := time.Now()
+	for _, kv := range kvs {
+		var rc releasedCall
+		if json.Unmarshal(kv.Value, &rc) == nil && now.Before(rc.Expires) {
+			continue
+		}
+		_, _ = takeKey(ctx, s.opts.Relay, relayReleasedNS, kv.Key)
+	}
 }
 
 // storeReleased stores the permission request pc waits on, reporting

@@ -186,3 +186,27 @@ func TestADrainEndsADirectElicitationWithARetryMessage(t *testing.T) {
 		t.Errorf("a call asking during the drain = %q", out)
 	}
 }
+
+func TestADrainPrunesReleasedRequestsNobodyAnswered(t *testing.T) {
+	t.Parallel()
+	store := session.NewMemory()
+	ctx := t.Context()
+	stale := `{"request": {"permission": "bash", "patterns": ["make"]}, "expires": "2020-01-01T00:00:00Z"}`
+	if err := session.Put(ctx, store, "toolhost-mcp-parked", "released", "tcall_stale", []byte(stale)); err != nil {
+		t.Fatal(err)
+	}
+	if err := session.Put(ctx, store, "toolhost-mcp-parked", "released", "tcall_garbled", []byte("{")); err != nil {
+		t.Fatal(err)
+	}
+	a, b := newReplica(t, store), newReplica(t, store)
+	asked := callIn(t, newRoundTrip(t, a).cs, "ses_prune", "", nil)
+	a.srv.Drain(ctx)
+	kvs, _ := store.List(ctx, "toolhost-mcp-parked", "released")
+	if len(kvs) != 1 || kvs[0].Key != asked.RequestState {
+		t.Fatalf("released requests after the drain = %v; want only the live one, %s", kvs, asked.RequestState)
+	}
+	// A forged answer to the pruned state finds nothing to record.
+	if res := callIn(t, newRoundTrip(t, b).cs, "ses_prune", "tcall_stale", decision("always")); !strings.Contains(text(res), "no longer waiting") {
+		t.Errorf("an answer to a pruned request = %s", text(res))
+	}
+}
