@@ -27,18 +27,25 @@ const benchWindowEnv = "TOOLHOST_BENCH_WINDOW"
 
 const defaultBenchWindow = 60 * time.Second
 
+// benchSlices is how many turns each setup gets within its window: the
+// setups alternate, so load from outside the benchmark (the machine is
+// shared) falls on both alike.
+const benchSlices = 6
+
 // BenchmarkReplicas drives three `toolhost mcp --http --stateless`
 // replicas on one PostgreSQL database behind a round-robin proxy, and, in
 // the same run as the baseline, one replica on its bbolt file, each with
 // benchSessions concurrent client sessions for the window (issue 16,
-// target 6). Every session is a go-sdk client of its own doing what an
-// agent does, round after round: todowrite then todoread, write a file
-// then read it back, and read a file of the project. Everything is on
-// loopback. Run it with
+// target 6), in benchSlices alternating turns. Every session is a go-sdk
+// client of its own doing what an agent does, round after round:
+// todowrite then todoread, write a file then read it back, and read a
+// file of the project. Everything is on loopback. Run it with
 //
 //	TOOLHOST_BENCH_WINDOW=60s go test ./cmd/toolhost -run '^$' -bench Replicas -benchtime 1x -timeout 30m
 //
-// and read calls/s, p50-ms, p99-ms and errors (which must be 0).
+// and read, per setup (pg3: three replicas on PostgreSQL; bolt1: one on
+// bbolt), calls/s, p50-ms, p99-ms and errors (which must be 0), and
+// pg3/bolt1, the ratio of their throughputs.
 func BenchmarkReplicas(b *testing.B) {
 	window := defaultBenchWindow
 	if v := os.Getenv(benchWindowEnv); v != "" {
@@ -51,35 +58,50 @@ func BenchmarkReplicas(b *testing.B) {
 	setups := []struct {
 		name     string
 		replicas int
-		store    func(b *testing.B) string
+		storeURL string
+		front    string
+		result   loadResult
 	}{
-		{"bbolt-1-replica", 1, func(*testing.B) string { return "" }},
-		{"postgres-3-replicas", 3, func(b *testing.B) string { return pg.Database(b) }},
+		{name: "bolt1", replicas: 1},
+		{name: "pg3", replicas: 3, storeURL: pg.Database(b)},
+	}
+	for i := range setups {
+		s := &setups[i]
+		p := e2e.NewProject(b)
+		p.Write("README.md", strings.Repeat("toolhost serves tools to agents.\n", 200))
+		lb := &roundRobin{tr: loopbackTransport()}
+		for i := range s.replicas {
+			lb.rs = append(lb.rs, startReplica(b, p, s.storeURL))
+			lb.live = append(lb.live, i)
+		}
+		front := httptest.NewServer(lb)
+		b.Cleanup(front.Close)
+		s.front = front.URL + "/"
+	}
+	slice := window / benchSlices
+	for b.Loop() {
+		for i := range setups {
+			setups[i].result = loadResult{}
+		}
+		for range benchSlices {
+			for i := range setups {
+				setups[i].result.add(driveSessions(b, setups[i].front, slice))
+			}
+		}
 	}
 	for _, s := range setups {
-		b.Run(s.name, func(b *testing.B) {
-			p := e2e.NewProject(b)
-			p.Write("README.md", strings.Repeat("toolhost serves tools to agents.\n", 200))
-			storeURL := s.store(b)
-			lb := &roundRobin{tr: loopbackTransport()}
-			for i := range s.replicas {
-				lb.rs = append(lb.rs, startReplica(b, p, storeURL))
-				lb.live = append(lb.live, i)
-			}
-			front := httptest.NewServer(lb)
-			b.Cleanup(front.Close)
-			var r loadResult
-			for b.Loop() {
-				r = driveSessions(b, front.URL+"/", window)
-			}
-			b.ReportMetric(float64(r.calls)/window.Seconds(), "calls/s")
-			b.ReportMetric(r.quantile(0.50), "p50-ms")
-			b.ReportMetric(r.quantile(0.99), "p99-ms")
-			b.ReportMetric(float64(r.errors), "errors")
-			if r.errors > 0 {
-				b.Errorf("%d of %d calls failed; the first: %s", r.errors, r.calls, r.firstErr)
-			}
-		})
+		r := s.result
+		slices.Sort(r.latencies)
+		b.ReportMetric(float64(r.calls)/window.Seconds(), s.name+"-calls/s")
+		b.ReportMetric(r.quantile(0.50), s.name+"-p50-ms")
+		b.ReportMetric(r.quantile(0.99), s.name+"-p99-ms")
+		b.ReportMetric(float64(r.errors), s.name+"-errors")
+		if r.errors > 0 {
+			b.Errorf("%s: %d of %d calls failed; the first: %s", s.name, r.errors, r.calls, r.firstErr)
+		}
+	}
+	if bolt := setups[0].result.calls; bolt > 0 {
+		b.ReportMetric(float64(setups[1].result.calls)/float64(bolt), "pg3/bolt1")
 	}
 }
 
@@ -99,7 +121,17 @@ type loadResult struct {
 	calls     int
 	errors    int
 	firstErr  string
-	latencies []time.Duration // of every call, sorted
+	latencies []time.Duration // of every call; sorted before quantile
+}
+
+// add merges o into r; sort r.latencies before reading quantiles.
+func (r *loadResult) add(o loadResult) {
+	r.calls += o.calls
+	r.errors += o.errors
+	if r.firstErr == "" {
+		r.firstErr = o.firstErr
+	}
+	r.latencies = append(r.latencies, o.latencies...)
 }
 
 func (r loadResult) quantile(q float64) float64 {
@@ -132,16 +164,10 @@ func driveSessions(b *testing.B, endpoint string, window time.Duration) loadResu
 			r := runSession(cs, fmt.Sprintf("bench_%d", i), deadline)
 			mu.Lock()
 			defer mu.Unlock()
-			total.calls += r.calls
-			total.errors += r.errors
-			if total.firstErr == "" {
-				total.firstErr = r.firstErr
-			}
-			total.latencies = append(total.latencies, r.latencies...)
+			total.add(r)
 		})
 	}
 	wg.Wait()
-	slices.Sort(total.latencies)
 	return total
 }
 

@@ -38,8 +38,16 @@ import (
 //     reach another replica. Drain cancels the wait, and the call ends with
 //     errDraining: call again, and the person is asked again.
 //
-// Without a shared store (Options.Relay nil) a released call cannot be
-// answered anywhere, so the client's retry gets the call-expired error.
+// Without a store (Options.Relay nil) a released call cannot be answered
+// anywhere, so the client's retry gets the call-expired error. A released
+// request nobody answers expires with the call it stood for (parkTTL) and
+// is deleted by the next drain of any replica (pruneReleased).
+//
+// Why end the calls rather than hand them over: a call in flight holds
+// goroutines, a wasm instance, perhaps a child process, none of which can
+// move; a tool asks before the act it asks about, so the call made again
+// redoes at most what led up to the question, and the answer is what must
+// not be lost.
 
 // relayReleasedNS holds, by requestState, the permission request of a call
 // released by a draining replica (JSON releasedCall).
