@@ -92,3 +92,13 @@ func watchDirs(dirs []string, worktree, directory string) []string {
 	out = append(out, slices.DeleteFunc(slices.Clone(dirs[first:]), isProject)...)
 	return out
 }
+
+// WasmPools returns the instance pools of the wasm modules (tools and
+// plugins) compiled so far: per module, instances idle and in use. Nil
+// without wasm (Options.NoWasm).
+func (h *Host) WasmPools() []plugins.PoolSize {
+	if h.wasm == nil {
+		return nil
+	}
+	return h.wasm.Pools()
+}

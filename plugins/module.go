@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
@@ -49,7 +50,12 @@ type groupOnce struct {
 	once sync.Once
 	c    *compiled
 	err  error
+	// ready is c once compiled without error, readable without the once
+	// (Pools, while a compile may be running).
+	ready atomic.Pointer[compiled]
 }
+
+func (g *groupOnce) compiled() *compiled { return g.ready.Load() }
 
 // fileInfo is what the watcher compares to notice a change.
 type fileInfo struct {
@@ -225,6 +231,7 @@ func (m *module) inspectWith(ctx context.Context, data []byte, read func(c *comp
 	}
 	g := &groupOnce{c: c}
 	g.once.Do(func() {})
+	g.ready.Store(c)
 	m.mu.Lock()
 	closed := m.closed
 	if !closed {
@@ -274,6 +281,9 @@ func (m *module) group(ctx context.Context, l limits) (*compiled, error) {
 			return
 		}
 		g.c, g.err = m.host.compile(ctx, m.name, data, l)
+		if g.err == nil {
+			g.ready.Store(g.c)
+		}
 	})
 	m.mu.Lock()
 	closed := m.closed

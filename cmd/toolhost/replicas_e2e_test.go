@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -28,10 +29,14 @@ type replica struct {
 	url *url.URL
 }
 
-func startReplica(t *testing.T, p *e2e.Project, storeURL string) *replica {
+// startReplica starts one replica on storeURL; "" means the default bbolt
+// store in the project's data directory.
+func startReplica(t testing.TB, p *e2e.Project, storeURL string) *replica {
 	t.Helper()
 	cmd := p.Command("mcp", "--http", "127.0.0.1:0", "--stateless", "--log-format", "json")
-	cmd.Env = append(cmd.Env, "TOOLHOST_STORE_URL="+storeURL)
+	if storeURL != "" {
+		cmd.Env = append(cmd.Env, "TOOLHOST_STORE_URL="+storeURL)
+	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -64,6 +69,8 @@ type roundRobin struct {
 	next  int
 	calls []int // replica index of each tools/call, in order
 	rs    []*replica
+	// tr carries the proxied requests; nil: http.DefaultTransport.
+	tr http.RoundTripper
 }
 
 func (lb *roundRobin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -77,7 +84,7 @@ func (lb *roundRobin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	target := lb.rs[i].url
 	lb.mu.Unlock()
-	proxy := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(target) }, FlushInterval: -1}
+	proxy := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(target) }, FlushInterval: -1, Transport: lb.tr}
 	proxy.ServeHTTP(w, r)
 }
 
@@ -179,5 +186,70 @@ func TestThreeReplicasBehindARoundRobinProxyShareSessions(t *testing.T) {
 		if res.IsError || !strings.Contains(textOf(res), "ship it") {
 			t.Fatalf("todoread %d after replica %d died = %q", i, victim, textOf(res))
 		}
+	}
+}
+
+func TestADrainedReplicaLeavesItsQuestionAnswerableThroughTheOthers(t *testing.T) {
+	t.Parallel()
+	storeURL := pg.Database(t)
+	p := e2e.NewProject(t)
+	p.Write("toolhost.json", `{"permission": {"bash": {"*": "ask"}}}`)
+	lb := &roundRobin{live: []int{0, 1, 2}}
+	for range 3 {
+		lb.rs = append(lb.rs, startReplica(t, p, storeURL))
+	}
+	front := httptest.NewServer(lb)
+	defer front.Close()
+	client := sdk.NewClient(&sdk.Implementation{Name: "e2e", Version: "v0"}, &sdk.ClientOptions{
+		// Declares the elicitation capability; stateless replicas ask
+		// through input requests, answered by hand below.
+		ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			t.Error("the client was asked by elicitation")
+			return nil, io.EOF
+		},
+		MultiRoundTrip: &sdk.MultiRoundTripOptions{Disabled: true},
+	})
+	cs, err := client.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: front.URL + "/", MaxRetries: -1}, &sdk.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	const sid = "ses_drain"
+	args := map[string]any{"command": "echo drained", "description": "echo"}
+
+	asked := callTool(t, cs, sid, "bash", args, "", nil)
+	if !asked.NeedsInput() {
+		t.Fatalf("bash under an ask rule = %q; want an input request", textOf(asked))
+	}
+	// The replica holding the question is told to stop while the person
+	// thinks; the load balancer takes it out of rotation.
+	holder := lb.lastCalls(1)[0]
+	if err := lb.rs[holder].cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	lb.remove(holder)
+	if err := lb.rs[holder].cmd.Wait(); err != nil {
+		t.Fatalf("replica %d after SIGTERM: %v; want exit status 0", holder, err)
+	}
+
+	res := callTool(t, cs, sid, "bash", args, asked.RequestState,
+		sdk.InputResponseMap{"permission": &sdk.ElicitResult{Action: "accept", Content: map[string]any{"decision": "once"}}})
+	if !res.IsError || !strings.Contains(textOf(res), "recorded for this session") {
+		t.Fatalf("the answer, through replica %d, to the question of drained replica %d = %q; want it recorded and a retry asked for", lb.lastCalls(1)[0], holder, textOf(res))
+	}
+	res = callTool(t, cs, sid, "bash", args, "", nil)
+	if res.NeedsInput() || res.IsError || !strings.Contains(textOf(res), "drained") {
+		t.Fatalf("the call made again = %q (needs input %v); want it run without asking", textOf(res), res.NeedsInput())
+	}
+	// The replica that ran it counts the grant.
+	ran := lb.rs[lb.lastCalls(1)[0]]
+	resp, err := http.Get(ran.url.String() + "metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if want := `toolhost_permission_decisions_total{outcome="allowed_by_grant",permission="bash"} 1`; !strings.Contains(string(body), want) {
+		t.Errorf("/metrics of the replica that ran the call lacks %s", want)
 	}
 }

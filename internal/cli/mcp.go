@@ -70,8 +70,10 @@ or ` + server.TokenEnv + `), which is then required on every request. Requests
 whose Host is not the bound address, or whose Origin is not localhost, are
 refused (DNS rebinding protection). The HTTP server also answers /healthz,
 /readyz (the session store is reachable and the server is not draining) and
-/metrics (Prometheus), and drains on SIGTERM: /readyz turns 503, calls in
-flight get --drain-timeout to finish.
+/metrics (Prometheus), and drains on SIGTERM: /readyz turns 503, calls
+waiting for a permission answer end at once with their question left
+answerable through other replicas, other calls in flight get
+--drain-timeout to finish (docs/deploy.md).
 
 Several replicas behind a load balancer share sessions through a PostgreSQL
 store ("store": {"url": ...} or TOOLHOST_STORE_URL); with --stateless any
@@ -164,6 +166,15 @@ func runMCP(ctx context.Context, g *Globals, opts *MCPOptions) error {
 	defer closeHost(ctx, log, h)
 	for _, le := range h.LoadErrors {
 		log.Warn("tool source skipped", "source", le.Source, "file", le.File, "reason", le.Reason)
+	}
+	if metrics != nil {
+		metrics.WatchPools(func() []server.PoolSize {
+			var out []server.PoolSize
+			for _, p := range h.WasmPools() {
+				out = append(out, server.PoolSize{Module: p.Module, Idle: p.Idle, InUse: p.InUse})
+			}
+			return out
+		})
 	}
 	sopts := serverOptions(h.Registry.Config().Server, opts, log)
 	sopts.Relay, sopts.Metrics = h.Store, metrics

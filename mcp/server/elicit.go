@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sort"
@@ -59,6 +60,10 @@ func (Asker) Ask(ctx context.Context, req permission.Request) (permission.Reply,
 	}
 	res, err := elicit(ctx, permissionForm(req))
 	if err != nil {
+		if errors.Is(err, errDraining) {
+			// Nobody's no: the server is stopping (drain.go).
+			return permission.Reply{}, err
+		}
 		if ctx.Err() != nil {
 			// The call was cancelled or timed out while it waited: a
 			// cancellation, reported as such by the permission service.
@@ -164,6 +169,10 @@ func elicitMode(req *sdk.CallToolRequest) elicitHow {
 	return elicitDirect
 }
 
+// permissionMetaKey is the _meta key of a permission elicitation that
+// carries the whole permission.Request.
+const permissionMetaKey = "toolhost/permission"
+
 // The fields of the permission form.
 const (
 	fieldDecision = "decision"
@@ -210,7 +219,7 @@ func permissionForm(req permission.Request) *sdk.ElicitParams {
 			},
 			"required": []string{fieldDecision},
 		},
-		Meta: sdk.Meta{"toolhost/permission": req},
+		Meta: sdk.Meta{permissionMetaKey: req},
 	}
 }
 

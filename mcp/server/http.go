@@ -96,6 +96,10 @@ func (s *Server) ListenAndServe(ctx context.Context, ln net.Listener, opts HTTPO
 		s.log.Info("draining", "timeout", opts.DrainTimeout)
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), opts.DrainTimeout)
 		defer cancel()
+		// Calls waiting for a person end now, their questions left
+		// answerable through other replicas (drain.go); the rest get
+		// the drain timeout.
+		s.Drain(sctx)
 		err := srv.Shutdown(sctx)
 		if errors.Is(err, context.DeadlineExceeded) {
 			s.log.Warn("requests still in flight after the drain timeout; closing them", "timeout", opts.DrainTimeout)

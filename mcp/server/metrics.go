@@ -23,13 +23,16 @@ import (
 // Outcomes of a call: ok, error (the tool failed), and the permission
 // decisions that end a call — denied (a rule), rejected and corrected (the
 // person), unanswered (no one could be asked). Calls allowed by a rule or
-// an answer count as ok or error, by how the tool then went.
+// an answer count as ok or error, by how the tool then went. Every
+// permission decision, allowing ones included, is counted apart in
+// toolhost_permission_decisions_total (permission.Outcome).
 type Metrics struct {
-	reg      *prometheus.Registry
-	calls    *prometheus.CounterVec
-	duration *prometheus.HistogramVec
-	inFlight prometheus.Gauge
-	store    *prometheus.HistogramVec
+	reg         *prometheus.Registry
+	calls       *prometheus.CounterVec
+	duration    *prometheus.HistogramVec
+	inFlight    prometheus.Gauge
+	store       *prometheus.HistogramVec
+	permissions *prometheus.CounterVec
 }
 
 // NewMetrics returns metrics registered on a registry of their own, with
@@ -52,11 +55,15 @@ func NewMetrics() *Metrics {
 		}),
 		store: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "toolhost_session_store_duration_seconds",
-			Help:    "Session store operations, by operation (get, update, list, delete_session) and outcome (ok, error).",
+			Help:    "Session store operations, by operation (get, update, list, delete_session, notify) and outcome (ok, error).",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10), // 0.1 ms … 26 s
 		}, []string{"op", "outcome"}),
+		permissions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "toolhost_permission_decisions_total",
+			Help: "Permission requests decided, by permission and outcome (allowed_by_rule, allowed_by_approval, allowed_by_grant, allowed_once, allowed_always, denied, rejected, corrected, unanswered, error).",
+		}, []string{"permission", "outcome"}),
 	}
-	m.reg.MustRegister(m.calls, m.duration, m.inFlight, m.store,
+	m.reg.MustRegister(m.calls, m.duration, m.inFlight, m.store, m.permissions,
 		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
 	return m
 }
@@ -93,6 +100,42 @@ func (m *Metrics) begin(reg *runtime.Registry, tool string) func(err error) {
 	}
 }
 
+// permission counts one permission decision; it is the Observer the
+// server gives its registry's permission service.
+func (m *Metrics) permission(perm string, outcome permission.Outcome) {
+	m.permissions.WithLabelValues(perm, string(outcome)).Inc()
+}
+
+// PoolSize is one wasm module's instances: idle in its pool and in use by
+// calls now (plugins.PoolSize, copied by the program that has both).
+type PoolSize struct {
+	Module      string
+	Idle, InUse int
+}
+
+// WatchPools exports the sizes pools reports, read at each scrape, as
+// toolhost_wasm_instances{module, state="idle"|"in_use"}. Call it once.
+func (m *Metrics) WatchPools(pools func() []PoolSize) {
+	m.reg.MustRegister(poolCollector{pools})
+}
+
+var poolDesc = prometheus.NewDesc("toolhost_wasm_instances",
+	"Instances of a wasm module, by module and state: idle (pooled, ready for a call) or in_use (running a call or hook).",
+	[]string{"module", "state"}, nil)
+
+// poolCollector reads the pools when scraped, so the gauges are never
+// stale and nothing is updated on the call path.
+type poolCollector struct{ pools func() []PoolSize }
+
+func (c poolCollector) Describe(ch chan<- *prometheus.Desc) { ch <- poolDesc }
+
+func (c poolCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, p := range c.pools() {
+		ch <- prometheus.MustNewConstMetric(poolDesc, prometheus.GaugeValue, float64(p.Idle), p.Module, "idle")
+		ch <- prometheus.MustNewConstMetric(poolDesc, prometheus.GaugeValue, float64(p.InUse), p.Module, "in_use")
+	}
+}
+
 // Store returns s with every operation timed into the metrics. Its
 // optional abilities stay what they were: the result is a session.Notifier
 // exactly when s is, and a session.Pinger always (one that cannot fail
@@ -113,7 +156,10 @@ type timedNotifier struct {
 
 // Notify implements session.Notifier.
 func (t *timedNotifier) Notify(ctx context.Context, channel, payload string) error {
-	return t.n.Notify(ctx, channel, payload)
+	start := time.Now()
+	err := t.n.Notify(ctx, channel, payload)
+	t.observe("notify", start, err)
+	return err
 }
 
 // Listen implements session.Notifier.

@@ -81,7 +81,7 @@ func TestProbesAnswerWithoutTheTokenAndReadinessFollowsTheStore(t *testing.T) {
 	}
 }
 
-func TestMetricsCountCallsByToolSourceAndOutcomeAndTimeTheStore(t *testing.T) {
+func TestMetricsCountCallsPermissionDecisionsWasmPoolsAndTimeTheStore(t *testing.T) {
 	t.Parallel()
 	m := server.NewMetrics()
 	store := m.Store(session.NewMemory())
@@ -92,6 +92,9 @@ func TestMetricsCountCallsByToolSourceAndOutcomeAndTimeTheStore(t *testing.T) {
 		t.Error("a timed Bolt store claims to notify")
 	}
 	f := newReplica(t, store, server.Options{Metrics: m})
+	m.WatchPools(func() []server.PoolSize {
+		return []server.PoolSize{{Module: "echo", Idle: 2, InUse: 1}}
+	})
 	base, _ := listenAndServe(t, f, server.HTTPOptions{Metrics: m})
 	cs, err := httpClient(t, base+"/", protoLegacy, nil, nil)
 	if err != nil {
@@ -108,9 +111,14 @@ func TestMetricsCountCallsByToolSourceAndOutcomeAndTimeTheStore(t *testing.T) {
 		`toolhost_tool_call_duration_seconds_count{source="runtime",tool="ping"} 1`,
 		`toolhost_session_store_duration_seconds_count{op="update",outcome="ok"}`,
 		`toolhost_tool_calls_in_flight 0`,
+		// Every permission decision, the rules' allows included.
+		`toolhost_permission_decisions_total{outcome="allowed_by_rule",permission="todowrite"} 1`,
+		`toolhost_permission_decisions_total{outcome="denied",permission="guarded"} 1`,
+		`toolhost_wasm_instances{module="echo",state="idle"} 2`,
+		`toolhost_wasm_instances{module="echo",state="in_use"} 1`,
 	} {
 		if !strings.Contains(body, want) {
-			t.Errorf("/metrics lacks %s in\n%s", want, grepLines(body, "toolhost_tool_calls_total"))
+			t.Errorf("/metrics lacks %s in\n%s", want, grepLines(body, "toolhost_"))
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -42,6 +43,17 @@ func (p *parkedCalls) put(c *parkedCall) {
 	p.mu.Lock()
 	p.calls[c.state] = c
 	p.mu.Unlock()
+}
+
+// putServing parks c unless the server drains, reporting whether it did.
+func (p *parkedCalls) putServing(c *parkedCall, draining *atomic.Bool) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if draining.Load() {
+		return false
+	}
+	p.calls[c.state] = c
+	return true
 }
 
 // take removes and returns the call parked under state.
@@ -109,6 +121,12 @@ func (s *Server) startParked(ctx context.Context, req *sdk.CallToolRequest, call
 // resume answers a parked call's question with the client's retry.
 func (s *Server) resume(ctx context.Context, req *sdk.CallToolRequest) *sdk.CallToolResult {
 	pc := s.parked.take(req.Params.RequestState)
+	if pc == nil {
+		// Released by a draining replica (drain.go), this one or another.
+		if res, ok := s.answerReleased(ctx, req); ok {
+			return res
+		}
+	}
 	if pc == nil && s.relay != nil {
 		return s.resumeElsewhere(ctx, req)
 	}
@@ -140,7 +158,10 @@ func (s *Server) serve(ctx context.Context, pc *parkedCall) *sdk.CallToolResult 
 				pc.cancel()
 			}
 		})
-		s.parked.put(pc)
+		if !s.parked.putServing(pc, &s.drain.on) {
+			pc.expiry.Stop()
+			return s.releaseAsked(ctx, pc, q)
+		}
 		return &sdk.CallToolResult{
 			// The go-sdk writes "content" even when it is empty (no
 			// omitempty), so a nil slice goes out as null, which clients

@@ -168,6 +168,12 @@ func (s *Server) resumeElsewhere(ctx context.Context, req *sdk.CallToolRequest) 
 			}
 			return &res
 		}
+		// Released by a draining replica (drain.go): withdraw the
+		// answer nobody will take, and record it instead.
+		if res, ok := s.answerReleased(ctx, req); ok {
+			_, _ = takeKey(context.WithoutCancel(ctx), r.store, relayAnswerNS, state)
+			return res
+		}
 		select {
 		case <-wake:
 		case <-ack.C:

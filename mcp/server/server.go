@@ -84,8 +84,9 @@ type Server struct {
 
 	sessions sync.Map // *sdk.ServerSession → toolhost session id
 	parked   parkedCalls
-	relay    *relay   // nil without a shared store (relay.go)
-	list     toolList // the offered tools, kept in step with the registry (refresh.go)
+	relay    *relay     // nil without a shared store (relay.go)
+	drain    drainState // drain.go
+	list     toolList   // the offered tools, kept in step with the registry (refresh.go)
 }
 
 // New lists the registry's tools for the agent and model and returns a
@@ -114,6 +115,9 @@ func New(ctx context.Context, reg *runtime.Registry, opts Options) (*Server, err
 	opts.Agent = agent.Name
 	s := &Server{reg: reg, opts: opts, log: opts.Logger}
 	s.parked.init()
+	if opts.Metrics != nil {
+		reg.Permissions().Observe(opts.Metrics.permission)
+	}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "toolhost", Title: "toolhost", Version: opts.Version}, &sdk.ServerOptions{
 		Logger: opts.Logger,
 		// No logging capability: logs go to stderr, not to the client.
@@ -193,7 +197,7 @@ func (s *Server) handler(id string) sdk.ToolHandler {
 			return s.startParked(ctx, req, call), nil
 		case elicitDirect:
 			ctx = withElicitor(ctx, func(ctx context.Context, p *sdk.ElicitParams) (*sdk.ElicitResult, error) {
-				return req.Session.Elicit(ctx, p)
+				return s.elicitWhileServing(ctx, req.Session.Elicit, p)
 			})
 		case elicitNone:
 			if s.opts.AskFallback == config.AskFallbackAllow {

@@ -23,7 +23,11 @@
 //
 // Approvals ("always" replies) are kept per session in the session store
 // (namespace StoreNamespace), so separate processes serving one session —
-// the CLI, an MCP server, an agent loop — share them.
+// the CLI, an MCP server, an agent loop — share them. So are one-time
+// grants (grant.go): an answer that arrived after the call asking for it
+// ended (an MCP replica drained meanwhile) allows exactly that request,
+// once, when the call is made again. Every decision is reported to an
+// optional Observer (observe.go), which the MCP server's metrics count.
 //
 // This package imports nothing from toolhost except runtime/session (a leaf
 // package), so the runtime, the wasm host functions and the front ends can

@@ -19,6 +19,8 @@ import (
 const (
 	StoreNamespace   = "permission"
 	StoreKeyApproved = "approved"
+	// StoreKeyGranted holds the session's one-time grants (grant.go).
+	StoreKeyGranted = "granted"
 )
 
 // ApprovalSource is the Source of the rules an "always" reply adds.
@@ -44,6 +46,7 @@ type Service struct {
 	anonymous session.Store
 	asker     Asker
 	log       *slog.Logger
+	observer  observer // observe.go
 
 	mu      sync.Mutex
 	pending map[string]*pending // by request id
@@ -58,6 +61,7 @@ type pending struct {
 	cancel context.CancelFunc // cancels the asker call
 	done   chan struct{}
 	err    error
+	how    Outcome // how an allowed request was allowed
 }
 
 // NewService returns a Service. Approvals are kept in store under the
@@ -116,10 +120,22 @@ func (s *Service) approvals(sessionID string) (session.Store, string) {
 // rule denying the permission outright still applies. Cancelling ctx stops
 // the wait and returns an error wrapping ctx.Err(). req.ID is set to a new
 // time-sortable id when empty.
+//
+// A one-time grant (Grant) for exactly req, in its session, allows it
+// where the rules would ask, and is used up. Each decision is reported to
+// the Observer set with Observe.
 func (s *Service) Ask(ctx context.Context, rules Ruleset, req Request) error {
 	if req.ID == "" {
 		req.ID = s.newID()
 	}
+	how, err := s.decide(ctx, rules, req)
+	s.report(req.Permission, how, err)
+	return err
+}
+
+// decide is Ask without the report: how the request was allowed, or why
+// not.
+func (s *Service) decide(ctx context.Context, rules Ruleset, req Request) (Outcome, error) {
 	// Rules first: a deny is final and an allow cannot change (approvals
 	// only allow), so the session's approvals — a store read — are needed
 	// only for the patterns the rules would ask about.
@@ -132,18 +148,18 @@ func (s *Service) Ask(ctx context.Context, rules Ruleset, req Request) error {
 		switch rule.Action {
 		case Deny:
 			s.log.InfoContext(ctx, "permission denied", "session", req.SessionID, "permission", req.Permission, "pattern", pattern, "rule", rule.String())
-			return &DeniedError{Permission: req.Permission, Pattern: pattern, Rules: matched}
+			return "", &DeniedError{Permission: req.Permission, Pattern: pattern, Rules: matched}
 		case Allow:
 		default: // Ask, and anything unknown: a person decides.
 			undecided = append(undecided, pattern)
 		}
 	}
 	if len(undecided) == 0 {
-		return nil
+		return AllowedByRule, nil
 	}
 	approved, err := s.Approved(ctx, req.SessionID)
 	if err != nil {
-		return err
+		return "", err
 	}
 	askPattern, needAsk := "", false
 	for _, pattern := range undecided {
@@ -154,14 +170,20 @@ func (s *Service) Ask(ctx context.Context, rules Ruleset, req Request) error {
 	}
 	if !needAsk {
 		s.log.DebugContext(ctx, "permission allowed by session approvals", "session", req.SessionID, "permission", req.Permission)
-		return nil
+		return AllowedByApproval, nil
+	}
+	if granted, err := s.useGrant(ctx, req); err != nil {
+		return "", err
+	} else if granted {
+		s.log.InfoContext(ctx, "permission allowed by an answer given before the call was retried", "session", req.SessionID, "permission", req.Permission, "patterns", req.Patterns)
+		return AllowedByGrant, nil
 	}
 	if s.asker == nil {
 		example := askPattern
 		if len(req.Always) > 0 {
 			example = req.Always[0]
 		}
-		return &DeniedError{Permission: req.Permission, Pattern: askPattern, Reason: fmt.Sprintf(noAskerReason, req.Permission, example)}
+		return "", &DeniedError{Permission: req.Permission, Pattern: askPattern, Reason: fmt.Sprintf(noAskerReason, req.Permission, example)}
 	}
 	return s.wait(ctx, rules, req)
 }
@@ -171,14 +193,14 @@ func (s *Service) Ask(ctx context.Context, rules Ruleset, req Request) error {
 // request's reply (or Reply), or ctx's end. The asker runs apart so that a
 // request settled by someone else returns at once even if the asker is slow
 // to notice its cancelled context.
-func (s *Service) wait(ctx context.Context, rules Ruleset, req Request) error {
+func (s *Service) wait(ctx context.Context, rules Ruleset, req Request) (Outcome, error) {
 	askCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	p := &pending{req: req, rules: rules, cancel: cancel, done: make(chan struct{})}
 	s.mu.Lock()
 	if _, dup := s.pending[req.ID]; dup {
 		s.mu.Unlock()
-		return fmt.Errorf("ask permission %s: request id %s is already pending; leave Request.ID empty to have one assigned", req.Permission, req.ID)
+		return "", fmt.Errorf("ask permission %s: request id %s is already pending; leave Request.ID empty to have one assigned", req.Permission, req.ID)
 	}
 	s.pending[req.ID] = p
 	s.mu.Unlock()
@@ -197,7 +219,7 @@ func (s *Service) wait(ctx context.Context, rules Ruleset, req Request) error {
 	select {
 	case <-p.done:
 	case <-ctx.Done():
-		s.settle(p, fmt.Errorf("wait for permission %s: %w", req.Permission, ctx.Err()))
+		s.settle(p, "", fmt.Errorf("wait for permission %s: %w", req.Permission, ctx.Err()))
 	case a := <-answers:
 		var u *UnansweredError
 		switch {
@@ -215,15 +237,15 @@ func (s *Service) wait(ctx context.Context, rules Ruleset, req Request) error {
 				un.Remedy = "add " + SuggestRule(req.Permission, RulePattern(req)) + " to toolhost.json"
 			}
 			s.log.InfoContext(ctx, "permission unanswered", "id", req.ID, "session", req.SessionID, "permission", req.Permission, "why", un.Why)
-			s.settle(p, &un)
+			s.settle(p, "", &un)
 		case a.err != nil:
-			s.settle(p, fmt.Errorf("ask permission %s: %w", req.Permission, a.err))
+			s.settle(p, "", fmt.Errorf("ask permission %s: %w", req.Permission, a.err))
 		default:
 			s.answer(ctx, p, a.reply)
 		}
 	}
 	<-p.done
-	return p.err
+	return p.how, p.err
 }
 
 // Reply answers a pending request from outside its Asker, for front ends
@@ -253,7 +275,7 @@ func (s *Service) answer(ctx context.Context, p *pending, r Reply) {
 	switch r.Kind {
 	case Once:
 		s.log.InfoContext(ctx, "permission granted once", "id", p.req.ID, "session", sid, "permission", p.req.Permission)
-		s.settle(p, nil)
+		s.settle(p, AllowedOnce, nil)
 
 	case Always:
 		if !s.isPending(p) {
@@ -264,19 +286,19 @@ func (s *Service) answer(ctx context.Context, p *pending, r Reply) {
 			// The person said yes; failing the call over bookkeeping would
 			// be worse than asking again next time.
 			s.log.ErrorContext(ctx, "permission approval not saved; granted once", "id", p.req.ID, "session", sid, "err", err)
-			s.settle(p, nil)
+			s.settle(p, AllowedOnce, nil)
 			return
 		}
 		s.log.InfoContext(ctx, "permission granted always", "id", p.req.ID, "session", sid, "permission", p.req.Permission, "patterns", p.req.Always)
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		s.settleLocked(p, nil)
+		s.settleLocked(p, AllowedAlways, nil)
 		for _, o := range s.pending {
 			if o.req.SessionID != sid || !allAllowed(o, approved) {
 				continue
 			}
 			s.log.InfoContext(ctx, "permission granted by an earlier approval", "id", o.req.ID, "session", sid, "permission", o.req.Permission)
-			s.settleLocked(o, nil)
+			s.settleLocked(o, AllowedByApproval, nil)
 		}
 
 	case Reject:
@@ -286,19 +308,19 @@ func (s *Service) answer(ctx context.Context, p *pending, r Reply) {
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if !s.settleLocked(p, err) {
+		if !s.settleLocked(p, "", err) {
 			return
 		}
 		s.log.InfoContext(ctx, "permission rejected", "id", p.req.ID, "session", sid, "permission", p.req.Permission, "corrected", r.Message != "")
 		for _, o := range s.pending {
 			if o.req.SessionID == sid {
 				s.log.InfoContext(ctx, "permission rejected with its session", "id", o.req.ID, "session", sid, "permission", o.req.Permission)
-				s.settleLocked(o, &RejectedError{Permission: o.req.Permission})
+				s.settleLocked(o, "", &RejectedError{Permission: o.req.Permission})
 			}
 		}
 
 	default:
-		s.settle(p, fmt.Errorf("ask permission %s: the asker returned unknown reply %q; it must reply once, always or reject", p.req.Permission, r.Kind))
+		s.settle(p, "", fmt.Errorf("ask permission %s: the asker returned unknown reply %q; it must reply once, always or reject", p.req.Permission, r.Kind))
 	}
 }
 
@@ -349,21 +371,21 @@ func (s *Service) isPending(p *pending) bool {
 	return s.pending[p.req.ID] == p
 }
 
-func (s *Service) settle(p *pending, err error) bool {
+func (s *Service) settle(p *pending, how Outcome, err error) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.settleLocked(p, err)
+	return s.settleLocked(p, how, err)
 }
 
-// settleLocked decides p with err (nil: allowed), removes it from pending,
-// cancels its asker call and wakes its Ask. It reports false when p was
-// already settled, in which case nothing changes.
-func (s *Service) settleLocked(p *pending, err error) bool {
+// settleLocked decides p with err (nil: allowed, in the way how says),
+// removes it from pending, cancels its asker call and wakes its Ask. It
+// reports false when p was already settled, in which case nothing changes.
+func (s *Service) settleLocked(p *pending, how Outcome, err error) bool {
 	if cur, ok := s.pending[p.req.ID]; !ok || cur != p {
 		return false
 	}
 	delete(s.pending, p.req.ID)
-	p.err = err
+	p.err, p.how = err, how
 	close(p.done)
 	p.cancel()
 	return true
