@@ -150,6 +150,11 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 	// The task tool runs subagents through an agent loop, which is a front
 	// end: the front end that has one adds builtins.Task with its runner.
 	reg.Add(runtime.SourceBuiltin, builtins.WebSearch(), builtins.CodeSearch(), builtins.LSP())
+	var pluginsAt plugins.PluginFolders
+	if opts.Watch {
+		// Before the plugins load: what changes while they do is reloaded.
+		pluginsAt = plugins.LookAtPluginFolders(watchDirs(h.Dirs, h.Worktree, opts.Directory))
+	}
 	if !opts.NoWasm {
 		if err := h.addWasm(ctx, opts); err != nil {
 			return nil, err
@@ -158,7 +163,7 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 	}
 	h.addMCP(ctx, opts)
 	if opts.Watch {
-		h.watch(opts.Directory, opts.Logger)
+		h.watch(opts.Directory, opts.Logger, pluginsAt)
 	}
 	return h, nil
 }

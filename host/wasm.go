@@ -41,7 +41,9 @@ func (h *Host) addWasm(ctx context.Context, opts Options) error {
 // Close: added, replaced and removed modules and plugins take effect
 // without a restart, and calls in flight on a replaced module finish on
 // the old one.
-func (h *Host) watch(directory string, log *slog.Logger) {
+//
+// pluginsAt is what the plugin folders held when the host loaded them.
+func (h *Host) watch(directory string, log *slog.Logger, pluginsAt plugins.PluginFolders) {
 	if h.wasm == nil {
 		return
 	}
@@ -52,7 +54,7 @@ func (h *Host) watch(directory string, log *slog.Logger) {
 		})
 	})
 	h.life.goWatch(func(ctx context.Context) {
-		h.wasm.WatchPlugins(ctx, dirs, func() { h.reloadFolderPlugins(ctx, log, dirs) })
+		h.wasm.WatchPlugins(ctx, dirs, pluginsAt, func() { h.reloadFolderPlugins(ctx, log, dirs) })
 	})
 }
 

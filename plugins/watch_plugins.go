@@ -15,15 +15,28 @@ import (
 // every poll walk it all.
 const maxPluginFiles = 10_000
 
+// PluginFolders is what the plugin folders of some config directories
+// held at one moment (each file's size and modification time): the state a
+// host's loaded plugins reflect, which WatchPlugins compares against.
+type PluginFolders struct{ files map[string]fileInfo }
+
+// LookAtPluginFolders records the plugin folders of dirs now. A host calls
+// it before it loads the folders' plugins, and gives the result to
+// WatchPlugins: a change made while it loaded them is then seen.
+func LookAtPluginFolders(dirs []string) PluginFolders {
+	return PluginFolders{files: pluginSnapshot(dirs)}
+}
+
 // WatchPlugins tells a long-running host when the plugin folders (plugin/,
-// plugins/) of the config directories dirs change: a plugin folder or bare
-// module added, removed or replaced, a manifest or module edited. fn runs
-// after the change has settled, on Watch's schedule (file-system events,
-// polling every EngineOptions.PollInterval as a fallback); the host then
-// loads the plugins again (DiscoverBundles, LoadPlugin), swaps their tools
-// and hooks into the registry and unloads the old ones (UnloadPlugin). It
-// returns when ctx is done or the Engine is closed.
-func (h *Engine) WatchPlugins(ctx context.Context, dirs []string, fn func()) {
+// plugins/) of the config directories dirs change from since: a plugin
+// folder or bare module added, removed or replaced, a manifest or module
+// edited. fn runs after the change has settled, on Watch's schedule
+// (file-system events, polling every EngineOptions.PollInterval as a
+// fallback), and at once when the folders already differ from since; the
+// host then loads the plugins again (DiscoverBundles, LoadPlugin), swaps
+// their tools and hooks into the registry and unloads the old ones
+// (UnloadPlugin). It returns when ctx is done or the Engine is closed.
+func (h *Engine) WatchPlugins(ctx context.Context, dirs []string, since PluginFolders, fn func()) {
 	ctx, done, err := h.begin(ctx)
 	if err != nil {
 		return
@@ -35,7 +48,10 @@ func (h *Engine) WatchPlugins(ctx context.Context, dirs []string, fn func()) {
 	}
 	events := newFolderEvents(h, dirs, pluginFolders)
 	defer events.close()
-	last := pluginSnapshot(dirs)
+	last := since.files
+	if last == nil {
+		last = map[string]fileInfo{}
+	}
 	poll := time.NewTicker(interval)
 	defer poll.Stop()
 	settle := time.NewTimer(time.Hour)
@@ -51,6 +67,10 @@ func (h *Engine) WatchPlugins(ctx context.Context, dirs []string, fn func()) {
 			fn()
 		}
 	}
+	// A first look now that the folders are watched: a change made while
+	// the host loaded the plugins, or before this goroutine ran, raised no
+	// event here.
+	look()
 	for {
 		select {
 		case <-ctx.Done():
