@@ -226,4 +226,3 @@ func readFrontMatter(path string, fm any) (string, error) {
 	}
 	return strings.TrimSpace(string(body)), nil
 }
-

@@ -371,7 +371,7 @@ func ReadFile(dir, name string) ([]byte, error) {
 func ContentOf(uri, name string, data []byte) Content {
 	m := mimeOf(name, data)
 	c := Content{URI: uri, MIMEType: m}
-	if isTextual(m) && utf8.Valid(data) {
+	if IsText(m) && utf8.Valid(data) {
 		c.Text, c.IsText = string(data), true
 	} else {
 		c.Blob = data
@@ -399,7 +399,9 @@ func bare(t string) string {
 	return strings.TrimSpace(t)
 }
 
-func isTextual(m string) bool {
+// IsText reports whether a MIME type is text a client can show as such
+// (text/*, JSON, XML, JavaScript, YAML, TOML; "" counts as text).
+func IsText(m string) bool {
 	switch {
 	case m == "", strings.HasPrefix(m, "text/"),
 		m == "application/json", strings.HasSuffix(m, "+json"),

@@ -8,9 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolhost/toolhost/internal/resources"
 	"github.com/toolhost/toolhost/runtime"
 )
 
@@ -37,7 +39,7 @@ func attachmentContent(a runtime.Attachment) sdk.Content {
 		uri = "attachment:" + attachmentName(a)
 	}
 	rc := &sdk.ResourceContents{URI: uri, MIMEType: mimeType}
-	if strings.HasPrefix(mimeType, "text/") {
+	if resources.IsText(mimeType) && mimeType != "" && utf8.Valid(data) {
 		rc.Text = string(data)
 	} else {
 		rc.Blob = data
