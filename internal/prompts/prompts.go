@@ -131,6 +131,7 @@ func skills(root string) ([]Prompt, []error) {
 
 var (
 	positionalRe = regexp.MustCompile(`\$(ARGUMENTS|[1-9])`)
+	argNameRe    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
 	namedRe      = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]{0,63})\}`)
 )
 
@@ -178,7 +179,7 @@ func commands(root string) ([]Prompt, []error) {
 func checkArguments(p Prompt) error {
 	var names []string
 	for _, a := range p.Arguments {
-		if !regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`).MatchString(a.Name) {
+		if !argNameRe.MatchString(a.Name) {
 			return fmt.Errorf("argument name %q: use letters, digits and _ (at most 64), not starting with a digit", a.Name)
 		}
 		if slices.Contains(names, a.Name) {
