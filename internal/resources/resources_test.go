@@ -34,11 +34,11 @@ func TestPathsBecomeURIsAndTemplates(t *testing.T) {
 		{"docs/my file.md", "docs://my%20file.md", nil},
 		{"test/template/{id}/data", "test://template/{id}/data", []string{"id"}},
 		{"db/{table}/{row}.json", "db://{table}/{row}.json", []string{"table", "row"}},
-		{"db/{a}/{a}", "", nil},           // a variable twice
-		{"db/{a b}/x", "", nil},           // not a variable name
-		{"db/{unclosed/x", "", nil},       // a stray brace
-		{"db/x y/{id}", "", nil},          // a template segment that would need escaping
-		{"db/{id}}/x", "", nil},           // a stray closing brace
+		{"db/{a}/{a}", "", nil},     // a variable twice
+		{"db/{a b}/x", "", nil},     // not a variable name
+		{"db/{unclosed/x", "", nil}, // a stray brace
+		{"db/x y/{id}", "", nil},    // a template segment that would need escaping
+		{"db/{id}}/x", "", nil},     // a stray closing brace
 		{"db/pre{id}post/x", "db://pre{id}post/x", []string{"id"}},
 	}
 	for _, tt := range tests {
