@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,7 +58,16 @@ func clientTools() []runtime.Tool {
 		}
 		return runtime.Result{Output: b.String() + "THE END"}, nil
 	})
-	return []runtime.Tool{talk, media, big}
+	type reportParams struct {
+		Values []float64 `json:"values"`
+	}
+	report := runtime.Define("report", "Reports the given progress values of 100.", func(ctx context.Context, p reportParams, tc *runtime.Context) (runtime.Result, error) {
+		for _, v := range p.Values {
+			tc.Metadata("working", map[string]any{"progress": v, "total": 100.0})
+		}
+		return runtime.Result{Output: "done"}, nil
+	})
+	return []runtime.Tool{talk, media, big, report}
 }
 
 type projectFixture struct {
@@ -429,5 +439,46 @@ func TestSubscribersHearOfChangesUntilTheyUnsubscribe(t *testing.T) {
 	}
 	if err := cs.Unsubscribe(ctx, &sdk.UnsubscribeParams{URI: "watch://me"}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestReportedProgressNumbersAreSentAsTheToolSaysWhileTheyGoUp: MCP wants
+// progress to increase, so a value that does not is sent as one step on.
+func TestReportedProgressNumbersAreSentAsTheToolSaysWhileTheyGoUp(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		values []float64
+		want   string
+	}{
+		{"increasing values are sent as they are, with the total", []float64{0, 50, 100}, "0/100 50/100 100/100"},
+		{"a value that goes back counts one step", []float64{40, 10, 60}, "40/100 41/0 60/100"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newProjectFixture(t)
+			got := make(chan string, 10)
+			cs := f.connect(t, &sdk.ClientOptions{ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) {
+				got <- fmt.Sprintf("%g/%g", r.Params.Progress, r.Params.Total)
+			}})
+			params := &sdk.CallToolParams{Name: "report", Arguments: map[string]any{"values": tt.values}}
+			params.SetProgressToken("p1")
+			if _, err := cs.CallTool(context.Background(), params); err != nil {
+				t.Fatal(err)
+			}
+			var seen []string
+			for range tt.values {
+				select {
+				case s := <-got:
+					seen = append(seen, s)
+				case <-time.After(wait):
+					t.Fatalf("got %v, want %s", seen, tt.want)
+				}
+			}
+			if strings.Join(seen, " ") != tt.want {
+				t.Errorf("progress %v, want %s", seen, tt.want)
+			}
+		})
 	}
 }
