@@ -16,6 +16,7 @@ import (
 	"github.com/toolhost/toolhost/internal/prompts"
 	"github.com/toolhost/toolhost/internal/resources"
 	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/permission"
 )
 
 // project serves what a project offers besides tools: its skills and
@@ -36,6 +37,9 @@ type project struct {
 	root    string   // project root, for @path in commands; "" none
 	folder  *resources.Folder
 	outputs *resources.Outputs
+	// rules are the served agent's; a skill they deny (permission
+	// skillPermission, pattern the skill's name) is not a prompt either.
+	rules permission.Ruleset
 
 	mu        sync.Mutex
 	prompts   map[string]prompts.Prompt
@@ -60,9 +64,13 @@ const ResourcesFolder = "resources"
 // changes.
 const defaultPollInterval = time.Second
 
-func newProject(s *sdk.Server, opts Options) *project {
+// skillPermission is the permission the skill tool asks, with the skill's
+// name as pattern (builtins/skill.go).
+const skillPermission = "skill"
+
+func newProject(s *sdk.Server, opts Options, rules permission.Ruleset) *project {
 	p := &project{
-		sdk: s, log: opts.Logger, dirs: opts.ConfigDirs, root: opts.Project,
+		sdk: s, log: opts.Logger, dirs: opts.ConfigDirs, root: opts.Project, rules: rules,
 		outputs:   resources.NewOutputs(opts.OutputDir),
 		prompts:   map[string]prompts.Prompt{},
 		resources: map[string]bool{},
@@ -117,6 +125,11 @@ func (p *project) syncPrompts() {
 	defer p.mu.Unlock()
 	now := map[string]prompts.Prompt{}
 	for _, pr := range found {
+		if pr.Kind == prompts.KindSkill {
+			if rule, _ := permission.Evaluate(skillPermission, pr.Name, p.rules); rule.Action == permission.Deny {
+				continue
+			}
+		}
 		now[pr.Name] = pr
 	}
 	var gone []string

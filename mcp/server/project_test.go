@@ -77,6 +77,13 @@ type projectFixture struct {
 
 func newProjectFixture(t *testing.T) *projectFixture {
 	t.Helper()
+	return newProjectFixtureWith(t, "")
+}
+
+// newProjectFixtureWith serves the project under the given permission
+// rules (JSON; "" for none).
+func newProjectFixtureWith(t *testing.T, permissionJSON string) *projectFixture {
+	t.Helper()
 	root := t.TempDir()
 	cfgDir := filepath.Join(root, ".toolhost")
 	files := map[string]string{
@@ -106,6 +113,11 @@ func newProjectFixture(t *testing.T) *projectFixture {
 		t.Fatal(err)
 	}
 	cfg := &config.Config{ToolOutput: config.ToolOutput{MaxLines: 10}}
+	if permissionJSON != "" {
+		if err := json.Unmarshal([]byte(`{"permission": `+permissionJSON+`}`), cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
 	store, err := session.Open(filepath.Join(t.TempDir(), "sessions.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -318,6 +330,12 @@ func TestSkillsAndCommandsArePrompts(t *testing.T) {
 				t.Errorf("messages = %v, want %s", types, tt.wantTypes)
 			}
 		})
+	}
+
+	// A skill the agent may not load is no prompt either.
+	denied := newProjectFixtureWith(t, `{"skill": {"pdf": "deny"}}`).connect(t, nil)
+	if _, err := denied.GetPrompt(ctx, &sdk.GetPromptParams{Name: "pdf"}); err == nil {
+		t.Error("a denied skill was served as a prompt")
 	}
 
 	// A command added while the server runs is offered at once.

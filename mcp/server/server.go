@@ -148,7 +148,7 @@ func New(ctx context.Context, reg *runtime.Registry, opts Options) (*Server, err
 		UnsubscribeHandler: func(ctx context.Context, r *sdk.UnsubscribeRequest) error { return proj.unsubscribe(ctx, r) },
 		Instructions:       "Tools of the toolhost " + opts.Agent + " agent. Calls that need a person's approval are asked through elicitation when the client supports it; otherwise the configured permission rules decide.",
 	})
-	proj = newProject(s.sdk, opts)
+	proj = newProject(s.sdk, opts, agent.Rules)
 	s.proj = proj
 	s.sdk.AddReceivingMiddleware(s.nameToolsInLists, proj.syncing)
 	// Follow first, so a change made while the first list is built is
