@@ -36,6 +36,9 @@ type Call struct {
 	// Sampling grants the sample host function (config "sampling": true);
 	// false refuses it.
 	Sampling bool
+	// ConfigKey is where the tool's grants are configured ("wasm.jira"),
+	// named in refusals; "" means "wasm.<Tool>".
+	ConfigKey string
 	// Pause, when set, is called before the host blocks on a person (ask);
 	// the function it returns is called when the answer is in. The plugin
 	// host uses it to stop the guest's timeout clock while it waits.

@@ -45,7 +45,7 @@ func sample(ctx context.Context, stack []uint64) {
 		fail(c, NameSample, errors.New("sample is only available while executing a call, not in description or schema"))
 	}
 	if !c.Sampling {
-		key := c.HTTP.ConfigKey
+		key := c.ConfigKey
 		if key == "" {
 			key = "wasm." + c.Tool
 		}
