@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -45,6 +46,7 @@ type project struct {
 	prompts   map[string]prompts.Prompt
 	resources map[string]bool // registered URIs (and URI templates, under "t:")
 	watched   map[string]*watch
+	subs      map[*sdk.ServerSession]map[string]bool // each session's subscriptions
 
 	stop chan struct{}
 	once sync.Once
@@ -75,6 +77,7 @@ func newProject(s *sdk.Server, opts Options, rules permission.Ruleset) *project 
 		prompts:   map[string]prompts.Prompt{},
 		resources: map[string]bool{},
 		watched:   map[string]*watch{},
+		subs:      map[*sdk.ServerSession]map[string]bool{},
 		stop:      make(chan struct{}),
 	}
 	if opts.Project != "" {
@@ -358,17 +361,39 @@ func (p *project) complete(_ context.Context, req *sdk.CompleteRequest) (*sdk.Co
 
 // subscribe watches a served resource for changes; resources/updated is
 // sent to its subscribers when its file changes.
+// A session's subscriptions end with it.
 func (p *project) subscribe(_ context.Context, req *sdk.SubscribeRequest) error {
-	stamp, err := p.stamp(req.Params.URI)
+	uri := req.Params.URI
+	stamp, err := p.stamp(uri)
 	if err != nil {
-		return fmt.Errorf("subscribe to %s: %w", req.Params.URI, err)
+		return fmt.Errorf("subscribe to %s: %w", uri, err)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	w := p.watched[req.Params.URI]
+	mine := p.subs[req.Session]
+	if mine == nil {
+		mine = map[string]bool{}
+		p.subs[req.Session] = mine
+		if ss := req.Session; ss != nil {
+			go func() {
+				_ = ss.Wait()
+				p.mu.Lock()
+				defer p.mu.Unlock()
+				for uri := range p.subs[ss] {
+					p.unwatch(uri)
+				}
+				delete(p.subs, ss)
+			}()
+		}
+	}
+	if mine[uri] {
+		return nil // already subscribed
+	}
+	mine[uri] = true
+	w := p.watched[uri]
 	if w == nil {
 		w = &watch{stamp: stamp}
-		p.watched[req.Params.URI] = w
+		p.watched[uri] = w
 	}
 	w.n++
 	return nil
@@ -377,12 +402,32 @@ func (p *project) subscribe(_ context.Context, req *sdk.SubscribeRequest) error 
 func (p *project) unsubscribe(_ context.Context, req *sdk.UnsubscribeRequest) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if w := p.watched[req.Params.URI]; w != nil {
-		if w.n--; w.n <= 0 {
-			delete(p.watched, req.Params.URI)
-		}
+	if mine := p.subs[req.Session]; mine[req.Params.URI] {
+		delete(mine, req.Params.URI)
+		p.unwatch(req.Params.URI)
 	}
 	return nil
+}
+
+// unwatch drops one subscription of uri; p.mu is held.
+func (p *project) unwatch(uri string) {
+	if w := p.watched[uri]; w != nil {
+		if w.n--; w.n <= 0 {
+			delete(p.watched, uri)
+		}
+	}
+}
+
+// watchedURIs lists the URIs being watched, for tests.
+func (p *project) watchedURIs() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]string, 0, len(p.watched))
+	for uri := range p.watched {
+		out = append(out, uri)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // poll checks the subscribed resources every interval and tells their

@@ -455,8 +455,28 @@ func TestSubscribersHearOfChangesUntilTheyUnsubscribe(t *testing.T) {
 	case <-time.After(wait):
 		t.Fatal("no update after the file changed")
 	}
+	if got := f.srv.WatchedURIs(); strings.Join(got, " ") != "watch://me" {
+		t.Errorf("watched %v", got)
+	}
 	if err := cs.Unsubscribe(ctx, &sdk.UnsubscribeParams{URI: "watch://me"}); err != nil {
 		t.Fatal(err)
+	}
+	if got := f.srv.WatchedURIs(); len(got) != 0 {
+		t.Errorf("still watched after unsubscribing: %v", got)
+	}
+
+	// A session that goes away without unsubscribing stops the watch.
+	other := f.connect(t, nil)
+	if err := other.Subscribe(ctx, &sdk.SubscribeParams{URI: "watch://me"}); err != nil {
+		t.Fatal(err)
+	}
+	other.Close()
+	deadline := time.Now().Add(wait)
+	for len(f.srv.WatchedURIs()) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("still watched after the session closed: %v", f.srv.WatchedURIs())
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
