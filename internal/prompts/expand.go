@@ -13,8 +13,12 @@ import (
 // MaxArgument caps one argument's value.
 const MaxArgument = 64 << 10
 
-// MaxEmbeds caps the references one prompt embeds.
-const MaxEmbeds = 16
+// MaxEmbeds caps the references one prompt embeds, and MaxEmbedBytes
+// their total size.
+const (
+	MaxEmbeds     = 16
+	MaxEmbedBytes = resources.MaxRead
+)
 
 // Resolver reads what @references name.
 type Resolver interface {
@@ -67,6 +71,7 @@ func Expand(p Prompt, args map[string]string, r Resolver) (Expanded, error) {
 	}
 	sub := substituter(p, args)
 	var out Expanded
+	total := 0
 	for _, m := range refRe.FindAllStringSubmatch(p.Template, -1) {
 		if len(out.Embeds) >= MaxEmbeds {
 			break
@@ -89,6 +94,9 @@ func Expand(p Prompt, args map[string]string, r Resolver) (Expanded, error) {
 				return Expanded{}, fmt.Errorf("%w: %q: %w", ErrBadReference, filled, err)
 			}
 			continue // the author's @word names nothing here: it stays text
+		}
+		if total += len(c.Text) + len(c.Blob); total > MaxEmbedBytes {
+			return Expanded{}, fmt.Errorf("prompt %s embeds more than %d bytes; reference fewer or smaller files", p.Name, MaxEmbedBytes)
 		}
 		out.Embeds = append(out.Embeds, c)
 	}
