@@ -63,6 +63,8 @@ func (fakeResolver) File(path string) (resources.Content, error) {
 	switch path {
 	case "img/a.png":
 		return resources.Content{URI: "file:///p/img/a.png", MIMEType: "image/png", Blob: []byte{1}}, nil
+	case "big.bin":
+		return resources.Content{URI: "file:///p/big.bin", MIMEType: "application/octet-stream", Blob: make([]byte, MaxEmbedBytes/2+1)}, nil
 	case "notes.md":
 		return resources.Content{URI: "file:///p/notes.md", MIMEType: "text/markdown", Text: "notes", IsText: true}, nil
 	}
@@ -126,6 +128,18 @@ func TestExpandFillsArgumentsAndEmbedsReferences(t *testing.T) {
 				t.Errorf("embeds = %v, want %v", uris, tt.wantEmbeds)
 			}
 		})
+	}
+}
+
+func TestAPromptEmbedsAtMostMaxEmbedBytes(t *testing.T) {
+	t.Parallel()
+	one := Prompt{Name: "one", Kind: KindCommand, Template: "@big.bin"}
+	if _, err := Expand(one, nil, fakeResolver{}); err != nil {
+		t.Fatalf("one big file: %v", err)
+	}
+	two := Prompt{Name: "two", Kind: KindCommand, Template: "@big.bin @big.bin"}
+	if _, err := Expand(two, nil, fakeResolver{}); err == nil || !strings.Contains(err.Error(), "embeds more than") {
+		t.Fatalf("two big files: %v", err)
 	}
 }
 
