@@ -204,6 +204,7 @@ func batchOne(ctx context.Context, tc *runtime.Context, i int, c batchCall) batc
 		Extra:     tc.Extra,
 		Rules:     tc.Rules,
 		Front:     tc.Front,
+		Client:    tc.Client,
 	})
 	if err != nil {
 		return fail("%s", err.Error())

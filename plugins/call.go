@@ -54,6 +54,7 @@ func (h *Engine) run(ctx context.Context, c *compiled, in *instance, call *hostf
 	defer clock.stop()
 	call.Pause = clock.pause
 	call.HTTP = hostfns.HTTPPolicy{AllowedHosts: c.limits.AllowedHosts, MaxResponse: int64(c.limits.OutputBytes), ConfigKey: c.limits.configKey(tool)}
+	call.Sampling, call.ConfigKey = c.limits.Sampling, c.limits.configKey(tool)
 	call.Memory = in.k
 	stopWatch := context.AfterFunc(callCtx, in.interrupt)
 

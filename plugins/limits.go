@@ -22,6 +22,7 @@ type limits struct {
 	AllowedPaths map[string]string `json:"allowed_paths,omitempty"` // host (with ro: prefix, absolute) → guest
 	Config       map[string]string `json:"config,omitempty"`
 	Env          []string          `json:"env,omitempty"` // NAME=value
+	Sampling     bool              `json:"sampling,omitempty"`
 	// source names the config key the limits came from, for error
 	// messages ("wasm.jira"); "" when only defaults apply.
 	source string
@@ -69,6 +70,7 @@ func resolveLimits(cfg *config.Config, toolID, module, worktree string) limits {
 	if wc.MaxOutputMB > 0 {
 		l.OutputBytes = wc.MaxOutputMB << 20
 	}
+	l.Sampling = wc.Sampling
 	l.AllowedHosts = append([]string(nil), wc.AllowedHosts...)
 	sort.Strings(l.AllowedHosts)
 	if len(wc.AllowedPaths) > 0 {

@@ -105,6 +105,7 @@ func (r *Registry) newInvocation(c Call, agent *Agent) *invocation {
 		Truncation:  r.trunc,
 		CanDelegate: r.canDelegate(agent, c.Model),
 		Front:       c.Front,
+		Client:      c.Client,
 		StateDirs:   r.StateDirs(),
 		paths:       newCallPaths(),
 	}

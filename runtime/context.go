@@ -70,6 +70,9 @@ type Context struct {
 	// Front is the front end the call comes from (Call.Front): how it
 	// names tools, and whether the write tools require a read first.
 	Front Front
+	// Client is what the front end can do for the tool while it runs:
+	// show its logs, sample, elicit (client.go). Zero: nothing.
+	Client Client
 	// StateDirs are toolhost's own directories (the data directory with
 	// the session store and saved outputs, the cache directory with
 	// compiled modules). The bash sandbox never lets a command write them.

@@ -28,6 +28,9 @@ type Call struct {
 	// toolhost's own, tools named by their ids. Tools that call other
 	// tools (batch) pass it on.
 	Front Front
+	// Client is what the front end can do for the running tool (show its
+	// logs, sample its model, ask its user); see Client. Zero: nothing.
+	Client Client
 }
 
 // Hook observes or changes every tool call, whatever its source (built-in,

@@ -219,6 +219,9 @@ func (r *Registry) StateDirs() []string {
 	return dirs
 }
 
+// OutputDir is where the wrapper saves the full outputs it truncates.
+func (r *Registry) OutputDir() string { return r.trunc.Dir }
+
 // NewID returns a time-sortable id with a prefix: "ses_0189ab…".
 func NewID(prefix string) string {
 	return fmt.Sprintf("%s_%x%s", prefix, time.Now().UnixNano(), randHex(4))

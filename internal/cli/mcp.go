@@ -178,6 +178,7 @@ func runMCP(ctx context.Context, g *Globals, opts *MCPOptions) error {
 	}
 	sopts := serverOptions(h.Registry.Config().Server, opts, log)
 	sopts.Relay, sopts.Metrics = h.Store, metrics
+	sopts.ConfigDirs, sopts.Project, sopts.OutputDir = h.Dirs, h.Worktree, h.Registry.OutputDir()
 	srv, err := server.New(ctx, h.Registry, sopts)
 	if err != nil {
 		return usageError{err}

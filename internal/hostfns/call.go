@@ -33,6 +33,12 @@ type Call struct {
 	State session.Store
 	// HTTP is what http_request may reach; the zero policy reaches nothing.
 	HTTP HTTPPolicy
+	// Sampling grants the sample host function (config "sampling": true);
+	// false refuses it.
+	Sampling bool
+	// ConfigKey is where the tool's grants are configured ("wasm.jira"),
+	// named in refusals; "" means "wasm.<Tool>".
+	ConfigKey string
 	// Pause, when set, is called before the host blocks on a person (ask);
 	// the function it returns is called when the answer is in. The plugin
 	// host uses it to stop the guest's timeout clock while it waits.
@@ -181,7 +187,7 @@ var (
 )
 
 // Functions returns every host function toolhost implements: ask,
-// metadata, log, state_get and state_set in Namespace; and, in
+// metadata, log, state_get, state_set, sample and elicit in Namespace; and, in
 // EnvNamespace, the Extism kernel functions that reach the outside world
 // — http_request, http_status_code, http_headers, log_trace … log_error
 // and get_log_level — which the plugin host puts next to its own kernel
@@ -202,6 +208,8 @@ func Functions() []Function {
 		user(NameLog, logEntry),
 		user(NameStateGet, stateGet),
 		user(NameStateSet, stateSet),
+		user(NameSample, sample),
+		user(NameElicit, elicit),
 		env(NameHTTPRequest, []api.ValueType{api.ValueTypeI64, api.ValueTypeI64}, i64, httpRequest),
 		env(NameHTTPStatusCode, nil, i32, httpStatusCode),
 		env(NameHTTPHeaders, nil, i64, httpHeaders),

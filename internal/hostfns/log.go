@@ -36,8 +36,14 @@ func logEntry(ctx context.Context, stack []uint64) {
 }
 
 // guestLog writes one guest log line, tagged with the tool id and, during
-// execute, the session and call id.
+// execute, the session and call id; during execute it also goes to the
+// call's client when that shows logs (runtime.Client.Log).
 func (c *Call) guestLog(ctx context.Context, level slog.Level, msg string) {
+	if c.Context != nil {
+		// The client of the call sees it too (MCP notifications/message),
+		// at whatever level it asked for.
+		c.Context.ClientLog(ctx, level, msg)
+	}
 	l := c.logger()
 	if !l.Enabled(ctx, level) {
 		return
@@ -47,6 +53,11 @@ func (c *Call) guestLog(ctx context.Context, level slog.Level, msg string) {
 		attrs = append(attrs, slog.String("session", c.Context.SessionID), slog.String("call", c.Context.CallID))
 	}
 	l.Log(ctx, level, msg, attrs...)
+}
+
+// clientLogs says whether the call's client shows logs.
+func (c *Call) clientLogs() bool {
+	return c.Context != nil && c.Context.Client.Log != nil
 }
 
 // LevelTrace is the slog level of Extism's log_trace: below debug, so a
@@ -78,7 +89,7 @@ var extismLevels = []struct {
 func extismLog(name string, level slog.Level) func(ctx context.Context, stack []uint64) {
 	return func(ctx context.Context, stack []uint64) {
 		c := callOf(ctx, name)
-		if !c.logger().Enabled(ctx, level) {
+		if !c.logger().Enabled(ctx, level) && !c.clientLogs() {
 			if c.Memory != nil {
 				c.Memory.Free(stack[0])
 			}
@@ -99,6 +110,10 @@ func extismLog(name string, level slog.Level) func(ctx context.Context, stack []
 // the logger keeps none of them (Extism's "off").
 func getLogLevel(ctx context.Context, stack []uint64) {
 	c := callOf(ctx, NameGetLogLevel)
+	if c.clientLogs() {
+		stack[0] = 1 // debug: the client chooses its own level
+		return
+	}
 	stack[0] = uint64(uint32(ExtismLevel(ctx, c.logger())))
 }
 

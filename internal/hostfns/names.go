@@ -22,6 +22,8 @@ const (
 	NameLog      = "log"
 	NameStateGet = "state_get"
 	NameStateSet = "state_set"
+	NameSample   = "sample"
+	NameElicit   = "elicit"
 )
 
 // The guest exports the host looks for. A module's main tool exports them

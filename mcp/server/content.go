@@ -8,14 +8,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolhost/toolhost/internal/resources"
 	"github.com/toolhost/toolhost/runtime"
 )
 
 // attachmentContent turns a tool's attachment into MCP content: an image
-// for image/*, an embedded resource for anything else. URL is a data: URL
+// for image/*, an audio clip for audio/*, an embedded resource for
+// anything else. URL is a data: URL
 // or a file path; a file that cannot be read becomes a resource link so the
 // client still learns of it. Nil when the attachment is unusable.
 func attachmentContent(a runtime.Attachment) sdk.Content {
@@ -29,11 +32,14 @@ func attachmentContent(a runtime.Attachment) sdk.Content {
 	if strings.HasPrefix(mimeType, "image/") {
 		return &sdk.ImageContent{Data: data, MIMEType: mimeType}
 	}
+	if strings.HasPrefix(mimeType, "audio/") {
+		return &sdk.AudioContent{Data: data, MIMEType: mimeType}
+	}
 	if uri == "" {
 		uri = "attachment:" + attachmentName(a)
 	}
 	rc := &sdk.ResourceContents{URI: uri, MIMEType: mimeType}
-	if strings.HasPrefix(mimeType, "text/") {
+	if resources.IsText(mimeType) && mimeType != "" && utf8.Valid(data) {
 		rc.Text = string(data)
 	} else {
 		rc.Blob = data

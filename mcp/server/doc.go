@@ -11,6 +11,15 @@
 // registry: when tools come or go, clients get notifications/tools/
 // list_changed (refresh.go).
 //
+// Tools borrow what the client can do (client.go): their log lines reach
+// it as notifications/message, and when it declared sampling or can show
+// forms, a tool may ask its model (sampling/createMessage) or its user a
+// question of the tool's own (elicitation/create). The project is served
+// too (project.go): skills and commands as prompts, the resources/ folder
+// and the full outputs of truncated calls as resources, with templates,
+// completion and subscriptions; the files are read by internal/prompts
+// and internal/resources, which keep every read inside its folder.
+//
 // It uses the official Go SDK, github.com/modelcontextprotocol/go-sdk: it
 // follows the specification closely (including the 2026-07-28 sessionless
 // protocol with multi-round-trip input requests, and the legacy initialize

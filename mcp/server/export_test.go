@@ -5,3 +5,6 @@ import "time"
 // The answer nobody takes is withdrawn sooner in tests; the replicas in
 // them take answers within milliseconds.
 func init() { relayAckTimeout = 2 * time.Second }
+
+// WatchedURIs lists the resources the server watches for subscribers.
+func (s *Server) WatchedURIs() []string { return s.proj.watchedURIs() }

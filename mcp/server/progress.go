@@ -25,7 +25,8 @@ type progress struct {
 	ctx    context.Context // the request being served; nil between requests
 	ss     *sdk.ServerSession
 	token  any
-	steps  float64
+	steps  float64 // the last progress sent
+	sent   bool    // whether one was
 	failed bool
 }
 
@@ -61,8 +62,20 @@ func (p *progress) update(title string, meta map[string]any) {
 	if p.ctx == nil || p.token == nil || p.ss == nil || p.failed {
 		return
 	}
-	p.steps++
-	params := &sdk.ProgressNotificationParams{ProgressToken: p.token, Progress: p.steps, Message: title}
+	// A tool that reports numbers ({"progress": 50, "total": 100}) is
+	// reported as it says, as long as progress goes up, as MCP requires;
+	// otherwise each update counts one step.
+	total := 0.0
+	if v, ok := number(meta["progress"]); ok && v >= 0 && (!p.sent || v > p.steps) {
+		p.steps = v
+		if t, ok := number(meta["total"]); ok && t >= v {
+			total = t
+		}
+	} else {
+		p.steps++
+	}
+	p.sent = true
+	params := &sdk.ProgressNotificationParams{ProgressToken: p.token, Progress: p.steps, Total: total, Message: title}
 	if len(meta) > 0 {
 		params.Meta = sdk.Meta{MetaMetadataKey: meta}
 	}
@@ -72,4 +85,17 @@ func (p *progress) update(title string, meta map[string]any) {
 		p.failed = true
 		p.log.Debug("progress notification not sent; no more for this call", "err", err)
 	}
+}
+
+// number is v as a float when it is a JSON number.
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case float64:
+		return n, true
+	case int:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	}
+	return 0, false
 }

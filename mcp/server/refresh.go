@@ -110,6 +110,9 @@ func (s *Server) Close() error {
 		if s.relay != nil {
 			s.relay.stop()
 		}
+		if s.proj != nil {
+			s.proj.close()
+		}
 	})
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -71,6 +72,22 @@ type Options struct {
 	// "mcp__toolhost__", for a server registered under DefaultServerKey),
 	// else none. Config "server.tool_prefix".
 	ToolPrefix *string
+
+	// ConfigDirs are the config directories whose skills (skill/,
+	// skills/) and commands (command/*.md, commands/*.md) are served as
+	// prompts, lowest precedence first. Nil: no prompts.
+	ConfigDirs []string
+	// Project is the project root: its resources/ folder is served as
+	// resources, and commands embed its files with @path. "": neither.
+	Project string
+	// OutputDir is where the registry saves the full outputs of truncated
+	// calls; those of calls this server answered are served as resources
+	// (toolhost://tool-output/<file>) and linked from their results.
+	// "": not served.
+	OutputDir string
+	// PollInterval is how often subscribed resources are checked for
+	// changes. Default 1 s.
+	PollInterval time.Duration
 }
 
 // Server serves a registry's tools over MCP. Build it with New, then
@@ -87,6 +104,7 @@ type Server struct {
 	relay    *relay     // nil without a shared store (relay.go)
 	drain    drainState // drain.go
 	list     toolList   // the offered tools, kept in step with the registry (refresh.go)
+	proj     *project   // prompts and resources (project.go)
 }
 
 // New lists the registry's tools for the agent and model and returns a
@@ -118,14 +136,25 @@ func New(ctx context.Context, reg *runtime.Registry, opts Options) (*Server, err
 	if opts.Metrics != nil {
 		reg.Permissions().Observe(opts.Metrics.permission)
 	}
+	// listChanged: the tool list follows the registry (refresh.go).
+	// Logging: a tool's log lines reach the client that called it
+	// (client.go); the server's own logs stay on stderr.
+	caps := &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}, Logging: &sdk.LoggingCapabilities{}}
+	projectCapabilities(caps)
+	var proj *project
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "toolhost", Title: "toolhost", Version: opts.Version}, &sdk.ServerOptions{
-		Logger: opts.Logger,
-		// No logging capability: logs go to stderr, not to the client.
-		// listChanged: the tool list follows the registry (refresh.go).
-		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
-		Instructions: "Tools of the toolhost " + opts.Agent + " agent. Calls that need a person's approval are asked through elicitation when the client supports it; otherwise the configured permission rules decide.",
+		Logger:       opts.Logger,
+		Capabilities: caps,
+		CompletionHandler: func(ctx context.Context, r *sdk.CompleteRequest) (*sdk.CompleteResult, error) {
+			return proj.complete(ctx, r)
+		},
+		SubscribeHandler:   func(ctx context.Context, r *sdk.SubscribeRequest) error { return proj.subscribe(ctx, r) },
+		UnsubscribeHandler: func(ctx context.Context, r *sdk.UnsubscribeRequest) error { return proj.unsubscribe(ctx, r) },
+		Instructions:       "Tools of the toolhost " + opts.Agent + " agent. Calls that need a person's approval are asked through elicitation when the client supports it; otherwise the configured permission rules decide.",
 	})
-	s.sdk.AddReceivingMiddleware(s.nameToolsInLists)
+	proj = newProject(s.sdk, opts, agent.Rules)
+	s.proj = proj
+	s.sdk.AddReceivingMiddleware(s.nameToolsInLists, proj.syncing)
 	// Follow first, so a change made while the first list is built is
 	// not missed.
 	s.follow()
@@ -191,6 +220,7 @@ func (s *Server) handler(id string) sdk.ToolHandler {
 			Agent:     s.opts.Agent,
 			Model:     s.opts.Model,
 			Front:     s.front(req.ClientInfo()),
+			Client:    clientOf(req, id),
 		}
 		switch elicitMode(req) {
 		case elicitRoundTrip:
@@ -211,7 +241,9 @@ func (s *Server) handler(id string) sdk.ToolHandler {
 		res, err := s.reg.Call(ctx, call)
 		done(err)
 		p.detach()
-		return toResult(res, err), nil
+		r := toResult(res, err)
+		s.proj.linkOutput(res, r)
+		return r, nil
 	}
 }
 

@@ -304,6 +304,10 @@ type WasmConfig struct {
 	MaxOutputMB int `json:"max_output_mb,omitempty" jsonschema:"minimum=0"`
 	// Env passes these environment variables to the guest (WASI).
 	Env []string `json:"env,omitempty"`
+	// Sampling lets the tool ask the model of the MCP client it is called
+	// from (the sample host function), which spends the user's model
+	// budget. Default false: refused.
+	Sampling bool `json:"sampling,omitempty"`
 }
 
 // MCPServer is an MCP server whose tools join the registry.

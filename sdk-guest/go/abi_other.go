@@ -21,6 +21,8 @@ var (
 	fnLog      = fnAsk
 	fnStateGet = fnAsk
 	fnStateSet = fnAsk
+	fnSample   = fnAsk
+	fnElicit   = fnAsk
 )
 
 func httpRequest([]byte, []byte) (int, []byte) { panic(notWasm) }

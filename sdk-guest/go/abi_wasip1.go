@@ -66,6 +66,12 @@ func hostStateGet(offset uint64) uint64
 //go:wasmimport extism:host/user state_set
 func hostStateSet(offset uint64) uint64
 
+//go:wasmimport extism:host/user sample
+func hostSample(offset uint64) uint64
+
+//go:wasmimport extism:host/user elicit
+func hostElicit(offset uint64) uint64
+
 func readInput() []byte {
 	n := extismInputLength()
 	buf := make([]byte, n)
@@ -147,6 +153,8 @@ var (
 	fnLog      = hostLog
 	fnStateGet = hostStateGet
 	fnStateSet = hostStateSet
+	fnSample   = hostSample
+	fnElicit   = hostElicit
 )
 
 //go:wasmimport extism:host/env http_request
