@@ -7,11 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -332,8 +330,8 @@ func (c *client) publish(params json.RawMessage) {
 // touch sends the file's current text to the server (didOpen the first
 // time, didChange after), or didClose for a file that no longer exists,
 // plus the matching didChangeWatchedFiles, and returns the file's
-// publication count before, which wait compares against. ok is false when
-// there is nothing to wait for (a deleted file).
+// publication count before, which wait compares against (also with an
+// error). ok is false when there is nothing to wait for (a deleted file).
 func (c *client) touch(path string, text []byte, exists bool) (mark uint64, ok bool, err error) {
 	c.mu.Lock()
 	mark = c.seq[path]
@@ -351,25 +349,25 @@ func (c *client) touch(path string, text []byte, exists bool) (mark uint64, ok b
 		change = 3 // Deleted
 		if opened {
 			if err := c.notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}}); err != nil {
-				return 0, false, err
+				return mark, false, err
 			}
 		}
 	case !opened:
 		if err := c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
 			"uri": uri, "languageId": languageID(path), "version": version + 1, "text": string(text),
 		}}); err != nil {
-			return 0, false, err
+			return mark, false, err
 		}
 	default:
 		if err := c.notify("textDocument/didChange", map[string]any{
 			"textDocument":   map[string]any{"uri": uri, "version": version + 1},
 			"contentChanges": []any{map[string]any{"text": string(text)}},
 		}); err != nil {
-			return 0, false, err
+			return mark, false, err
 		}
 	}
 	if err := c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": uri, "type": change}}}); err != nil {
-		return 0, false, err
+		return mark, false, err
 	}
 	return mark, exists, nil
 }
@@ -427,105 +425,4 @@ func (c *client) stderrTail() string {
 		return "; its stderr ends: " + s
 	}
 	return ""
-}
-
-// readMessage reads one Content-Length framed message.
-func readMessage(r *bufio.Reader) (message, error) {
-	length := -1
-	for {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			return message{}, err
-		}
-		if len(line) > 4096 {
-			return message{}, errors.New("language server sent a header line over 4096 bytes")
-		}
-		line = strings.TrimRight(line, "\r\n")
-		if line == "" {
-			break
-		}
-		if v, ok := strings.CutPrefix(strings.ToLower(line), "content-length:"); ok {
-			if length, err = strconv.Atoi(strings.TrimSpace(v)); err != nil {
-				return message{}, fmt.Errorf("language server sent a bad Content-Length %q", line)
-			}
-		}
-	}
-	if length < 0 || length > maxMessage {
-		return message{}, fmt.Errorf("language server sent a message without a usable Content-Length (%d)", length)
-	}
-	body := make([]byte, length)
-	if _, err := io.ReadFull(r, body); err != nil {
-		return message{}, err
-	}
-	var m message
-	if err := json.Unmarshal(body, &m); err != nil {
-		return message{}, fmt.Errorf("language server sent invalid JSON: %w", err)
-	}
-	return m, nil
-}
-
-func fileURI(path string) string {
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
-}
-
-func uriPath(uri string) string {
-	u, err := url.Parse(uri)
-	if err != nil || u.Scheme != "file" || u.Path == "" {
-		return ""
-	}
-	return filepath.Clean(filepath.FromSlash(u.Path))
-}
-
-// languageID is the LSP language identifier for a file, by extension; the
-// extension without its dot otherwise, which most servers accept.
-func languageID(path string) string {
-	ext := strings.TrimPrefix(filepath.Ext(path), ".")
-	switch ext {
-	case "ts", "mts", "cts":
-		return "typescript"
-	case "tsx":
-		return "typescriptreact"
-	case "js", "mjs", "cjs":
-		return "javascript"
-	case "jsx":
-		return "javascriptreact"
-	case "py", "pyi":
-		return "python"
-	case "rs":
-		return "rust"
-	case "rb":
-		return "ruby"
-	case "md":
-		return "markdown"
-	case "sh", "bash", "zsh", "ksh":
-		return "shellscript"
-	case "h":
-		return "c"
-	case "cc", "cxx", "c++", "hpp", "hh", "hxx", "h++":
-		return "cpp"
-	}
-	return ext
-}
-
-// tailBuffer keeps the last max bytes written, for error messages.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = t.b[len(t.b)-t.max:]
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.b)
 }

@@ -265,7 +265,10 @@ func (m *Manager) diagnoseWith(ctx context.Context, root string, s config.Resolv
 		}
 		mark, wait, err := c.touch(f, text, exists)
 		if err != nil {
-			break // the server is going away; wait says why
+			// The server is going away: waiting for this file's
+			// diagnostics ends with why.
+			marks[f] = mark
+			break
 		}
 		if wait {
 			marks[f] = mark

@@ -238,6 +238,10 @@ func TestDeletedFilesAreClosed(t *testing.T) {
 	if len(d.Notes) != 0 {
 		t.Errorf("notes %q", d.Notes)
 	}
+	// Nothing waits for a deleted file; a change after it does, and the
+	// server handles messages in order.
+	g := write(t, filepath.Join(root, "b.fk"), "ERROR: y\n")
+	m.Diagnose(context.Background(), root, []string{g})
 	if lsptest.Count(t, log, "textDocument/didClose") != 1 {
 		t.Errorf("deleted file not closed: %q", lsptest.Log(t, log))
 	}
