@@ -233,9 +233,14 @@ func (m *Manager) diagnoseWith(ctx context.Context, root string, s config.Resolv
 			}
 			return fmt.Sprintf("language server %s (%s) is not available: %v; install it, fix \"lsp\".%s.command in the config, or turn it off with \"lsp\": {%q: {\"disabled\": true}}", s.Name, s.Command[0], err, s.Name, s.Name)
 		}
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.opts.StartTimeout)
+		sctx, cancel := context.WithTimeout(ctx, m.opts.StartTimeout)
 		c, err := start(sctx, s, path, root)
 		cancel()
+		if err != nil && ctx.Err() != nil {
+			// The call was cancelled, which says nothing of the server:
+			// the next change tries again.
+			return ""
+		}
 		if err != nil {
 			e.broken = true
 			m.log.Warn("language server failed to start", "server", s.Name, "root", root, "err", err)
