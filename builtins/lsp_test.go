@@ -33,7 +33,7 @@ func withLanguageServers(t *testing.T, e *ftEnv) string {
 	t.Helper()
 	s, log := lsptest.Server(t, ".fk")
 	servers := map[string]config.LSPServer{"fake": s}
-	for name := range config.BuiltinLSPServers {
+	for name := range config.BuiltinLSPServers() {
 		servers[name] = config.LSPServer{Disabled: true}
 	}
 	m := lsp.New(lsp.Options{Config: config.LSPConfig{Servers: servers}, Wait: lspWait})

@@ -143,7 +143,7 @@ func (r *Registry) UnknownConfigKeys(known ...string) []UnknownKey {
 	}
 	for _, name := range slices.Sorted(maps.Keys(cfg.LSP.Servers)) {
 		s := cfg.LSP.Servers[name]
-		if _, builtin := config.BuiltinLSPServers[name]; builtin || !s.Disabled {
+		if _, builtin := config.BuiltinLSPServers()[name]; builtin || !s.Disabled {
 			continue
 		}
 		src, line, ok := cfg.Origin("lsp", name)
@@ -151,7 +151,7 @@ func (r *Registry) UnknownConfigKeys(known ...string) []UnknownKey {
 			src = "config"
 		}
 		out = append(out, UnknownKey{Source: src, Line: line, Kind: "lsp", Key: name,
-			Suggestion: config.Suggest(name, slices.Collect(maps.Keys(config.BuiltinLSPServers)))})
+			Suggestion: config.Suggest(name, slices.Collect(maps.Keys(config.BuiltinLSPServers())))})
 	}
 	slices.SortStableFunc(out, func(a, b UnknownKey) int {
 		return cmp.Or(strings.Compare(a.Source, b.Source), cmp.Compare(a.Line, b.Line), strings.Compare(a.Key, b.Key))

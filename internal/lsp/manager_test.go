@@ -28,7 +28,7 @@ func fakeManager(t *testing.T) (*Manager, string) {
 	t.Helper()
 	s, log := lsptest.Server(t, ".fk")
 	servers := map[string]config.LSPServer{"fake": s}
-	for name := range config.BuiltinLSPServers {
+	for name := range config.BuiltinLSPServers() {
 		servers[name] = config.LSPServer{Disabled: true}
 	}
 	m := New(Options{Config: config.LSPConfig{Servers: servers}, Wait: generous})

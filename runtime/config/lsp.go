@@ -69,10 +69,14 @@ func (l *LSPConfig) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// BuiltinLSPServers are the language servers used without configuration,
-// each only when its command is found on PATH: OpenCode's names for them,
-// so "lsp": {"gopls": {...}} overrides the same server in both.
-var BuiltinLSPServers = map[string]LSPServer{
+// BuiltinLSPServers returns the language servers used without
+// configuration, each only when its command is found on PATH: OpenCode's
+// names for them, so "lsp": {"gopls": {...}} overrides the same server in
+// both. The map is the caller's.
+func BuiltinLSPServers() map[string]LSPServer { return maps.Clone(builtinLSPServers) }
+
+// builtinLSPServers is BuiltinLSPServers' table; never modified.
+var builtinLSPServers = map[string]LSPServer{
 	"gopls":      {Command: []string{"gopls"}, Extensions: []string{".go"}},
 	"typescript": {Command: []string{"typescript-language-server", "--stdio"}, Extensions: []string{".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts"}},
 	"pyright":    {Command: []string{"pyright-langserver", "--stdio"}, Extensions: []string{".py", ".pyi"}},
@@ -100,7 +104,7 @@ func (l LSPConfig) Resolve() []ResolvedLSPServer {
 		return nil
 	}
 	all := map[string]ResolvedLSPServer{}
-	for name, s := range BuiltinLSPServers {
+	for name, s := range builtinLSPServers {
 		all[name] = ResolvedLSPServer{Name: name, LSPServer: s, Builtin: true}
 	}
 	for name, s := range l.Servers {
@@ -134,7 +138,7 @@ func validateLSP(v *validator, l LSPConfig) {
 		if s.Disabled {
 			continue
 		}
-		_, builtin := BuiltinLSPServers[name]
+		_, builtin := builtinLSPServers[name]
 		if slices.Contains(s.Command, "") {
 			v.errorf([]string{"lsp", name, "command"}, `has an empty string; write the program and its arguments: "command": ["gopls"]`)
 		}
@@ -153,7 +157,7 @@ func validateLSP(v *validator, l LSPConfig) {
 }
 
 func builtinLSPNames() string {
-	names := slices.Sorted(maps.Keys(BuiltinLSPServers))
+	names := slices.Sorted(maps.Keys(builtinLSPServers))
 	var b bytes.Buffer
 	for i, n := range names {
 		if i > 0 {

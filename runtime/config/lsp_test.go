@@ -31,7 +31,7 @@ func TestLSPConfig(t *testing.T) {
 		wantErr string
 	}{
 		{name: "no lsp key uses every built-in server", check: func(t *testing.T, cfg *Config) {
-			if got := names(cfg.LSP.Resolve()); len(got) != len(BuiltinLSPServers) {
+			if got := names(cfg.LSP.Resolve()); len(got) != len(BuiltinLSPServers()) {
 				t.Errorf("servers = %v", got)
 			}
 			if g, ok := find(cfg.LSP.Resolve(), "gopls"); !ok || !g.Builtin || !slices.Equal(g.Extensions, []string{".go"}) {
@@ -44,7 +44,7 @@ func TestLSPConfig(t *testing.T) {
 			}
 		}},
 		{name: "lsp true is the default", file: `{"lsp": true}`, check: func(t *testing.T, cfg *Config) {
-			if cfg.LSP.Off || len(cfg.LSP.Resolve()) != len(BuiltinLSPServers) {
+			if cfg.LSP.Off || len(cfg.LSP.Resolve()) != len(BuiltinLSPServers()) {
 				t.Errorf("LSP = %+v", cfg.LSP)
 			}
 		}},
