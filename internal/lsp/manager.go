@@ -136,8 +136,10 @@ func (m *Manager) Diagnose(ctx context.Context, root string, files []string) run
 	root = filepath.Clean(root)
 	byServer := map[string][]string{}
 	var names []string
-	for _, f := range files {
+	files = slices.Clone(files)
+	for i, f := range files {
 		f = filepath.Clean(f)
+		files[i] = f
 		if rel, err := filepath.Rel(root, f); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			continue
 		}
@@ -148,22 +150,21 @@ func (m *Manager) Diagnose(ctx context.Context, root string, files []string) run
 			byServer[s.Name] = append(byServer[s.Name], f)
 		}
 	}
-	type result struct {
-		note string
-	}
-	results := make([]result, len(names))
+	// Servers are asked at once, so the wait is the slowest one's, not
+	// their sum.
+	notes := make([]string, len(names))
 	var wg sync.WaitGroup
 	for i, name := range names {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i].note = m.diagnoseWith(ctx, root, m.server(name), byServer[name])
+			notes[i] = m.diagnoseWith(ctx, root, m.server(name), byServer[name])
 		}()
 	}
 	wg.Wait()
-	for _, r := range results {
-		if r.note != "" {
-			out.Notes = append(out.Notes, r.note)
+	for _, n := range notes {
+		if n != "" {
+			out.Notes = append(out.Notes, n)
 		}
 	}
 	// What every server of root knows, touched files included even when
