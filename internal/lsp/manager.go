@@ -223,6 +223,9 @@ func (m *Manager) diagnoseWith(ctx context.Context, root string, s config.Resolv
 		return ""
 	}
 	if e.c == nil {
+		if ctx.Err() != nil {
+			return "" // a cancelled call starts nothing
+		}
 		path, err := m.opts.LookPath(s.Command[0])
 		if err != nil {
 			e.broken = true

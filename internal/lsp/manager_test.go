@@ -246,3 +246,39 @@ func TestDeletedFilesAreClosed(t *testing.T) {
 		t.Errorf("deleted file not closed: %q", lsptest.Log(t, log))
 	}
 }
+
+func TestCancellingTheCallEndsTheWait(t *testing.T) {
+	t.Parallel()
+	m, log := fakeManager(t)
+	m.opts.Wait = time.Hour // only the cancellation can end it
+	root := t.TempDir()
+	f := write(t, filepath.Join(root, "a.fk"), "SILENT\n")
+
+	// Cancelled before anything starts: no server, and none given up.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if d := m.Diagnose(ctx, root, []string{f}); len(d.Notes) != 0 || len(d.Files) != 0 {
+		t.Errorf("a cancelled call: %+v", d)
+	}
+
+	// Cancelled while the server says nothing.
+	ctx, cancel = context.WithCancel(context.Background())
+	go func() {
+		for lsptest.Count(t, log, "textDocument/didOpen") == 0 {
+			time.Sleep(10 * time.Millisecond)
+		}
+		cancel()
+	}()
+	if d := m.Diagnose(ctx, root, []string{f}); len(d.Notes) != 0 {
+		t.Errorf("a silent server: %+v", d)
+	}
+	// The server is kept, and answers the next change.
+	write(t, f, "ERROR: now\n")
+	m.opts.Wait = generous
+	if d := m.Diagnose(context.Background(), root, []string{f}); len(d.Files[f]) != 1 {
+		t.Errorf("after the cancellations: %+v", d)
+	}
+	if n := lsptest.Count(t, log, "initialize"); n != 1 {
+		t.Errorf("%d servers started, want 1", n)
+	}
+}

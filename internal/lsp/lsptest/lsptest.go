@@ -8,7 +8,8 @@
 //     column, with message msg; "WARN: msg" a warning;
 //   - a line "OTHER name n" publishes n errors for the file name beside it;
 //   - text containing "CRASH" makes the server exit with status 3 before
-//     answering.
+//     answering;
+//   - text containing "SILENT" gets no answer at all.
 //
 // With EnvLog set to a file, each process appends "pid method [path]" per
 // message received, so a test can count processes and what they were told.
@@ -136,6 +137,9 @@ func serve(in io.Reader, out io.Writer) {
 			if strings.Contains(text, "CRASH") {
 				fmt.Fprintln(os.Stderr, "fake language server: crashing as asked")
 				os.Exit(3)
+			}
+			if strings.Contains(text, "SILENT") {
+				continue
 			}
 			for file, ds := range diagnose(path, text) {
 				send(map[string]any{"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics",
