@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/toolhost/toolhost/runtime"
@@ -29,7 +30,10 @@ type applyPatchParams struct {
 // one. The edit permission is asked once with the combined diff. If writing
 // then fails part way (a full disk, a permission error), the files already
 // written are restored, so a patch applies completely or not at all.
-// Output lists "A", "M" or "D" and the path of each file changed.
+// Output lists "A", "M" or "D" and the path of each file changed, then,
+// as OpenCode's does, the language servers' errors in each changed file
+// and in up to 5 others (diagnostics.go); metadata: diff, files (each
+// with OpenCode's filediff) and diagnostics.
 func ApplyPatch() runtime.Tool {
 	return runtime.Declare(runtime.Define("apply_patch", applyPatchDescription, runApplyPatch), applyPatchTraits)
 }
@@ -114,7 +118,7 @@ func runApplyPatch(ctx context.Context, p applyPatchParams, tc *runtime.Context)
 	if err != nil {
 		return runtime.Result{}, err
 	}
-	defer unlock()
+	defer func() { unlock() }()
 
 	original := map[string]fileState{}
 	current := map[string]fileState{}
@@ -231,6 +235,30 @@ func runApplyPatch(ctx context.Context, p applyPatchParams, tc *runtime.Context)
 		}
 	}
 
+	unlock()
+	unlock = func() {}
+	var targets []string
+	names := map[string]string{}
+	for _, c := range changes {
+		target := c.path
+		if c.move != "" {
+			target = c.move
+		}
+		if c.kind == "delete" || slices.Contains(targets, target) {
+			continue
+		}
+		targets = append(targets, target)
+		names[target] = displayPath(tc, target)
+	}
+	// Deleted and moved-away paths go too, so servers forget them.
+	touched := slices.Clone(targets)
+	for _, pth := range paths {
+		if !current[pth].exists && !slices.Contains(touched, pth) {
+			touched = append(touched, pth)
+		}
+	}
+	diags := diagnoseChanged(ctx, tc, touched...)
+
 	var out strings.Builder
 	out.WriteString("Success. Updated the following files:")
 	for _, c := range changes {
@@ -247,8 +275,8 @@ func runApplyPatch(ctx context.Context, p applyPatchParams, tc *runtime.Context)
 	}
 	return runtime.Result{
 		Title:    out.String(),
-		Output:   out.String(),
-		Metadata: map[string]any{"diff": total.String(), "files": files},
+		Output:   out.String() + patchDiagnosticsOutput(targets, names, diags),
+		Metadata: map[string]any{"diff": total.String(), "files": files, "diagnostics": diags.Files},
 	}, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,8 +38,13 @@ type editParams struct {
 // whatever oldString and newString use; the session must have read the file
 // and it must be unchanged since; concurrent edits of one file are
 // serialised; the write is atomic. Metadata: diff (unified), filepath,
-// additions, deletions, replacers (which matchers found oldString), and
-// OpenCode's filediff (file, before, after, additions, deletions).
+// additions, deletions, replacers (which matchers found oldString),
+// OpenCode's filediff (file, before, after, additions, deletions) and
+// diagnostics (file path to the language servers' LSP diagnostics).
+//
+// After the write, the call's Diagnoser (the host's language servers) is
+// asked about the file, and the output ends with its errors and those of
+// up to 5 other files, as OpenCode's does (diagnostics.go).
 func Edit() runtime.Tool {
 	return runtime.Declare(runtime.Define("edit", editDescription, func(ctx context.Context, p editParams, tc *runtime.Context) (runtime.Result, error) {
 		if p.FilePath == "" {
@@ -56,7 +62,10 @@ func Edit() runtime.Tool {
 		if err != nil {
 			return runtime.Result{}, err
 		}
-		res.Output = "Edit applied successfully."
+		d := diagnoseChanged(ctx, tc, path)
+		res.Metadata = maps.Clone(res.Metadata) // the live update holds the first
+		res.Metadata["diagnostics"] = d.Files
+		res.Output = "Edit applied successfully." + fileDiagnosticsOutput(path, d)
 		return res, nil
 	}), editTraits)
 }
@@ -151,6 +160,8 @@ func editFile(ctx context.Context, tc *runtime.Context, path, target string, edi
 		"created":   !exists,
 		"replacers": matched,
 		"filediff":  fileDiffMeta(path, lfText(before), lfText(after), d),
+		// Filled in by the caller once the language servers have answered.
+		"diagnostics": map[string][]runtime.Diagnostic{},
 	}
 	tc.Metadata(rel, meta)
 	return runtime.Result{Title: rel, Metadata: meta}, nil

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/toolhost/toolhost/runtime"
 )
@@ -30,6 +31,7 @@ type multiEditItem struct {
 // and leaves the earlier edits written when a later one fails, this one is
 // atomic: every edit is applied in memory first, and the file is written
 // once, only when all of them apply. The error names the failing edit.
+// Output and metadata are edit's, language server errors included.
 func MultiEdit() runtime.Tool {
 	return runtime.Declare(runtime.Define("multiedit", multieditDescription, func(ctx context.Context, p multiEditParams, tc *runtime.Context) (runtime.Result, error) {
 		if p.FilePath == "" {
@@ -51,7 +53,10 @@ func MultiEdit() runtime.Tool {
 		if err != nil {
 			return runtime.Result{}, err
 		}
-		res.Output = fmt.Sprintf("Applied %d edits successfully.", len(specs))
+		d := diagnoseChanged(ctx, tc, path)
+		res.Metadata = maps.Clone(res.Metadata) // the live update holds the first
+		res.Metadata["diagnostics"] = d.Files
+		res.Output = fmt.Sprintf("Applied %d edits successfully.", len(specs)) + fileDiagnosticsOutput(path, d)
 		return res, nil
 	}), multieditTraits)
 }

@@ -34,7 +34,9 @@ type writeParams struct {
 // clobbers text it has not seen. Parent directories are created; the write
 // is atomic (temporary file and rename) and keeps the file's mode. The edit
 // permission is asked with the unified diff, so a person sees the change.
-// Metadata: filepath, exists, diff, additions, deletions, filediff.
+// Metadata: filepath, exists, diff, additions, deletions, filediff,
+// diagnostics. As edit does, the output ends with the language servers'
+// errors for the file and up to 5 others (diagnostics.go).
 func Write() runtime.Tool {
 	return runtime.Declare(runtime.Define("write", writeDescription, func(ctx context.Context, p writeParams, tc *runtime.Context) (runtime.Result, error) {
 		if p.FilePath == "" {
@@ -49,7 +51,7 @@ func Write() runtime.Tool {
 		if err != nil {
 			return runtime.Result{}, err
 		}
-		defer unlock()
+		defer func() { unlock() }()
 
 		var before string
 		exists := false
@@ -91,16 +93,20 @@ func Write() runtime.Tool {
 		if err := recordRead(ctx, tc, path); err != nil {
 			return runtime.Result{}, err
 		}
+		unlock()
+		unlock = func() {}
+		diags := diagnoseChanged(ctx, tc, path)
 		return runtime.Result{
 			Title:  rel,
-			Output: "Wrote file successfully.",
+			Output: "Wrote file successfully." + fileDiagnosticsOutput(path, diags),
 			Metadata: map[string]any{
-				"filepath":  path,
-				"exists":    exists,
-				"diff":      d.Unified,
-				"additions": d.Additions,
-				"deletions": d.Deletions,
-				"filediff":  fileDiffMeta(path, lfText(before), lfText(content), d),
+				"filepath":    path,
+				"exists":      exists,
+				"diff":        d.Unified,
+				"additions":   d.Additions,
+				"deletions":   d.Deletions,
+				"filediff":    fileDiffMeta(path, lfText(before), lfText(content), d),
+				"diagnostics": diags.Files,
 			},
 		}, nil
 	}), writeTraits)

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/toolhost/toolhost/builtins"
+	"github.com/toolhost/toolhost/internal/lsp"
 	"github.com/toolhost/toolhost/internal/sandbox"
 	"github.com/toolhost/toolhost/plugins"
 	"github.com/toolhost/toolhost/runtime"
@@ -131,11 +132,16 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 			h = nil
 		}
 	}()
+	// Language servers for the edit tools' diagnostics: none runs until
+	// an edit needs one; Close shuts down those started.
+	servers := lsp.New(lsp.Options{Config: loaded.Config.LSP, Logger: opts.Logger})
+	h.life.onClose("language servers", servers.Close)
 	reg, err := runtime.NewRegistry(runtime.Options{
 		Config:     loaded.Config,
 		Store:      store,
 		Asker:      opts.Asker,
 		Questioner: opts.Questioner,
+		Diagnoser:  servers,
 		Logger:     opts.Logger,
 		DataDir:    opts.DataDir,
 		CacheDir:   opts.CacheDir,

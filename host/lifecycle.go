@@ -48,7 +48,8 @@ func (l *lifecycle) goWatch(fn func(ctx context.Context)) {
 
 // Close stops the watchers and waits for them, then closes, in reverse
 // order of opening, MCP servers, compiled wasm modules (waiting for
-// compiles under way; calls in flight finish first) and the session store.
+// compiles under way; calls in flight finish first), the language servers
+// (asked to shut down, then ended) and the session store.
 // ctx bounds the waiting: when it ends, what is still busy is left open
 // and the error says so. Calling Close again returns the first call's
 // result.

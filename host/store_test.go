@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolhost/toolhost/internal/lsp/lsptest"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/session/pgstore"
 	"github.com/toolhost/toolhost/runtime/session/pgstore/pgtest"
@@ -15,7 +16,11 @@ import (
 
 var pg pgtest.Shared
 
-func TestMain(m *testing.M) { os.Exit(pg.Main(m)) }
+func TestMain(m *testing.M) {
+	// The test binary doubles as a fake language server (lsptest).
+	lsptest.ServeIfAsked()
+	os.Exit(pg.Main(m))
+}
 
 // newPGHost assembles a host whose session store is the database at url,
 // named by TOOLHOST_STORE_URL as a deployment names it.

@@ -99,6 +99,7 @@ func (r *Registry) newInvocation(c Call, agent *Agent) *invocation {
 		Caller:     r,
 		Rulebook:   r,
 		Questioner: r.opts.Questioner,
+		Diagnoser:  r.opts.Diagnoser,
 		Rules:      c.Rules,
 		onMetadata: c.OnMetadata,
 

@@ -24,8 +24,9 @@ type UnknownKey struct {
 	// line, 0 when not known.
 	Source string
 	Line   int
-	// Kind is "permission" (a key of "permission") or "tool" (a key of
-	// "tools").
+	// Kind is "permission" (a key of "permission"), "tool" (a key of
+	// "tools") or "lsp" (a key of "lsp" that disables a server that is not
+	// built in: it turns nothing off).
 	Kind string
 	// Agent is the agent whose section holds the key; "" for the top level.
 	Agent string
@@ -37,13 +38,16 @@ type UnknownKey struct {
 
 // String is the warning shown to the user: where, what, and the likely fix.
 func (k UnknownKey) String() string {
-	section := map[string]string{"permission": "permission", "tool": "tools"}[k.Kind]
+	section := map[string]string{"permission": "permission", "tool": "tools", "lsp": "lsp"}[k.Kind]
 	if k.Agent != "" {
 		section = fmt.Sprintf("agent.%s.%s", k.Agent, section)
 	}
 	what := "no tool or permission toolhost knows; its rules apply to nothing"
-	if k.Kind == "tool" {
+	switch k.Kind {
+	case "tool":
 		what = "no tool toolhost knows; it turns nothing on or off"
+	case "lsp":
+		what = "no built-in language server; disabling it turns nothing off"
 	}
 	where := k.Source
 	if k.Line > 0 {
@@ -136,6 +140,18 @@ func (r *Registry) UnknownConfigKeys(known ...string) []UnknownKey {
 	for _, name := range slices.Sorted(maps.Keys(cfg.Agent)) {
 		checkRules(name, cfg.Agent[name].Permission.Rules)
 		checkTools(name, cfg.Agent[name].Tools)
+	}
+	for _, name := range slices.Sorted(maps.Keys(cfg.LSP.Servers)) {
+		s := cfg.LSP.Servers[name]
+		if _, builtin := config.BuiltinLSPServers()[name]; builtin || !s.Disabled {
+			continue
+		}
+		src, line, ok := cfg.Origin("lsp", name)
+		if !ok {
+			src = "config"
+		}
+		out = append(out, UnknownKey{Source: src, Line: line, Kind: "lsp", Key: name,
+			Suggestion: config.Suggest(name, slices.Collect(maps.Keys(config.BuiltinLSPServers())))})
 	}
 	slices.SortStableFunc(out, func(a, b UnknownKey) int {
 		return cmp.Or(strings.Compare(a.Source, b.Source), cmp.Compare(a.Line, b.Line), strings.Compare(a.Key, b.Key))

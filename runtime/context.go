@@ -61,6 +61,10 @@ type Context struct {
 	// Questioner asks a person questions (question tool); nil when nobody can.
 	Questioner Questioner
 
+	// Diagnoser reports language server diagnostics of files a tool has
+	// changed (the edit tools); nil when the host runs no language servers.
+	Diagnoser Diagnoser
+
 	// Truncation is the wrapper's (limits, saved-output directory), for a
 	// tool that bounds its own output with a Spool; see OutputTruncation.
 	Truncation *Truncation

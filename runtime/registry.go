@@ -26,7 +26,10 @@ type Options struct {
 	Store      session.Store
 	Asker      permission.Asker
 	Questioner Questioner
-	Logger     *slog.Logger
+	// Diagnoser runs language servers for the edit tools' diagnostics;
+	// nil: none.
+	Diagnoser Diagnoser
+	Logger    *slog.Logger
 	// Agents overrides the agents resolved from Config.
 	Agents map[string]*Agent
 	// DataDir holds saved full outputs (tool-output/). Default

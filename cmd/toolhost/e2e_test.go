@@ -8,9 +8,12 @@ import (
 	"testing"
 
 	"github.com/toolhost/toolhost/internal/e2e"
+	"github.com/toolhost/toolhost/internal/lsp/lsptest"
 )
 
 func TestMain(m *testing.M) {
+	// The test binary doubles as a fake language server (lsptest).
+	lsptest.ServeIfAsked()
 	code := pg.Main(m) // runs the tests; stops PostgreSQL if one started
 	e2e.Cleanup()
 	os.Exit(code)

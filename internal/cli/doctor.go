@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -28,6 +29,9 @@ type DoctorOptions struct {
 	// FindToolchain reports a language's toolchain; tests replace it.
 	// Nil: toolbuild.FindToolchain.
 	FindToolchain func(context.Context, toolbuild.Lang) (string, error)
+	// LookPath finds a language server's program; tests replace it. Nil:
+	// exec.LookPath.
+	LookPath func(string) (string, error)
 }
 
 // DoctorReport is what `toolhost doctor` finds; --json prints it.
@@ -35,6 +39,22 @@ type DoctorReport struct {
 	Sandbox    SandboxReport     `json:"sandbox"`
 	Config     ConfigReport      `json:"config"`
 	Toolchains []ToolchainReport `json:"toolchains"`
+	// LanguageServers are the servers in effect for the edit tools'
+	// diagnostics (docs/lsp.md), none when "lsp" is false.
+	LanguageServers []LanguageServerReport `json:"language_servers"`
+}
+
+// LanguageServerReport is one language server in effect: found, or why
+// it will not run.
+type LanguageServerReport struct {
+	Name       string   `json:"name"`
+	Command    []string `json:"command"`
+	Extensions []string `json:"extensions"`
+	// Builtin servers missing from PATH are skipped without a word;
+	// configured ones cost a note in the first edit's output.
+	Builtin bool   `json:"builtin"`
+	Path    string `json:"path,omitempty"`
+	Problem string `json:"problem,omitempty"`
 }
 
 // SandboxReport is the bash sandbox's state on this machine.
@@ -171,6 +191,20 @@ func Doctor(ctx context.Context, dir string, opts *DoctorOptions) (*DoctorReport
 		}
 		rep.Toolchains = append(rep.Toolchains, tr)
 	}
+	look := opts.LookPath
+	if look == nil {
+		look = exec.LookPath
+	}
+	rep.LanguageServers = []LanguageServerReport{}
+	for _, s := range loaded.Config.LSP.Resolve() {
+		lr := LanguageServerReport{Name: s.Name, Command: s.Command, Extensions: s.Extensions, Builtin: s.Builtin}
+		if p, err := look(s.Command[0]); err != nil {
+			lr.Problem = err.Error()
+		} else {
+			lr.Path = p
+		}
+		rep.LanguageServers = append(rep.LanguageServers, lr)
+	}
 	return rep, nil
 }
 
@@ -221,6 +255,21 @@ func (r *DoctorReport) Print(w io.Writer) {
 			fmt.Fprintf(w, "  files:      %s\n", f)
 		} else {
 			fmt.Fprintf(w, "              %s\n", f)
+		}
+	}
+	fmt.Fprintln(w, "language servers (diagnostics after edits)")
+	if len(r.LanguageServers) == 0 {
+		fmt.Fprintln(w, "  none (\"lsp\": false)")
+	}
+	for _, l := range r.LanguageServers {
+		exts := strings.Join(l.Extensions, " ")
+		switch {
+		case l.Path != "":
+			fmt.Fprintf(w, "  %-14s %s (%s)\n", l.Name, l.Path, exts)
+		case l.Builtin:
+			fmt.Fprintf(w, "  %-14s not installed (%s not on PATH; %s files get no diagnostics)\n", l.Name, l.Command[0], exts)
+		default:
+			fmt.Fprintf(w, "  %-14s missing: %s; fix \"lsp\".%s.command\n", l.Name, l.Problem, l.Name)
 		}
 	}
 	fmt.Fprintln(w, "toolchains")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,7 +26,7 @@ func TestDoctorReportsTheSandboxConfigFilesAndToolchains(t *testing.T) {
 		}
 	}
 	cfgFile := filepath.Join(project, "toolhost.json")
-	if err := os.WriteFile(cfgFile, []byte(`{"sandbox": {"writable": ["../extra", "missing"], "network": false}}`), 0o644); err != nil {
+	if err := os.WriteFile(cfgFile, []byte(`{"sandbox": {"writable": ["../extra", "missing"], "network": false}, "lsp": {"clangd": {"disabled": true}, "mine": {"command": ["my-ls"], "extensions": [".my"]}}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	env := map[string]string{
@@ -39,7 +40,13 @@ func TestDoctorReportsTheSandboxConfigFilesAndToolchains(t *testing.T) {
 		}
 		return string(l) + " 1.0", nil
 	}
-	opts := &DoctorOptions{Env: func(k string) string { return env[k] }, FindToolchain: find}
+	look := func(name string) (string, error) {
+		if name == "gopls" {
+			return "/usr/bin/gopls", nil
+		}
+		return "", errors.New("executable file not found in $PATH")
+	}
+	opts := &DoctorOptions{Env: func(k string) string { return env[k] }, FindToolchain: find, LookPath: look}
 	rep, err := Doctor(context.Background(), project, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -78,9 +85,24 @@ func TestDoctorReportsTheSandboxConfigFilesAndToolchains(t *testing.T) {
 		}
 	}
 
+	servers := map[string]LanguageServerReport{}
+	for _, l := range rep.LanguageServers {
+		servers[l.Name] = l
+	}
+	if _, ok := servers["clangd"]; ok {
+		t.Error("a disabled language server is reported")
+	}
+	if g := servers["gopls"]; g.Path != "/usr/bin/gopls" || !g.Builtin {
+		t.Errorf("gopls = %+v", g)
+	}
+	if m := servers["mine"]; m.Builtin || m.Problem == "" {
+		t.Errorf("mine = %+v", m)
+	}
+
 	var text bytes.Buffer
 	rep.Print(&text)
-	for _, want := range []string{"bash sandbox", "TCP connect and bind refused", extra, "carved:", cfgFile, "missing: ldc2"} {
+	for _, want := range []string{"bash sandbox", "TCP connect and bind refused", extra, "carved:", cfgFile, "missing: ldc2",
+		"gopls          /usr/bin/gopls (.go)", "pyright        not installed (pyright-langserver not on PATH", `mine           missing: executable file not found in $PATH; fix "lsp".mine.command`} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("printed report lacks %q:\n%s", want, text.String())
 		}

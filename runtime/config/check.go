@@ -50,6 +50,8 @@ type origin struct {
 
 var (
 	permissionType = reflect.TypeFor[permission.Config]()
+	lspConfigType  = reflect.TypeFor[LSPConfig]()
+	lspServersType = reflect.TypeFor[map[string]LSPServer]()
 	rawType        = reflect.TypeFor[json.RawMessage]()
 )
 
@@ -106,6 +108,17 @@ func (c *checker) value(v *hujson.Value, t reflect.Type, path []string, keyOff i
 		return
 	}
 	lit, isLit := v.Value.(hujson.Literal)
+	if t == lspConfigType {
+		// "lsp": false turns every language server off, as in OpenCode.
+		switch {
+		case isLit && (lit.Kind() == 'f' || lit.Kind() == 't' || lit.Kind() == 'n'):
+		case v.Value.Kind() == '{':
+			c.value(v, lspServersType, path, keyOff)
+		default:
+			c.typeError(v, path, `false or an object of language servers ("lsp": {"gopls": {"disabled": true}})`)
+		}
+		return
+	}
 	if isLit && lit.Kind() == 'n' {
 		// encoding/json leaves the current value (the default) for null in
 		// a scalar or struct and clears a map, slice or pointer: both read

@@ -80,8 +80,13 @@ type Config struct {
 	// those tools are not offered.
 	Search *Search `json:"search,omitempty"`
 
-	// LSP configures language servers for diagnostics after edits.
-	LSP map[string]LSPServer `json:"lsp,omitempty"`
+	// LSP configures the language servers whose errors the edit tools
+	// report, in OpenCode's shape: absent uses the built-in servers whose
+	// binaries are on PATH (BuiltinLSPServers); "lsp": false turns them
+	// all off; "lsp": {"gopls": {"disabled": true}} turns one off;
+	// "lsp": {"gopls": {"command": ["/opt/gopls"]}} overrides one; a new
+	// name adds a server, which must name its "extensions". See lsp.go.
+	LSP LSPConfig `json:"lsp,omitzero"`
 
 	// Trust configures plugin signature verification.
 	Trust Trust `json:"trust,omitzero"`
@@ -350,14 +355,6 @@ type Search struct {
 	// APIKey, or APIKeyEnv naming the variable that holds it.
 	APIKey    string `json:"api_key,omitempty"`
 	APIKeyEnv string `json:"api_key_env,omitempty"`
-}
-
-// LSPServer is a language server for diagnostics.
-type LSPServer struct {
-	// Command starts the server: ["gopls"].
-	Command []string `json:"command" jsonschema:"required,minItems=1"`
-	// Extensions are the file extensions it serves: [".go"].
-	Extensions []string `json:"extensions"`
 }
 
 // Trust configures plugin signatures.

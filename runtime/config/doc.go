@@ -48,6 +48,15 @@
 // and variables into headers. Only string values are expanded, never keys or
 // numbers, so documents stay valid JSON before expansion.
 //
+// # Language servers
+//
+// The "lsp" key (lsp.go) has OpenCode's shape: false turns every language
+// server off, an object disables, overrides or adds servers by name. The
+// built-in table (BuiltinLSPServers) is data here, beside its validation,
+// and LSPConfig.Resolve turns the two into the servers in effect, which
+// internal/lsp runs. It is the one key that is a boolean or an object, so
+// the checker and the schema generator treat its type by name.
+//
 // # Schema
 //
 // schema.json, embedded and returned by Schema, is generated from Config

@@ -38,6 +38,9 @@ func generateSchema(t *testing.T) []byte {
 			if t == permissionType {
 				return permissionSchema()
 			}
+			if t == lspConfigType {
+				return lspSchema()
+			}
 			return nil
 		},
 	}
@@ -45,6 +48,11 @@ func generateSchema(t *testing.T) []byte {
 		t.Fatalf("read Go comments: %v", err)
 	}
 	s := r.Reflect(&Config{})
+	// LSPConfig is mapped by hand (false or an object); its servers'
+	// definition is reflected on its own.
+	server := r.Reflect(&LSPServer{})
+	server.Version, server.ID = "", ""
+	s.Definitions["LSPServer"] = server
 	s.Title = "toolhost config"
 	s.Description = "toolhost.json / toolhost.jsonc. Comments and trailing commas are allowed; string values may use {env:VAR} and {file:path}."
 	b, err := json.MarshalIndent(s, "", "  ")
@@ -67,6 +75,17 @@ func permissionSchema() *jsonschema.Schema {
 		AnyOf: []*jsonschema.Schema{
 			action(),
 			{Type: "object", AdditionalProperties: &jsonschema.Schema{AnyOf: []*jsonschema.Schema{action(), patterns}}},
+		},
+	}
+}
+
+// lspSchema describes LSPConfig: false, or an object of LSPServer.
+func lspSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{
+		Description: `Language servers for diagnostics after edits, as OpenCode's "lsp": false turns them all off; an object overrides, disables ({"disabled": true}) or adds servers by name. Absent: the built-in servers whose commands are on PATH.`,
+		AnyOf: []*jsonschema.Schema{
+			{Type: "boolean"},
+			{Type: "object", AdditionalProperties: &jsonschema.Schema{Ref: "#/$defs/LSPServer"}},
 		},
 	}
 }
@@ -133,6 +152,11 @@ func TestSchemaAgreesWithTheLoader(t *testing.T) {
 		{name: "an agent mode outside the enum is invalid", doc: `{"agent": {"x": {"mode": "secondary"}}}`},
 		{name: "an MCP server without a type is invalid", doc: `{"mcp": {"x": {"command": ["x"]}}}`},
 		{name: "a negative wasm limit is invalid", doc: `{"wasm": {"x": {"memory_max_mb": -1}}}`},
+		{name: "lsp false is valid", doc: `{"lsp": false}`, valid: true},
+		{name: "disabling a built-in language server is valid", doc: `{"lsp": {"gopls": {"disabled": true}}}`, valid: true},
+		{name: "a language server with env and initialization is valid", doc: `{"lsp": {"gopls": {"command": ["gopls"], "env": {"GOFLAGS": "-mod=mod"}, "initialization": {"staticcheck": true}}}}`, valid: true},
+		{name: "a language server key that is not a field is invalid", doc: `{"lsp": {"gopls": {"comand": ["gopls"]}}}`},
+		{name: "lsp as a string is invalid", doc: `{"lsp": "off"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -91,11 +91,7 @@ func validate(cfg *Config, origins map[string]origin) error {
 		v.nonNegative(w.MaxOutputMB, "wasm", name, "max_output_mb")
 	}
 
-	for _, name := range slices.Sorted(maps.Keys(cfg.LSP)) {
-		if c := cfg.LSP[name].Command; len(c) == 0 || c[0] == "" {
-			v.errorf([]string{"lsp", name, "command"}, `is required: "command": ["gopls"]`)
-		}
-	}
+	validateLSP(v, cfg.LSP)
 
 	if err := CheckStoreURL(cfg.Store.URL); err != nil {
 		v.errorf([]string{"store", "url"}, "%s", err)

@@ -1,0 +1,115 @@
+package lsp
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// readMessage reads one Content-Length framed message.
+func readMessage(r *bufio.Reader) (message, error) {
+	length := -1
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return message{}, err
+		}
+		if len(line) > 4096 {
+			return message{}, errors.New("language server sent a header line over 4096 bytes")
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			break
+		}
+		if v, ok := strings.CutPrefix(strings.ToLower(line), "content-length:"); ok {
+			if length, err = strconv.Atoi(strings.TrimSpace(v)); err != nil {
+				return message{}, fmt.Errorf("language server sent a bad Content-Length %q", line)
+			}
+		}
+	}
+	if length < 0 || length > maxMessage {
+		return message{}, fmt.Errorf("language server sent a message without a usable Content-Length (%d)", length)
+	}
+	body := make([]byte, length)
+	if _, err := io.ReadFull(r, body); err != nil {
+		return message{}, err
+	}
+	var m message
+	if err := json.Unmarshal(body, &m); err != nil {
+		return message{}, fmt.Errorf("language server sent invalid JSON: %w", err)
+	}
+	return m, nil
+}
+
+func fileURI(path string) string {
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
+}
+
+func uriPath(uri string) string {
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "file" || u.Path == "" {
+		return ""
+	}
+	return filepath.Clean(filepath.FromSlash(u.Path))
+}
+
+// languageID is the LSP language identifier for a file, by extension; the
+// extension without its dot otherwise, which most servers accept.
+func languageID(path string) string {
+	ext := strings.TrimPrefix(filepath.Ext(path), ".")
+	switch ext {
+	case "ts", "mts", "cts":
+		return "typescript"
+	case "tsx":
+		return "typescriptreact"
+	case "js", "mjs", "cjs":
+		return "javascript"
+	case "jsx":
+		return "javascriptreact"
+	case "py", "pyi":
+		return "python"
+	case "rs":
+		return "rust"
+	case "rb":
+		return "ruby"
+	case "md":
+		return "markdown"
+	case "sh", "bash", "zsh", "ksh":
+		return "shellscript"
+	case "h":
+		return "c"
+	case "cc", "cxx", "c++", "hpp", "hh", "hxx", "h++":
+		return "cpp"
+	}
+	return ext
+}
+
+// tailBuffer keeps the last max bytes written, for error messages.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = t.b[len(t.b)-t.max:]
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}
