@@ -31,7 +31,8 @@ const noElicitReason = `this MCP client cannot show permission requests (it does
 
 // Ask implements permission.Asker. For a client that cannot elicit, the
 // server's ask fallback decides: allow (Options.AskFallback) lets the call
-// run once, anything else refuses it with the rule to add. Otherwise the
+// run once, inbox parks the question in Options.Inbox until a person
+// answers it there, anything else refuses it with the rule to add. Otherwise the
 // person's answer decides: accept with
 // once or always allows, accept with reject and decline refuse (a
 // *permission.RejectedError, or a *permission.CorrectedError with their
@@ -43,6 +44,11 @@ const noElicitReason = `this MCP client cannot show permission requests (it does
 func (Asker) Ask(ctx context.Context, req permission.Request) (permission.Reply, error) {
 	elicit, _ := ctx.Value(elicitorKey{}).(elicitor)
 	if elicit == nil {
+		if inbox, ok := ctx.Value(inboxKey{}).(permission.Asker); ok {
+			// The server's ask fallback is inbox: the question waits
+			// there for a person, and so does the call.
+			return inbox.Ask(ctx, req)
+		}
 		if log, ok := ctx.Value(fallbackAllowKey{}).(*slog.Logger); ok {
 			// The server's ask fallback is allow: the client cannot
 			// show the question, and its own permission prompt already
@@ -122,6 +128,14 @@ type elicitorKey struct{}
 // fallbackAllowKey marks a call whose "ask" the server's ask fallback
 // allows; the value is the logger that records each such approval.
 type fallbackAllowKey struct{}
+
+// inboxKey marks a call whose "ask" the server's ask fallback parks in
+// the permission inbox; the value is the inbox (a permission.Asker).
+type inboxKey struct{}
+
+func withInbox(ctx context.Context, inbox permission.Asker) context.Context {
+	return context.WithValue(ctx, inboxKey{}, inbox)
+}
 
 func withFallbackAllow(ctx context.Context, log *slog.Logger) context.Context {
 	return context.WithValue(ctx, fallbackAllowKey{}, log)

@@ -149,6 +149,7 @@ func (s *Service) Ask(ctx context.Context, rules Ruleset, req Request) error {
 	for _, pattern := range undecided {
 		if rule, _ := req.evaluate(pattern, rules, approved); rule.Action != Allow {
 			askPattern, needAsk = pattern, true
+			req.AskedBy = &rule
 			break
 		}
 	}
@@ -439,6 +440,39 @@ func (s *Service) approve(ctx context.Context, sessionID string, req Request) (R
 		return nil, fmt.Errorf("save permission approvals of session %s: %w", sessionID, err)
 	}
 	return out, nil
+}
+
+// Revoke removes one of a session's "always" approvals: the rule with
+// rule's permission and pattern. Requests it allowed are asked again from
+// then on. It reports whether such an approval was there.
+func (s *Service) Revoke(ctx context.Context, sessionID string, rule Rule) (bool, error) {
+	found := false
+	store, key := s.approvals(sessionID)
+	err := store.Update(ctx, key, StoreNamespace, StoreKeyApproved, func(old []byte, exists bool) ([]byte, error) {
+		found = false
+		var rules Ruleset
+		if exists {
+			if err := json.Unmarshal(old, &rules); err != nil {
+				return nil, fmt.Errorf("decode existing approvals: %w", err)
+			}
+		}
+		kept := rules[:0:0]
+		for _, r := range rules {
+			if r.Permission == rule.Permission && r.Pattern == rule.Pattern {
+				found = true
+				continue
+			}
+			kept = append(kept, r)
+		}
+		return json.Marshal(kept)
+	})
+	if err != nil {
+		return false, fmt.Errorf("revoke permission approval %s %q of session %s: %w", rule.Permission, rule.Pattern, sessionID, err)
+	}
+	if found {
+		s.log.InfoContext(ctx, "permission approval revoked", "session", sessionID, "permission", rule.Permission, "pattern", rule.Pattern)
+	}
+	return found, nil
 }
 
 // newID returns "per_" followed by the time in nanoseconds (strictly
