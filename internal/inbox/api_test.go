@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/toolhost/toolhost/internal/inbox"
 	"github.com/toolhost/toolhost/runtime/permission"
 )
@@ -438,5 +440,56 @@ func TestRulesNameTheirFileAndLine(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusNotFound {
 		t.Errorf("rules of an unknown agent: %d, want 404", res.StatusCode)
+	}
+}
+
+// TestClosingRefusesWhatIsParked: when toolhost stops, a parked call is
+// refused with a message saying why, rather than left waiting.
+func TestClosingRefusesWhatIsParked(t *testing.T) {
+	t.Parallel()
+	ib := inbox.New(inbox.Options{})
+	errc := make(chan error, 1)
+	go func() {
+		_, err := ib.Ask(context.Background(), permission.Request{Permission: "bash", Patterns: []string{"ls"}})
+		errc <- err
+	}()
+	for deadline := time.Now().Add(patience); len(ib.Pending()) == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the request was never parked")
+		}
+	}
+	ib.Close()
+	var u *permission.UnansweredError
+	if err := <-errc; !errors.As(err, &u) || !strings.Contains(err.Error(), "inbox closed") {
+		t.Errorf("Ask after Close: %v, want an UnansweredError saying the inbox closed", err)
+	}
+	if _, err := ib.Ask(context.Background(), permission.Request{Permission: "bash"}); !errors.As(err, &u) {
+		t.Errorf("Ask on a closed inbox: %v", err)
+	}
+	ib.Close()
+}
+
+// TestTheToolsOwnTimeLimitWaitsWithTheCall: bash's timeout counts the
+// command's running time, not the time the call waited for a person.
+func TestTheToolsOwnTimeLimitWaitsWithTheCall(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, fixtureOptions{})
+	cs := f.client(t)
+	done := make(chan result, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "bash", Arguments: map[string]any{"command": "echo in-time", "description": "quick", "timeout": 100}})
+		if err != nil {
+			done <- result{err: err}
+			return
+		}
+		done <- result{text: res.Content[0].(*sdk.TextContent).Text, isError: res.IsError}
+	}()
+	q := f.waitPending(t, 1)[0]
+	// Wait well past the command's 100 ms limit before answering.
+	time.Sleep(500 * time.Millisecond)
+	f.post(t, "/api/requests/"+q.ID+"/reply", map[string]string{"reply": "once"})
+	r := waitResult(t, done)
+	if r.isError || !strings.Contains(r.text, "in-time") || strings.Contains(r.text, "exceeding timeout") {
+		t.Errorf("call answered after longer than its timeout: %+v, want it to run in full", r)
 	}
 }

@@ -101,7 +101,8 @@ func (f *fixture) client(t testing.TB) *sdk.ClientSession {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cs.Close() })
+	// Parked calls end before the client waits for them to.
+	t.Cleanup(func() { f.ib.Close(); cs.Close() })
 	return cs
 }
 

@@ -100,6 +100,9 @@ type Inbox struct {
 	gone     []string           // answered's ids, oldest first
 	sessions map[string]*sessionLog
 	subs     map[chan struct{}]struct{}
+
+	closed    chan struct{} // closed by Close
+	closeOnce sync.Once
 }
 
 var (
@@ -174,6 +177,7 @@ func New(opts Options) *Inbox {
 		answered: map[string]bool{},
 		sessions: map[string]*sessionLog{},
 		subs:     map[chan struct{}]struct{}{},
+		closed:   make(chan struct{}),
 	}
 }
 
@@ -190,9 +194,11 @@ func (ib *Inbox) Attach(reg Registry) {
 	}
 }
 
-// Close stops watching the registry's calls. Questions still parked wait
-// for their own ends.
+// Close stops watching the registry's calls and refuses every question
+// parked now or later with a *permission.UnansweredError: toolhost is
+// stopping, and nobody can answer any more. Calling it again is harmless.
 func (ib *Inbox) Close() {
+	ib.closeOnce.Do(func() { close(ib.closed) })
 	ib.mu.Lock()
 	d := ib.detach
 	ib.detach = nil
@@ -245,23 +251,32 @@ func (ib *Inbox) Ask(ctx context.Context, req permission.Request) (permission.Re
 
 	timer := time.NewTimer(ib.opts.Timeout)
 	defer timer.Stop()
+	// A reply already given wins over a close or timeout at the same time.
 	select {
 	case r := <-p.reply:
 		return r, nil
 	case <-ctx.Done():
 		return permission.Reply{}, fmt.Errorf("wait in the permission inbox: %w", ctx.Err())
+	case <-ib.closed:
+		return permission.Reply{}, unanswered(req, "the permission inbox closed before anyone answered, as toolhost is stopping", "answer it in the permission inbox while toolhost runs")
 	case <-timer.C:
-		pattern := "*"
-		if len(req.Patterns) > 0 {
-			pattern = req.Patterns[0]
-		}
-		rule := permission.SuggestRule(req.Permission, permission.RulePattern(req))
-		return permission.Reply{}, &permission.UnansweredError{
-			Permission: req.Permission,
-			Pattern:    pattern,
-			Why:        fmt.Sprintf("nobody answered it in the permission inbox within %s", ib.opts.Timeout),
-			Remedy:     fmt.Sprintf("answer it in the permission inbox sooner (or give it longer with --inbox-timeout), or add %s to toolhost.json", rule),
-		}
+		return permission.Reply{}, unanswered(req, fmt.Sprintf("nobody answered it in the permission inbox within %s", ib.opts.Timeout),
+			"answer it in the permission inbox sooner (or give it longer with --inbox-timeout)")
+	}
+}
+
+// unanswered is the refusal of a question nobody answered: why, and what
+// the user can do besides adding the rule.
+func unanswered(req permission.Request, why, remedy string) *permission.UnansweredError {
+	pattern := "*"
+	if len(req.Patterns) > 0 {
+		pattern = req.Patterns[0]
+	}
+	return &permission.UnansweredError{
+		Permission: req.Permission,
+		Pattern:    pattern,
+		Why:        why,
+		Remedy:     fmt.Sprintf("%s, or add %s to toolhost.json", remedy, permission.SuggestRule(req.Permission, permission.RulePattern(req))),
 	}
 }
 
