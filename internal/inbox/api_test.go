@@ -493,3 +493,22 @@ func TestTheToolsOwnTimeLimitWaitsWithTheCall(t *testing.T) {
 		t.Errorf("call answered after longer than its timeout: %+v, want it to run in full", r)
 	}
 }
+
+// TestClientsOfBothProtocolsAreParked: a client without elicitation is
+// parked in the inbox on the sessionless 2026-07-28 protocol as on the
+// older one.
+func TestClientsOfBothProtocolsAreParked(t *testing.T) {
+	t.Parallel()
+	for _, proto := range []string{"2026-07-28", "2025-11-25"} {
+		t.Run(proto, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, fixtureOptions{})
+			done := callBash(f.clientSpeaking(t, proto), "echo "+proto)
+			q := f.waitPending(t, 1)[0]
+			f.post(t, "/api/requests/"+q.ID+"/reply", map[string]string{"reply": "once"})
+			if r := waitResult(t, done); r.isError || !strings.Contains(r.text, proto) {
+				t.Errorf("call after once: %+v", r)
+			}
+		})
+	}
+}

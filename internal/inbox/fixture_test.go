@@ -93,11 +93,17 @@ func newFixture(t testing.TB, o fixtureOptions) *fixture {
 // OpenCode, Qwen Code and the Inspector do not.
 func (f *fixture) client(t testing.TB) *sdk.ClientSession {
 	t.Helper()
+	return f.clientSpeaking(t, "2025-11-25")
+}
+
+// clientSpeaking is client on the given protocol version.
+func (f *fixture) clientSpeaking(t testing.TB, proto string) *sdk.ClientSession {
+	t.Helper()
 	ct, st := sdk.NewInMemoryTransports()
 	if _, err := f.srv.Connect(context.Background(), st); err != nil {
 		t.Fatal(err)
 	}
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "no-elicitation", Version: "v0"}, nil).Connect(context.Background(), ct, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "no-elicitation", Version: "v0"}, nil).Connect(context.Background(), ct, &sdk.ClientSessionOptions{ProtocolVersion: proto})
 	if err != nil {
 		t.Fatal(err)
 	}
