@@ -10,6 +10,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"github.com/toolhost/toolhost/internal/inbox"
 )
 
 // screenshotsEnv names a directory to save the page's screenshots in
@@ -108,6 +110,34 @@ func TestAPersonAnswersInTheBrowser(t *testing.T) {
 		t.Errorf("the call after once: %+v, want the command's output", r)
 	}
 
+	// "Always allow" adds an approval to the session, listed with a
+	// revoke button; revoking it takes it away.
+	done = callBash(cs, "ls")
+	if err := chromedp.Do(ctx,
+		chromedp.WaitVisible(chromedp.CSS(`#requests article.request button[data-reply="always"]`)),
+		chromedp.Click(chromedp.CSS(`#requests article.request button[data-reply="always"]`)),
+	); err != nil {
+		t.Fatalf("click always: %v", err)
+	}
+	if r := waitResult(t, done); r.isError {
+		t.Fatalf("the call after always: %+v", r)
+	}
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#sessions button[data-revoke]`))); err != nil {
+		t.Fatalf("the approval is not listed: %v", err)
+	}
+	screenshot(t, ctx, "inbox-sessions.png")
+	if err := chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`#sessions button[data-revoke]`)),
+		chromedp.WaitNotPresent(chromedp.CSS(`#sessions button[data-revoke]`)),
+	); err != nil {
+		t.Fatalf("revoke: %v", err)
+	}
+	var sessions struct{ Sessions []inbox.Session }
+	f.getJSON(t, "/api/sessions", &sessions)
+	if len(sessions.Sessions) != 1 || len(sessions.Sessions[0].Approvals) != 0 {
+		t.Errorf("sessions after revoke: %+v, want no approvals", sessions.Sessions)
+	}
+
 	done = callBash(cs, "rm -rf build")
 	if err := chromedp.Do(ctx,
 		chromedp.WaitVisible(chromedp.CSS(`#requests article.request input[data-message]`)),
@@ -126,5 +156,4 @@ func TestAPersonAnswersInTheBrowser(t *testing.T) {
 	); err != nil {
 		t.Fatalf("the sessions list did not follow: %v", err)
 	}
-	screenshot(t, ctx, "inbox-sessions.png")
 }
