@@ -61,6 +61,10 @@ func startInbox(ctx context.Context, g *Globals, o InboxOptions, agent string) (
 		if err := ib.Serve(ctx, ln, inbox.HandlerOptions{Token: o.Token}); err != nil && ctx.Err() == nil {
 			g.logger().Error("permission inbox stopped", "err", err)
 		}
+		// Stopping (a signal): the questions still waiting cannot be
+		// answered any more, so their calls are refused now, within the
+		// server's drain, rather than cut off after it.
+		ib.Close()
 	}()
 	note := ""
 	if o.Token != "" {
