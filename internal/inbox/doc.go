@@ -23,5 +23,7 @@
 // token) is internal/httpguard, shared with the MCP HTTP server; writes
 // additionally need a JSON body and pass net/http's CrossOriginProtection.
 //
-// It must not import the MCP server or the CLI: they import it.
+// It must not import the MCP server, the agent loop or the CLI: the CLI
+// imports it and hands it to the others as a permission.Asker, the one
+// small interface they park a question through.
 package inbox
