@@ -201,7 +201,7 @@ func (ib *Inbox) Ask(ctx context.Context, req permission.Request) (permission.Re
 			SessionID:  req.SessionID,
 			Tool:       req.Tool,
 			Permission: req.Permission,
-			Patterns:   slices.Clone(req.Patterns),
+			Patterns:   append([]string{}, req.Patterns...), // [] for scripts, not null
 			Always:     slices.Clone(req.Always),
 			Preview:    previewOf(req.Metadata),
 			Rule:       req.AskedBy,

@@ -149,6 +149,9 @@ func (ib *Inbox) Sessions(ctx context.Context) []Session {
 			if err != nil {
 				out[i].ApprovalsError = err.Error()
 			}
+			if approved == nil {
+				approved = permission.Ruleset{} // [] for scripts, not null
+			}
 			out[i].Approvals = approved
 		}
 	}
