@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -508,6 +509,44 @@ func TestClientsOfBothProtocolsAreParked(t *testing.T) {
 			f.post(t, "/api/requests/"+q.ID+"/reply", map[string]string{"reply": "once"})
 			if r := waitResult(t, done); r.isError || !strings.Contains(r.text, proto) {
 				t.Errorf("call after once: %+v", r)
+			}
+		})
+	}
+}
+
+// TestAQuestionTheClientCancelsGoesToTheInbox: a client that declares
+// elicitation but answers "cancel", as one with no one to show the
+// question to does (Claude Code in print mode), leaves the question to the
+// inbox; a decline is the person's no and is not asked again.
+func TestAQuestionTheClientCancelsGoesToTheInbox(t *testing.T) {
+	t.Parallel()
+	for _, proto := range []string{"2026-07-28", "2025-11-25"} {
+		t.Run(proto, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, fixtureOptions{})
+			action := "cancel"
+			var mu sync.Mutex
+			cs := f.clientWith(t, proto, &sdk.ClientOptions{ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				return &sdk.ElicitResult{Action: action}, nil
+			}})
+			done := callBash(cs, "echo after-cancel")
+			q := f.waitPending(t, 1)[0]
+			f.post(t, "/api/requests/"+q.ID+"/reply", map[string]string{"reply": "once"})
+			if r := waitResult(t, done); r.isError || !strings.Contains(r.text, "after-cancel") {
+				t.Errorf("call answered in the inbox after the client's cancel: %+v", r)
+			}
+
+			mu.Lock()
+			action = "decline"
+			mu.Unlock()
+			r := waitResult(t, callBash(cs, "echo declined"))
+			if !r.isError || !strings.Contains(r.text, "rejected") {
+				t.Errorf("a declined call: %+v, want the rejection", r)
+			}
+			if n := len(f.ib.Pending()); n != 0 {
+				t.Errorf("%d requests in the inbox after a decline, want none", n)
 			}
 		})
 	}

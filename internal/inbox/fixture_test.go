@@ -99,11 +99,17 @@ func (f *fixture) client(t testing.TB) *sdk.ClientSession {
 // clientSpeaking is client on the given protocol version.
 func (f *fixture) clientSpeaking(t testing.TB, proto string) *sdk.ClientSession {
 	t.Helper()
+	return f.clientWith(t, proto, nil)
+}
+
+// clientWith is a client on proto with opts (nil: no elicitation).
+func (f *fixture) clientWith(t testing.TB, proto string, opts *sdk.ClientOptions) *sdk.ClientSession {
+	t.Helper()
 	ct, st := sdk.NewInMemoryTransports()
 	if _, err := f.srv.Connect(context.Background(), st); err != nil {
 		t.Fatal(err)
 	}
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "no-elicitation", Version: "v0"}, nil).Connect(context.Background(), ct, &sdk.ClientSessionOptions{ProtocolVersion: proto})
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "no-elicitation", Version: "v0"}, opts).Connect(context.Background(), ct, &sdk.ClientSessionOptions{ProtocolVersion: proto})
 	if err != nil {
 		t.Fatal(err)
 	}

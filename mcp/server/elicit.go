@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sort"
@@ -32,7 +33,9 @@ const noElicitReason = `this MCP client cannot show permission requests (it does
 // Ask implements permission.Asker. For a client that cannot elicit, the
 // server's ask fallback decides: allow (Options.AskFallback) lets the call
 // run once, inbox parks the question in Options.Inbox until a person
-// answers it there, anything else refuses it with the rule to add. Otherwise the
+// answers it there, anything else refuses it with the rule to add. With
+// the inbox fallback, a question a client that can elicit leaves
+// unanswered (below) goes to the inbox too. Otherwise the
 // person's answer decides: accept with
 // once or always allows, accept with reject and decline refuse (a
 // *permission.RejectedError, or a *permission.CorrectedError with their
@@ -70,9 +73,23 @@ func (Asker) Ask(ctx context.Context, req permission.Request) (permission.Reply,
 			// cancellation, reported as such by the permission service.
 			return permission.Reply{}, fmt.Errorf("ask the MCP client: %w", err)
 		}
-		return permission.Reply{}, unanswered(req, "the MCP client's answer failed: "+printable(clip(err.Error())), err)
+		return orInbox(ctx, req, permission.Reply{}, unanswered(req, "the MCP client's answer failed: "+printable(clip(err.Error())), err))
 	}
-	return answerOf(req, res)
+	reply, err := answerOf(req, res)
+	return orInbox(ctx, req, reply, err)
+}
+
+// orInbox passes on the client's answer, unless nobody answered there
+// (cancel, as a client with no one to show the question to sends; no
+// answer; a failed request) and the ask fallback is inbox: then the
+// question waits in the inbox for a person after all.
+func orInbox(ctx context.Context, req permission.Request, reply permission.Reply, err error) (permission.Reply, error) {
+	var u *permission.UnansweredError
+	inbox, ok := ctx.Value(inboxKey{}).(permission.Asker)
+	if !ok || !errors.As(err, &u) {
+		return reply, err
+	}
+	return inbox.Ask(ctx, req)
 }
 
 // unansweredRemedy is what the user can do when a question goes unanswered;

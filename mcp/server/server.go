@@ -198,6 +198,12 @@ func (s *Server) handler(id string) sdk.ToolHandler {
 			Model:     s.opts.Model,
 			Front:     s.front(req.ClientInfo()),
 		}
+		if s.opts.AskFallback == config.AskFallbackInbox {
+			// Whatever the client: one that cannot elicit parks its
+			// questions there, one that can but leaves one unanswered
+			// (cancel) too.
+			ctx = withInbox(ctx, s.opts.Inbox)
+		}
 		switch elicitMode(req) {
 		case elicitRoundTrip:
 			return s.startParked(ctx, req, call), nil
@@ -206,11 +212,8 @@ func (s *Server) handler(id string) sdk.ToolHandler {
 				return req.Session.Elicit(ctx, p)
 			})
 		case elicitNone:
-			switch s.opts.AskFallback {
-			case config.AskFallbackAllow:
+			if s.opts.AskFallback == config.AskFallbackAllow {
 				ctx = withFallbackAllow(ctx, s.log)
-			case config.AskFallbackInbox:
-				ctx = withInbox(ctx, s.opts.Inbox)
 			}
 		}
 		p := newProgress(req.Session, req.Params.GetProgressToken(), s.log)
