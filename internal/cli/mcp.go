@@ -61,7 +61,7 @@ saying which rule to add; allow lets it run, leaving the approval to the
 client's own permission prompt; inbox parks the question in the permission
 inbox, a web page (--inbox, its URL printed on stderr) where a person
 answers once, always or reject while the call waits (up to --inbox-timeout;
-docs/inbox.md). Rules that say "deny" deny either way. The
+docs/inbox.md), as do questions a client that can ask leaves unanswered. Rules that say "deny" deny either way. The
 MCP session is the toolhost session: approvals, read stamps and todos last
 as long as it does.
 
