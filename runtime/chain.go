@@ -64,6 +64,7 @@ func (r *Registry) run(ctx context.Context, c Call, agent *Agent, routed bool) (
 	hooks := r.hookList()
 	return chain(execute,
 		logCall(time.Now),                               // logging: the outcome and duration of everything below
+		watchCall(r.watchers.list()),                    // front ends showing calls live (WatchCalls)
 		unless(routed, offer(r.unavailable)),            // gate: is the tool offered to this agent on this model?
 		prepareTool(r.prepare),                          // initialise it (cached per agent and model)
 		unless(routed, askOwnPermission(r.perms)),       // gate: its own permission, unless it checks its own

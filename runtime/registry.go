@@ -60,7 +60,8 @@ type Registry struct {
 	defs  map[defKey]*prepared
 	gen   uint64 // counts changes of tools and hooks; see Generation
 
-	changes changeFeed // told of every change of tools or hooks (changes.go)
+	changes  changeFeed   // told of every change of tools or hooks (changes.go)
+	watchers callWatchers // told of every call (watch.go)
 }
 
 // NewRegistry returns an empty registry; add tools with Add and Register.

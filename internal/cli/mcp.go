@@ -31,8 +31,10 @@ type MCPOptions struct {
 	Model     string
 	// DrainTimeout bounds the wait for calls in flight after SIGTERM.
 	DrainTimeout time.Duration
-	// AskFallback overrides "server.ask_fallback": allow or deny.
+	// AskFallback overrides "server.ask_fallback": allow, deny or inbox.
 	AskFallback string
+	// Inbox configures the permission inbox of --ask-fallback inbox.
+	Inbox InboxOptions
 	// ToolPrefix overrides "server.tool_prefix"; ToolPrefixSet says the
 	// flag was given (an empty prefix is a choice).
 	ToolPrefix    string
@@ -56,7 +58,10 @@ the request (with the diff for edits) and they answer once, always or reject.
 With a client that cannot (OpenCode, Qwen Code, the MCP Inspector),
 --ask-fallback decides: deny (the default) refuses the call with a message
 saying which rule to add; allow lets it run, leaving the approval to the
-client's own permission prompt. Rules that say "deny" deny either way. The
+client's own permission prompt; inbox parks the question in the permission
+inbox, a web page (--inbox, its URL printed on stderr) where a person
+answers once, always or reject while the call waits (up to --inbox-timeout;
+docs/inbox.md), as do questions a client that can ask leaves unanswered. Rules that say "deny" deny either way. The
 MCP session is the toolhost session: approvals, read stamps and todos last
 as long as it does.
 
@@ -84,6 +89,7 @@ through another.`,
   TOOLHOST_MCP_TOKEN=s3cret toolhost mcp --http 127.0.0.1:8765 --stateless
   toolhost mcp --agent plan
   toolhost mcp --ask-fallback allow
+  toolhost mcp --ask-fallback inbox --inbox 127.0.0.1:8766
   toolhost mcp --tool-prefix th_
   toolhost mcp list`,
 		Args: cobra.NoArgs,
@@ -92,9 +98,12 @@ through another.`,
 				opts.Token = os.Getenv(server.TokenEnv)
 			}
 			switch opts.AskFallback {
-			case "", config.AskFallbackDeny, config.AskFallbackAllow:
+			case "", config.AskFallbackDeny, config.AskFallbackAllow, config.AskFallbackInbox:
 			default:
-				return usageError{fmt.Errorf("--ask-fallback %q: use allow or deny", opts.AskFallback)}
+				return usageError{fmt.Errorf("--ask-fallback %q: use allow, deny or inbox", opts.AskFallback)}
+			}
+			if err := opts.Inbox.check(); err != nil {
+				return usageError{err}
 			}
 			opts.ToolPrefixSet = cmd.Flags().Changed("tool-prefix")
 			if opts.Stateless && opts.HTTP == "" {
@@ -117,7 +126,8 @@ through another.`,
 	cmd.Flags().StringVar(&opts.Agent, "agent", "", "agent `name` whose tools and permissions are served (default build)")
 	cmd.Flags().StringVar(&opts.Model, "model", "", "model `id` the tools are chosen for")
 	cmd.Flags().DurationVar(&opts.DrainTimeout, "drain-timeout", 0, "with --http: on SIGTERM, how long calls in flight may take to finish (default 1.5s)")
-	cmd.Flags().StringVar(&opts.AskFallback, "ask-fallback", "", "what \"ask\" becomes for clients that cannot show questions: allow or deny (`mode`; default \"server.ask_fallback\", else deny)")
+	cmd.Flags().StringVar(&opts.AskFallback, "ask-fallback", "", "what \"ask\" becomes for clients that cannot show questions: allow, deny or inbox (`mode`; default \"server.ask_fallback\", else deny)")
+	addInboxFlags(cmd.Flags(), &opts.Inbox)
 	cmd.Flags().StringVar(&opts.ToolPrefix, "tool-prefix", "", "`prefix` the client puts before tool names (default: guessed from the client, or \"server.tool_prefix\")")
 	cmd.AddCommand(NewCmdMCPList(g, nil))
 	return cmd
@@ -164,6 +174,20 @@ func runMCP(ctx context.Context, g *Globals, opts *MCPOptions) error {
 		return err
 	}
 	defer closeHost(ctx, log, h)
+	sopts := serverOptions(h.Registry.Config().Server, opts, log)
+	if sopts.AskFallback == config.AskFallbackInbox {
+		agentName := opts.Agent
+		if a, err := h.Registry.Agent(opts.Agent); err == nil {
+			agentName = a.Name
+		}
+		ib, stop, err := startInbox(ctx, g, opts.Inbox, agentName)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		ib.Attach(h.Registry)
+		sopts.Inbox = ib
+	}
 	for _, le := range h.LoadErrors {
 		log.Warn("tool source skipped", "source", le.Source, "file", le.File, "reason", le.Reason)
 	}
@@ -176,7 +200,6 @@ func runMCP(ctx context.Context, g *Globals, opts *MCPOptions) error {
 			return out
 		})
 	}
-	sopts := serverOptions(h.Registry.Config().Server, opts, log)
 	sopts.Relay, sopts.Metrics = h.Store, metrics
 	sopts.ConfigDirs, sopts.Project, sopts.OutputDir = h.Dirs, h.Worktree, h.Registry.OutputDir()
 	srv, err := server.New(ctx, h.Registry, sopts)

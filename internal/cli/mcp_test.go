@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolhost/toolhost/internal/inbox"
 	"github.com/toolhost/toolhost/runtime/config"
 )
 
@@ -30,14 +31,23 @@ func TestMCPCommandFlags(t *testing.T) {
 		{"a network address with a token is allowed", []string{"--http", "0.0.0.0:8765", "--token", "t"}, "", MCPOptions{HTTP: "0.0.0.0:8765", Token: "t"}, ""},
 		{"--ask-fallback allow", []string{"--ask-fallback", "allow"}, "", MCPOptions{AskFallback: "allow"}, ""},
 		{"--ask-fallback deny", []string{"--ask-fallback=deny"}, "", MCPOptions{AskFallback: "deny"}, ""},
-		{"--ask-fallback takes nothing else", []string{"--ask-fallback", "ask"}, "", MCPOptions{}, `--ask-fallback "ask": use allow or deny`},
-		{"--ask-fallback is not case-folded", []string{"--ask-fallback", "Allow"}, "", MCPOptions{}, "use allow or deny"},
+		{"--ask-fallback takes nothing else", []string{"--ask-fallback", "ask"}, "", MCPOptions{}, `--ask-fallback "ask": use allow, deny or inbox`},
+		{"--ask-fallback is not case-folded", []string{"--ask-fallback", "Allow"}, "", MCPOptions{}, "use allow, deny or inbox"},
+		{"--ask-fallback inbox serves the inbox on loopback", []string{"--ask-fallback", "inbox"}, "", MCPOptions{AskFallback: "inbox"}, ""},
+		{"--inbox and its timeout", []string{"--ask-fallback", "inbox", "--inbox", "127.0.0.1:8766", "--inbox-timeout", "2m"}, "", MCPOptions{AskFallback: "inbox", Inbox: InboxOptions{Addr: "127.0.0.1:8766", Timeout: 2 * time.Minute}}, ""},
+		{"an inbox beyond loopback needs a token", []string{"--ask-fallback", "inbox", "--inbox", "0.0.0.0:8766"}, "", MCPOptions{}, "--inbox-token"},
+		{"an inbox beyond loopback with a token", []string{"--ask-fallback", "inbox", "--inbox", "0.0.0.0:8766", "--inbox-token", "t"}, "", MCPOptions{AskFallback: "inbox", Inbox: InboxOptions{Addr: "0.0.0.0:8766", Token: "t", Timeout: inbox.DefaultTimeout}}, ""},
+		{"--inbox-timeout must be positive", []string{"--ask-fallback", "inbox", "--inbox-timeout", "0s"}, "", MCPOptions{}, "must be positive"},
 		{"--tool-prefix is recorded as given", []string{"--tool-prefix", "th_"}, "", MCPOptions{ToolPrefix: "th_", ToolPrefixSet: true}, ""},
 		{"an empty --tool-prefix is a choice", []string{"--tool-prefix="}, "", MCPOptions{ToolPrefixSet: true}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv("TOOLHOST_MCP_TOKEN", tt.env)
+			t.Setenv(inbox.TokenEnv, "")
+			if tt.want.Inbox == (InboxOptions{}) {
+				tt.want.Inbox = InboxOptions{Addr: defaultInboxAddr, Timeout: inbox.DefaultTimeout}
+			}
 			var got *MCPOptions
 			g := &Globals{Streams: IOStreams{Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}}
 			cmd := NewCmdMCP(g, func(_ context.Context, _ *Globals, o *MCPOptions) error { got = o; return nil })

@@ -14,6 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/toolhost/toolhost/agent"
+	"github.com/toolhost/toolhost/internal/inbox"
+	"github.com/toolhost/toolhost/runtime/config"
 	"github.com/toolhost/toolhost/runtime/permission"
 )
 
@@ -26,6 +28,10 @@ type RunOptions struct {
 	MaxSteps int
 	JSON     bool
 	Yes      bool
+	// AskFallback is what "ask" becomes when no terminal can show the
+	// question: deny (default) or inbox.
+	AskFallback string
+	Inbox       InboxOptions
 }
 
 // NewCmdRun runs the agent loop on one prompt.
@@ -56,7 +62,9 @@ permission-asked, step-finish, finish, error.
 
 When a rule says "ask", a person at a terminal is asked; with --json, or
 without a terminal, requests are refused with a message saying how to allow
-them, unless --yes answers them all with once.
+them, unless --yes answers them all with once, or --ask-fallback inbox
+parks them in the permission inbox, a web page (--inbox, its URL printed on
+stderr) where a person answers while the call waits (docs/inbox.md).
 
 The conversation is saved; --session ID continues it (the id is printed at
 the end, and is in every JSON event).
@@ -66,10 +74,23 @@ broken connection), 2 usage error, 3 a person rejected a permission request.`,
 		Example: `  toolhost run --model ollama/qwen3 "what does main.go do?"
   OPENAI_API_KEY=sk-... toolhost run --model gpt-4.1 --agent plan "plan a fix for the flaky test"
   toolhost run --session ses_0189ab... "now write the fix"
-  echo "list the TODOs" | toolhost run --json --yes -`,
+  echo "list the TODOs" | toolhost run --json --yes -
+  toolhost run --json --ask-fallback inbox "tidy the imports"`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Prompt = strings.Join(args, " ")
+			switch opts.AskFallback {
+			case "", config.AskFallbackDeny:
+			case config.AskFallbackInbox:
+				if opts.Yes {
+					return usageError{fmt.Errorf("--yes answers every question, so there is none for --ask-fallback inbox; give one of them")}
+				}
+				if err := opts.Inbox.check(); err != nil {
+					return usageError{err}
+				}
+			default:
+				return usageError{fmt.Errorf("--ask-fallback %q: use deny or inbox (--yes allows every question)", opts.AskFallback)}
+			}
 			if runF != nil {
 				return runF(cmd.Context(), g, opts)
 			}
@@ -82,6 +103,8 @@ broken connection), 2 usage error, 3 a person rejected a permission request.`,
 	cmd.Flags().IntVar(&opts.MaxSteps, "max-steps", 0, "stop after `n` model calls (default: the agent's max_steps, else no limit)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON event per line on stdout")
 	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "answer every permission question with once (rules that deny still deny)")
+	cmd.Flags().StringVar(&opts.AskFallback, "ask-fallback", "", "what \"ask\" becomes when no terminal can show it: deny or inbox (`mode`; default deny)")
+	addInboxFlags(cmd.Flags(), &opts.Inbox)
 	return cmd
 }
 
@@ -108,6 +131,7 @@ func runRun(ctx context.Context, g *Globals, opts *RunOptions) error {
 		out = &textEvents{out: g.Streams.Out, errOut: g.Streams.ErrOut}
 	}
 	var asker permission.Asker
+	var ib *inbox.Inbox
 	switch {
 	case opts.Yes:
 		asker = permission.AskerFunc(func(context.Context, permission.Request) (permission.Reply, error) {
@@ -115,6 +139,13 @@ func runRun(ctx context.Context, g *Globals, opts *RunOptions) error {
 		})
 	case g.Streams.TTY != nil && !opts.JSON:
 		asker = &ttyAsker{tty: g.Streams.terminal(), c: palette{g.Streams.TTYColor}}
+	case opts.AskFallback == config.AskFallbackInbox:
+		started, stop, err := startInbox(ctx, g, opts.Inbox, opts.Agent)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		ib, asker = started, started
 	}
 	// The host watches the tool folders: a module added or removed during
 	// a long run takes effect in the registry at once.
@@ -123,6 +154,9 @@ func runRun(ctx context.Context, g *Globals, opts *RunOptions) error {
 		return err
 	}
 	defer closeHost(ctx, g.logger(), h)
+	if ib != nil {
+		ib.Attach(h.Registry)
+	}
 	for _, le := range h.LoadErrors {
 		fmt.Fprintf(g.Streams.ErrOut, "toolhost: skipped %s\n", le)
 	}

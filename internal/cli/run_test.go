@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/toolhost/toolhost/agent"
+	"github.com/toolhost/toolhost/internal/inbox"
 )
 
 func TestRunFlags(t *testing.T) {
@@ -21,6 +23,11 @@ func TestRunFlags(t *testing.T) {
 		{"the prompt is every argument joined", []string{"explain", "main.go"}, RunOptions{Prompt: "explain main.go"}, 0},
 		{"every flag lands in its option", []string{"-m", "ollama/qwen3", "--agent", "plan", "--session", "ses_1", "--max-steps", "7", "--json", "--yes", "go"},
 			RunOptions{Prompt: "go", Model: "ollama/qwen3", Agent: "plan", Session: "ses_1", MaxSteps: 7, JSON: true, Yes: true}, 0},
+		{"--ask-fallback inbox with its flags", []string{"--json", "--ask-fallback", "inbox", "--inbox", "127.0.0.1:8766", "--inbox-timeout", "90s", "go"},
+			RunOptions{Prompt: "go", JSON: true, AskFallback: "inbox", Inbox: InboxOptions{Addr: "127.0.0.1:8766", Timeout: 90 * time.Second}}, 0},
+		{"--ask-fallback takes deny or inbox", []string{"--ask-fallback", "allow", "go"}, RunOptions{}, ExitUsage},
+		{"--ask-fallback inbox and --yes contradict", []string{"--ask-fallback", "inbox", "--yes", "go"}, RunOptions{}, ExitUsage},
+		{"an inbox beyond loopback needs a token", []string{"--ask-fallback", "inbox", "--inbox", "0.0.0.0:1", "--inbox-token", "", "go"}, RunOptions{}, ExitUsage},
 		{"a prompt is required", nil, RunOptions{}, ExitUsage},
 		{"an unknown flag is a usage error", []string{"--nope", "x"}, RunOptions{}, ExitUsage},
 	}
@@ -37,6 +44,9 @@ func TestRunFlags(t *testing.T) {
 			err := cmd.Execute()
 			if code := ExitCode(err); code != tt.code {
 				t.Fatalf("exit code %d (%v), want %d", code, err, tt.code)
+			}
+			if tt.want.Inbox == (InboxOptions{}) {
+				tt.want.Inbox = InboxOptions{Addr: defaultInboxAddr, Timeout: inbox.DefaultTimeout}
 			}
 			if tt.code == 0 && *got != tt.want {
 				t.Errorf("options %+v, want %+v", *got, tt.want)

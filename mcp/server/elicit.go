@@ -32,7 +32,10 @@ const noElicitReason = `this MCP client cannot show permission requests (it does
 
 // Ask implements permission.Asker. For a client that cannot elicit, the
 // server's ask fallback decides: allow (Options.AskFallback) lets the call
-// run once, anything else refuses it with the rule to add. Otherwise the
+// run once, inbox parks the question in Options.Inbox until a person
+// answers it there, anything else refuses it with the rule to add. With
+// the inbox fallback, a question a client that can elicit leaves
+// unanswered (below) goes to the inbox too. Otherwise the
 // person's answer decides: accept with
 // once or always allows, accept with reject and decline refuse (a
 // *permission.RejectedError, or a *permission.CorrectedError with their
@@ -44,6 +47,11 @@ const noElicitReason = `this MCP client cannot show permission requests (it does
 func (Asker) Ask(ctx context.Context, req permission.Request) (permission.Reply, error) {
 	elicit, _ := ctx.Value(elicitorKey{}).(elicitor)
 	if elicit == nil {
+		if inbox, ok := ctx.Value(inboxKey{}).(permission.Asker); ok {
+			// The server's ask fallback is inbox: the question waits
+			// there for a person, and so does the call.
+			return inbox.Ask(ctx, req)
+		}
 		if log, ok := ctx.Value(fallbackAllowKey{}).(*slog.Logger); ok {
 			// The server's ask fallback is allow: the client cannot
 			// show the question, and its own permission prompt already
@@ -69,9 +77,23 @@ func (Asker) Ask(ctx context.Context, req permission.Request) (permission.Reply,
 			// cancellation, reported as such by the permission service.
 			return permission.Reply{}, fmt.Errorf("ask the MCP client: %w", err)
 		}
-		return permission.Reply{}, unanswered(req, "the MCP client's answer failed: "+printable(clip(err.Error())), err)
+		return orInbox(ctx, req, permission.Reply{}, unanswered(req, "the MCP client's answer failed: "+printable(clip(err.Error())), err))
 	}
-	return answerOf(req, res)
+	reply, err := answerOf(req, res)
+	return orInbox(ctx, req, reply, err)
+}
+
+// orInbox passes on the client's answer, unless nobody answered there
+// (cancel, as a client with no one to show the question to sends; no
+// answer; a failed request) and the ask fallback is inbox: then the
+// question waits in the inbox for a person after all.
+func orInbox(ctx context.Context, req permission.Request, reply permission.Reply, err error) (permission.Reply, error) {
+	var u *permission.UnansweredError
+	inbox, ok := ctx.Value(inboxKey{}).(permission.Asker)
+	if !ok || !errors.As(err, &u) {
+		return reply, err
+	}
+	return inbox.Ask(ctx, req)
 }
 
 // unansweredRemedy is what the user can do when a question goes unanswered;
@@ -127,6 +149,14 @@ type elicitorKey struct{}
 // fallbackAllowKey marks a call whose "ask" the server's ask fallback
 // allows; the value is the logger that records each such approval.
 type fallbackAllowKey struct{}
+
+// inboxKey marks a call whose "ask" the server's ask fallback parks in
+// the permission inbox; the value is the inbox (a permission.Asker).
+type inboxKey struct{}
+
+func withInbox(ctx context.Context, inbox permission.Asker) context.Context {
+	return context.WithValue(ctx, inboxKey{}, inbox)
+}
 
 func withFallbackAllow(ctx context.Context, log *slog.Logger) context.Context {
 	return context.WithValue(ctx, fallbackAllowKey{}, log)

@@ -129,9 +129,12 @@ func TestNewRefusesAnUnknownAskFallback(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, v := range []string{"ask", "Allow", "yes", " allow"} {
-		if _, err := server.New(context.Background(), reg, server.Options{AskFallback: v}); err == nil || !strings.Contains(err.Error(), `use "deny" or "allow"`) {
-			t.Errorf("AskFallback %q: err %v, want a refusal naming deny and allow", v, err)
+		if _, err := server.New(context.Background(), reg, server.Options{AskFallback: v}); err == nil || !strings.Contains(err.Error(), `use "deny", "allow" or "inbox"`) {
+			t.Errorf("AskFallback %q: err %v, want a refusal naming deny, allow and inbox", v, err)
 		}
+	}
+	if _, err := server.New(context.Background(), reg, server.Options{AskFallback: "inbox"}); err == nil || !strings.Contains(err.Error(), "needs Options.Inbox") {
+		t.Errorf("AskFallback inbox without an inbox: err %v, want a refusal", err)
 	}
 }
 

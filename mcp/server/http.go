@@ -2,17 +2,16 @@ package server
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
-	"strings"
 	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolhost/toolhost/internal/httpguard"
 )
 
 // TokenEnv is the environment variable holding the bearer token of
@@ -169,71 +168,14 @@ func CheckBind(addr, token string) error {
 	return fmt.Errorf("mcp address %s is not loopback: every tool, bash included, would be open to the network; set a bearer token with --token or %s, or bind 127.0.0.1", addr, TokenEnv)
 }
 
-// guard applies the checks of opts before h.
+// guard applies the checks of opts before h (internal/httpguard, shared
+// with the permission inbox).
 func guard(opts HTTPOptions, h http.Handler) http.Handler {
-	boundHost, boundPort, _ := net.SplitHostPort(opts.Addr)
-	want := []byte("Bearer " + opts.Token)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !hostAllowed(r.Host, boundHost, boundPort) {
-			http.Error(w, fmt.Sprintf("Forbidden: Host %q is not this server's address", r.Host), http.StatusForbidden)
-			return
-		}
-		if o := r.Header.Get("Origin"); o != "" && !originAllowed(o) {
-			http.Error(w, fmt.Sprintf("Forbidden: Origin %q may not call this server; only pages served from localhost may", o), http.StatusForbidden)
-			return
-		}
-		if opts.Token != "" {
-			got := []byte(r.Header.Get("Authorization"))
-			if subtle.ConstantTimeCompare(got, want) != 1 {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="toolhost"`)
-				http.Error(w, "Unauthorized: send Authorization: Bearer <token>, the token given to toolhost mcp --token or "+TokenEnv, http.StatusUnauthorized)
-				return
-			}
-		}
-		h.ServeHTTP(w, r)
-	})
+	return httpguard.Wrap(httpguard.Options{
+		Addr:   opts.Addr,
+		Token:  opts.Token,
+		Remedy: "the token given to toolhost mcp --token or " + TokenEnv,
+	}, h)
 }
 
-// hostAllowed accepts the bound host, or a loopback name when the server is
-// bound to loopback or to every interface; the port, when present, must be
-// the bound one.
-func hostAllowed(hostHeader, boundHost, boundPort string) bool {
-	host, port, err := net.SplitHostPort(hostHeader)
-	if err != nil {
-		host, port = hostHeader, ""
-	}
-	host = strings.Trim(host, "[]")
-	if port != "" && boundPort != "" && port != boundPort {
-		return false
-	}
-	if boundHost != "" && strings.EqualFold(host, strings.Trim(boundHost, "[]")) && !isUnspecified(boundHost) {
-		return true
-	}
-	if boundHost == "" || isLoopback(boundHost) || isUnspecified(boundHost) {
-		return isLoopback(host)
-	}
-	return false
-}
-
-// originAllowed accepts pages served from a loopback host.
-func originAllowed(origin string) bool {
-	u, err := url.Parse(origin)
-	if err != nil || u.Host == "" {
-		return false
-	}
-	return isLoopback(u.Hostname())
-}
-
-func isLoopback(host string) bool {
-	host = strings.Trim(host, "[]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-func isUnspecified(host string) bool {
-	ip := net.ParseIP(strings.Trim(host, "[]"))
-	return host == "" || (ip != nil && ip.IsUnspecified())
-}
+func isLoopback(host string) bool { return httpguard.IsLoopback(host) }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
+	"github.com/toolhost/toolhost/runtime/permission"
 	"github.com/toolhost/toolhost/runtime/session"
 )
 
@@ -54,10 +55,15 @@ type Options struct {
 	// Inspector): config.AskFallbackDeny (the default, "") refuses the
 	// call and names the rule that would allow it; config.AskFallbackAllow
 	// lets it run, so the client's own permission prompt, which admitted
-	// the call, has the last word. Rules that deny still deny, and a
-	// client that can elicit is always asked. Config
-	// "server.ask_fallback".
+	// the call, has the last word; config.AskFallbackInbox parks the
+	// question with Inbox, where a person answers it while the call
+	// waits. Rules that deny still deny, and a client that can elicit is
+	// always asked. Config "server.ask_fallback".
 	AskFallback string
+	// Inbox is where questions are parked with AskFallbackInbox: the
+	// permission inbox (internal/inbox), or anything else that can show
+	// a question to a person. Required with AskFallbackInbox.
+	Inbox permission.Asker
 
 	// SkipReadCheck lets edit and write change an existing file the MCP
 	// session has not read through toolhost's read tool (config
@@ -123,8 +129,12 @@ func New(ctx context.Context, reg *runtime.Registry, opts Options) (*Server, err
 	}
 	switch opts.AskFallback {
 	case "", config.AskFallbackDeny, config.AskFallbackAllow:
+	case config.AskFallbackInbox:
+		if opts.Inbox == nil {
+			return nil, fmt.Errorf("serve mcp: ask fallback %q needs Options.Inbox, the inbox to park questions in", opts.AskFallback)
+		}
 	default:
-		return nil, fmt.Errorf("serve mcp: ask fallback %q: use %q or %q", opts.AskFallback, config.AskFallbackDeny, config.AskFallbackAllow)
+		return nil, fmt.Errorf("serve mcp: ask fallback %q: use %q, %q or %q", opts.AskFallback, config.AskFallbackDeny, config.AskFallbackAllow, config.AskFallbackInbox)
 	}
 	agent, err := reg.Agent(opts.Agent)
 	if err != nil {
@@ -221,6 +231,12 @@ func (s *Server) handler(id string) sdk.ToolHandler {
 			Model:     s.opts.Model,
 			Front:     s.front(req.ClientInfo()),
 			Client:    clientOf(req, id),
+		}
+		if s.opts.AskFallback == config.AskFallbackInbox {
+			// Whatever the client: one that cannot elicit parks its
+			// questions there, one that can but leaves one unanswered
+			// (cancel) too.
+			ctx = withInbox(ctx, s.opts.Inbox)
 		}
 		switch elicitMode(req) {
 		case elicitRoundTrip:

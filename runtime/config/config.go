@@ -172,6 +172,7 @@ func CheckStoreURL(s string) error {
 const (
 	AskFallbackDeny  = "deny"
 	AskFallbackAllow = "allow"
+	AskFallbackInbox = "inbox"
 )
 
 // Server configures the MCP server (`toolhost mcp`). Flags of the command
@@ -181,9 +182,11 @@ type Server struct {
 	// client cannot show the question (it does not support elicitation, as
 	// OpenCode, Qwen Code and the MCP Inspector do not): "deny" (default)
 	// refuses the call with the rule to add; "allow" lets it run, leaving
-	// the approval to the client's own permission prompt. Rules that say
+	// the approval to the client's own permission prompt; "inbox" parks
+	// the question in the permission inbox, a web page where a person
+	// answers it while the call waits (docs/inbox.md). Rules that say
 	// "deny" deny either way, and a client that can elicit is always asked.
-	AskFallback string `json:"ask_fallback,omitempty" jsonschema:"enum=deny,enum=allow"`
+	AskFallback string `json:"ask_fallback,omitempty" jsonschema:"enum=deny,enum=allow,enum=inbox"`
 
 	// RequireRead refuses to overwrite or edit an existing file the MCP
 	// session has not read with toolhost's read tool. Default true. Turn it

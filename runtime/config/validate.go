@@ -97,9 +97,9 @@ func validate(cfg *Config, origins map[string]origin) error {
 		v.errorf([]string{"store", "url"}, "%s", err)
 	}
 	switch cfg.Server.AskFallback {
-	case "", AskFallbackDeny, AskFallbackAllow:
+	case "", AskFallbackDeny, AskFallbackAllow, AskFallbackInbox:
 	default:
-		v.errorf([]string{"server", "ask_fallback"}, `must be "deny" or "allow", got %q`, cfg.Server.AskFallback)
+		v.errorf([]string{"server", "ask_fallback"}, `must be "deny", "allow" or "inbox", got %q`, cfg.Server.AskFallback)
 	}
 	if p := cfg.Server.ToolPrefix; p != nil && *p != "" && !toolPrefix.MatchString(*p) {
 		v.errorf([]string{"server", "tool_prefix"}, `must be letters, digits, _ and -, as MCP clients name tools, got %q`, *p)

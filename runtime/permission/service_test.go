@@ -689,3 +689,43 @@ func TestUnansweredErrorUnwrapsItsCause(t *testing.T) {
 		t.Errorf("message %q does not end with the default remedy %q", err, want)
 	}
 }
+
+func TestServiceTellsTheAskerWhichRuleAsked(t *testing.T) {
+	t.Parallel()
+	a := newBlockingAsker()
+	svc := NewService(nil, a, nil)
+	c, done := start(t, svc, a, askAll, bashRequest("s1", []string{"ls"}, nil))
+	want := Rule{Permission: "bash", Pattern: "*", Action: Ask, Source: "test"}
+	if c.req.AskedBy == nil || *c.req.AskedBy != want {
+		t.Errorf("AskedBy = %v, want %v", c.req.AskedBy, want)
+	}
+	c.reply <- Reply{Kind: Once}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestServiceRevokeMakesAnApprovedRequestAskAgain(t *testing.T) {
+	t.Parallel()
+	a := newBlockingAsker()
+	svc := NewService(nil, a, nil)
+	c, done := start(t, svc, a, askAll, bashRequest("s1", []string{"git status"}, []string{"git *"}))
+	c.reply <- Reply{Kind: Always}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if found, err := svc.Revoke(t.Context(), "s1", Rule{Permission: "bash", Pattern: "rm *"}); err != nil || found {
+		t.Errorf("Revoke of an approval never given = %v, %v; want false, nil", found, err)
+	}
+	if found, err := svc.Revoke(t.Context(), "s1", Rule{Permission: "bash", Pattern: "git *"}); err != nil || !found {
+		t.Fatalf("Revoke = %v, %v; want true, nil", found, err)
+	}
+	if got, _ := svc.Approved(t.Context(), "s1"); len(got) != 0 {
+		t.Errorf("approvals after revoke: %v", got)
+	}
+	again, againDone := start(t, svc, a, askAll, bashRequest("s1", []string{"git log"}, nil))
+	again.reply <- Reply{Kind: Reject}
+	if err := <-againDone; err == nil {
+		t.Error("a revoked approval still allowed the request")
+	}
+}

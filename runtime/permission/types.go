@@ -61,6 +61,10 @@ type Request struct {
 	// a deny that might apply still does. The key is what a person is shown.
 	Unresolved map[string]string `json:"unresolved,omitempty"`
 	Metadata   map[string]any    `json:"metadata,omitempty"`
+	// AskedBy is the rule that made the Service ask a person (its Source
+	// names file and line), set by Service.Ask before the Asker is called
+	// so a front end can show why it is asking. Nil: not known.
+	AskedBy *Rule `json:"askedBy,omitempty"`
 }
 
 // evaluate decides one of r's patterns: as a template when it is

@@ -1,0 +1,125 @@
+// Package httpguard holds the checks every HTTP server of toolhost puts in
+// front of what it serves on a port — the MCP Streamable HTTP server and
+// the permission inbox: the Host header must name the bound address (DNS
+// rebinding protection), a browser's Origin must be a loopback page, and a
+// bearer token, when set, must be sent. Both servers use this one copy so a
+// fix to a check reaches both.
+//
+// It imports only the standard library.
+package httpguard
+
+import (
+	"crypto/subtle"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// Options configure Wrap.
+type Options struct {
+	// Addr is the host:port the server is bound to. Requests whose Host
+	// header names another host are refused: only the bound name or
+	// address, or a loopback name when bound to loopback or to every
+	// interface, is accepted. Empty: loopback names only.
+	Addr string
+	// Token, when set, must be sent as "Authorization: Bearer <token>" on
+	// every request; others get 401 with Remedy.
+	Token string
+	// Remedy ends the 401 message: where the token comes from.
+	Remedy string
+	// Cookie, when set with Token, also accepts the token from the cookie
+	// of that name, and sets it when a request carries the token as the
+	// query parameter "token" (then redirected to the same path without
+	// it): how a browser, whose EventSource cannot send headers, signs in
+	// from a printed URL. The cookie is HttpOnly and SameSite=Strict.
+	Cookie string
+}
+
+// Wrap applies the checks of opts before h.
+func Wrap(opts Options, h http.Handler) http.Handler {
+	boundHost, boundPort, _ := net.SplitHostPort(opts.Addr)
+	want := []byte("Bearer " + opts.Token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !HostAllowed(r.Host, boundHost, boundPort) {
+			http.Error(w, fmt.Sprintf("Forbidden: Host %q is not this server's address", r.Host), http.StatusForbidden)
+			return
+		}
+		if o := r.Header.Get("Origin"); o != "" && !OriginAllowed(o) {
+			http.Error(w, fmt.Sprintf("Forbidden: Origin %q may not call this server; only pages served from localhost may", o), http.StatusForbidden)
+			return
+		}
+		if opts.Token != "" {
+			got := []byte(r.Header.Get("Authorization"))
+			ok := subtle.ConstantTimeCompare(got, want) == 1
+			if !ok && opts.Cookie != "" {
+				if c, err := r.Cookie(opts.Cookie); err == nil {
+					ok = subtle.ConstantTimeCompare([]byte(c.Value), []byte(opts.Token)) == 1
+				}
+				if q := r.URL.Query().Get("token"); !ok && q != "" && r.Method == http.MethodGet &&
+					subtle.ConstantTimeCompare([]byte(q), []byte(opts.Token)) == 1 {
+					http.SetCookie(w, &http.Cookie{Name: opts.Cookie, Value: opts.Token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+					u := *r.URL
+					v := u.Query()
+					v.Del("token")
+					u.RawQuery = v.Encode()
+					http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+					return
+				}
+			}
+			if !ok {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="toolhost"`)
+				http.Error(w, "Unauthorized: send Authorization: Bearer <token>, "+opts.Remedy, http.StatusUnauthorized)
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// HostAllowed accepts the bound host, or a loopback name when the server is
+// bound to loopback or to every interface; the port, when present, must be
+// the bound one.
+func HostAllowed(hostHeader, boundHost, boundPort string) bool {
+	host, port, err := net.SplitHostPort(hostHeader)
+	if err != nil {
+		host, port = hostHeader, ""
+	}
+	host = strings.Trim(host, "[]")
+	if port != "" && boundPort != "" && port != boundPort {
+		return false
+	}
+	if boundHost != "" && strings.EqualFold(host, strings.Trim(boundHost, "[]")) && !IsUnspecified(boundHost) {
+		return true
+	}
+	if boundHost == "" || IsLoopback(boundHost) || IsUnspecified(boundHost) {
+		return IsLoopback(host)
+	}
+	return false
+}
+
+// OriginAllowed accepts pages served from a loopback host.
+func OriginAllowed(origin string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	return IsLoopback(u.Hostname())
+}
+
+// IsLoopback reports whether host is "localhost" or a loopback address.
+func IsLoopback(host string) bool {
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// IsUnspecified reports whether host is empty or 0.0.0.0 / ::.
+func IsUnspecified(host string) bool {
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return host == "" || (ip != nil && ip.IsUnspecified())
+}

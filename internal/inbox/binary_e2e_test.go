@@ -1,0 +1,95 @@
+package inbox_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolhost/toolhost/internal/e2e"
+	"github.com/toolhost/toolhost/internal/inbox"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	e2e.Cleanup()
+	os.Exit(code)
+}
+
+// inboxURL matches the line `toolhost mcp --ask-fallback inbox` prints.
+var inboxURL = regexp.MustCompile(`toolhost: permission inbox on (http://127\.0\.0\.1:\d+)/`)
+
+// TestTheBinaryParksAsksInTheInbox: `toolhost mcp --ask-fallback inbox`
+// on stdio prints the inbox's URL on stderr, and a client without
+// elicitation gets its bash call through once a script answers there.
+func TestTheBinaryParksAsksInTheInbox(t *testing.T) {
+	t.Parallel()
+	p := e2e.NewProject(t)
+	p.Write("toolhost.json", projectConfig)
+	cmd := p.Command("mcp", "--ask-fallback", "inbox")
+	pr, pw := io.Pipe()
+	cmd.Stderr = pw
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if m := inboxURL.FindStringSubmatch(sc.Text()); m != nil {
+				urls <- m[1]
+			}
+		}
+	}()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "no-elicitation", Version: "v0"}, nil).
+		Connect(context.Background(), &sdk.CommandTransport{Command: cmd}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatalf("connect to toolhost mcp: %v", err)
+	}
+	t.Cleanup(func() { cs.Close(); pw.Close() })
+	var url string
+	select {
+	case url = <-urls:
+	case <-time.After(patience):
+		t.Fatal("toolhost mcp printed no inbox URL")
+	}
+
+	done := callBash(cs, "echo from-the-binary")
+	var q inbox.Request
+	for deadline := time.Now().Add(patience); ; time.Sleep(20 * time.Millisecond) {
+		res, err := http.Get(url + "/api/requests")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body struct{ Requests []inbox.Request }
+		err = json.NewDecoder(res.Body).Decode(&body)
+		res.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(body.Requests) == 1 {
+			q = body.Requests[0]
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the bash call never reached the inbox")
+		}
+	}
+	res, err := http.Post(url+"/api/requests/"+q.ID+"/reply", "application/json", bytes.NewReader([]byte(`{"reply":"once"}`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("reply: %s", res.Status)
+	}
+	if r := waitResult(t, done); r.isError || !strings.Contains(r.text, "from-the-binary") {
+		t.Errorf("the call after once: %+v", r)
+	}
+}

@@ -1,0 +1,332 @@
+package inbox
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"io/fs"
+	"mime"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/toolhost/toolhost/internal/httpguard"
+	"github.com/toolhost/toolhost/runtime/permission"
+)
+
+// TokenEnv is the environment variable holding the inbox's bearer token
+// when --inbox-token is not given.
+const TokenEnv = "TOOLHOST_INBOX_TOKEN"
+
+// tokenCookie is the cookie a browser keeps the token in once it opened
+// the printed URL with ?token=.
+const tokenCookie = "toolhost_inbox"
+
+// maxBody bounds a POST body; a reply is a few hundred bytes.
+const maxBody = 16 << 10
+
+// contentSecurityPolicy allows the page's own script, style and requests,
+// and nothing else: no inline script or style, no frames, no forms
+// posting elsewhere.
+const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+//go:embed web
+var webFS embed.FS
+
+var pageTemplates = template.Must(template.New("").Funcs(template.FuncMap{
+	"ms": func(ms int64) string { return (time.Duration(ms) * time.Millisecond).Round(time.Millisecond).String() },
+}).ParseFS(webFS, "web/*.html"))
+
+// HandlerOptions configure Handler.
+type HandlerOptions struct {
+	// Addr is the address the inbox is bound to, for the Host check.
+	Addr string
+	// Token, when set, is required on every request: as a bearer token,
+	// or, for a browser, from the cookie set by opening the page with
+	// ?token=. Required when Addr is not loopback (CheckBind).
+	Token string
+}
+
+// CheckBind refuses to serve the inbox beyond loopback without a token:
+// anyone who reached it could allow any call.
+func CheckBind(addr, token string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("inbox address %q: %w; use host:port such as 127.0.0.1:8766", addr, err)
+	}
+	if httpguard.IsLoopback(host) || token != "" {
+		return nil
+	}
+	return fmt.Errorf("inbox address %s is not loopback: anyone who reaches it could allow any tool call; set a token with --inbox-token or %s, or bind 127.0.0.1", addr, TokenEnv)
+}
+
+// Handler serves the page and the API, behind the Host, Origin and token
+// checks (internal/httpguard) and, for writes, net/http's
+// CrossOriginProtection and a JSON content type, which a cross-site form
+// cannot send.
+func (ib *Inbox) Handler(opts HandlerOptions) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", ib.page)
+	mux.HandleFunc("GET /fragments/requests", ib.fragment("requests"))
+	mux.HandleFunc("GET /fragments/sessions", ib.fragment("sessions"))
+	mux.Handle("GET /static/", http.FileServerFS(staticFS()))
+	mux.HandleFunc("GET /api/requests", ib.apiRequests)
+	mux.HandleFunc("GET /api/events", ib.apiEvents)
+	mux.HandleFunc("POST /api/requests/{id}/reply", ib.apiReply)
+	mux.HandleFunc("GET /api/sessions", ib.apiSessions)
+	mux.HandleFunc("POST /api/sessions/{id}/revoke", ib.apiRevoke)
+	mux.HandleFunc("GET /api/rules", ib.apiRules)
+	cop := http.NewCrossOriginProtection()
+	return httpguard.Wrap(httpguard.Options{
+		Addr:   opts.Addr,
+		Token:  opts.Token,
+		Remedy: "the token given to --inbox-token or " + TokenEnv + " (a browser: open the printed URL with ?token=)",
+		Cookie: tokenCookie,
+	}, securityHeaders(cop.Handler(mux)))
+}
+
+// Serve serves the inbox on ln until ctx ends.
+func (ib *Inbox) Serve(ctx context.Context, ln net.Listener, opts HandlerOptions) error {
+	if opts.Addr == "" {
+		opts.Addr = ln.Addr().String()
+	}
+	srv := &http.Server{Handler: ib.Handler(opts), ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve the permission inbox on %s: %w", ln.Addr(), err)
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+		return srv.Close()
+	}
+}
+
+func securityHeaders(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hd := w.Header()
+		hd.Set("Content-Security-Policy", contentSecurityPolicy)
+		hd.Set("X-Content-Type-Options", "nosniff")
+		hd.Set("Referrer-Policy", "no-referrer")
+		hd.Set("X-Frame-Options", "DENY")
+		hd.Set("Cache-Control", "no-store")
+		h.ServeHTTP(w, r)
+	})
+}
+
+// pageData is what the page template renders.
+type pageData struct {
+	Requests     []Request
+	Sessions     []Session
+	Rules        Rules
+	RulesError   string
+	TimeoutLabel string
+}
+
+func (ib *Inbox) data(r *http.Request) pageData {
+	d := pageData{Requests: ib.Pending(), Sessions: ib.Sessions(r.Context()), TimeoutLabel: ib.opts.Timeout.String()}
+	rules, err := ib.AgentRules(r.URL.Query().Get("agent"))
+	d.Rules = rules
+	if err != nil {
+		d.RulesError = err.Error()
+	}
+	return d
+}
+
+func (ib *Inbox) page(w http.ResponseWriter, r *http.Request) {
+	ib.render(w, "page.html", ib.data(r))
+}
+
+func (ib *Inbox) fragment(name string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ib.render(w, name+".html", ib.data(r))
+	}
+}
+
+func (ib *Inbox) render(w http.ResponseWriter, name string, d pageData) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if err := pageTemplates.ExecuteTemplate(w, name, d); err != nil {
+		ib.log.Error("render the permission inbox", "template", name, "err", err)
+	}
+}
+
+// apiError writes {"error": msg} with status.
+func apiError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]string{"error": msg})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func (ib *Inbox) apiRequests(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"requests": ib.Pending()})
+}
+
+func (ib *Inbox) apiSessions(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"sessions": ib.Sessions(r.Context())})
+}
+
+func (ib *Inbox) apiRules(w http.ResponseWriter, r *http.Request) {
+	rules, err := ib.AgentRules(r.URL.Query().Get("agent"))
+	if err != nil {
+		apiError(w, http.StatusNotFound, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, rules)
+}
+
+// eventKeepAlive is how often an idle event stream gets a comment, so
+// proxies do not close it.
+const eventKeepAlive = 25 * time.Second
+
+// apiEvents streams the pending requests and sessions as server-sent
+// events: an event "state" with {"requests": [...], "sessions": [...]} at
+// once and after every change.
+func (ib *Inbox) apiEvents(w http.ResponseWriter, r *http.Request) {
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("X-Accel-Buffering", "no")
+	changes, cancel := ib.subscribe()
+	defer cancel()
+	keepAlive := time.NewTicker(eventKeepAlive)
+	defer keepAlive.Stop()
+	send := func() error {
+		b, err := json.Marshal(map[string]any{"requests": ib.Pending(), "sessions": ib.Sessions(r.Context())})
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(w, "event: state\ndata: %s\n\n", b); err != nil {
+			return err
+		}
+		return rc.Flush()
+	}
+	if err := send(); err != nil {
+		return
+	}
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-changes:
+			if err := send(); err != nil {
+				return
+			}
+		case <-keepAlive.C:
+			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil || rc.Flush() != nil {
+				return
+			}
+		}
+	}
+}
+
+// replyBody is the body of POST /api/requests/{id}/reply.
+type replyBody struct {
+	Reply   permission.ReplyKind `json:"reply"`
+	Message string               `json:"message,omitempty"`
+}
+
+func (ib *Inbox) apiReply(w http.ResponseWriter, r *http.Request) {
+	var body replyBody
+	if !decodeJSON(w, r, &body) {
+		return
+	}
+	err := ib.Reply(r.PathValue("id"), permission.Reply{Kind: body.Reply, Message: body.Message})
+	switch {
+	case errors.Is(err, ErrUnknown):
+		apiError(w, http.StatusNotFound, err.Error())
+	case errors.Is(err, ErrAnswered):
+		apiError(w, http.StatusConflict, err.Error())
+	case err != nil:
+		apiError(w, http.StatusBadRequest, err.Error())
+	default:
+		writeJSON(w, http.StatusOK, map[string]any{"ok": true})
+	}
+}
+
+// revokeBody is the body of POST /api/sessions/{id}/revoke.
+type revokeBody struct {
+	Permission string `json:"permission"`
+	Pattern    string `json:"pattern"`
+}
+
+func (ib *Inbox) apiRevoke(w http.ResponseWriter, r *http.Request) {
+	var body revokeBody
+	if !decodeJSON(w, r, &body) {
+		return
+	}
+	if body.Permission == "" || body.Pattern == "" {
+		apiError(w, http.StatusBadRequest, `send {"permission": ..., "pattern": ...} of the approval to revoke`)
+		return
+	}
+	found, err := ib.Revoke(r.Context(), r.PathValue("id"), body.Permission, body.Pattern)
+	switch {
+	case err != nil:
+		apiError(w, http.StatusInternalServerError, err.Error())
+	case !found:
+		apiError(w, http.StatusNotFound, fmt.Sprintf("session %s has no approval of %s %q", r.PathValue("id"), body.Permission, body.Pattern))
+	default:
+		writeJSON(w, http.StatusOK, map[string]any{"ok": true})
+	}
+}
+
+// decodeJSON reads a JSON body of at most maxBody bytes into v, strictly.
+// A body that is not declared application/json is refused: a cross-site
+// HTML form cannot send that type, and a script can only after a CORS
+// preflight that this server never grants.
+func decodeJSON(w http.ResponseWriter, r *http.Request, v any) bool {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "application/json" {
+		apiError(w, http.StatusUnsupportedMediaType, "send the body as JSON with Content-Type: application/json")
+		return false
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			apiError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body larger than %d bytes", maxBody))
+			return false
+		}
+		apiError(w, http.StatusBadRequest, "body is not the expected JSON: "+err.Error())
+		return false
+	}
+	if dec.More() {
+		apiError(w, http.StatusBadRequest, "body has more than one JSON value")
+		return false
+	}
+	return true
+}
+
+// staticFS is the page's script and style sheet, served under /static/.
+func staticFS() fs.FS {
+	sub, err := fs.Sub(webFS, "web")
+	if err != nil {
+		panic(err) // web is embedded; it is always there
+	}
+	return noDirs{sub}
+}
+
+// noDirs refuses to open directories, so /static/ lists nothing.
+type noDirs struct{ fs.FS }
+
+func (n noDirs) Open(name string) (fs.File, error) {
+	f, err := n.FS.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err != nil || st.IsDir() || !strings.HasPrefix(name, "static/") {
+		f.Close()
+		return nil, fs.ErrNotExist
+	}
+	return f, nil
+}
