@@ -12,7 +12,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
-	"github.com/tailscale/hujson"
 
 	"github.com/toolhost/toolhost/host"
 	"github.com/toolhost/toolhost/plugins"
@@ -368,57 +367,6 @@ func runPluginSign(ctx context.Context, out io.Writer, opts *PluginOptions) erro
 		return err
 	}
 	fmt.Fprintf(out, "wrote %s.minisig\n", target)
-	return nil
-}
-
-// editPluginList adds or removes ref in the "plugin" list of a config
-// file, keeping its comments and layout (JSONC, via hujson).
-func editPluginList(file, ref string, add bool) error {
-	data, err := os.ReadFile(file)
-	if errors.Is(err, os.ErrNotExist) {
-		if !add {
-			return nil
-		}
-		data = []byte("{}\n")
-	} else if err != nil {
-		return fmt.Errorf("read %s: %w", file, err)
-	}
-	v, err := hujson.Parse(data)
-	if err != nil {
-		return fmt.Errorf("%s: %w", file, err)
-	}
-	std := v.Clone()
-	std.Standardize()
-	var cur struct {
-		Plugin *[]string `json:"plugin"`
-	}
-	json.Unmarshal(std.Pack(), &cur)
-	idx := -1
-	if cur.Plugin != nil {
-		for i, r := range *cur.Plugin {
-			if r == ref {
-				idx = i
-			}
-		}
-	}
-	refJSON, _ := json.Marshal(ref)
-	var patch string
-	switch {
-	case add && idx >= 0, !add && idx < 0:
-		return nil
-	case add && cur.Plugin == nil:
-		patch = fmt.Sprintf(`[{"op":"add","path":"/plugin","value":[%s]}]`, refJSON)
-	case add:
-		patch = fmt.Sprintf(`[{"op":"add","path":"/plugin/-","value":%s}]`, refJSON)
-	default:
-		patch = fmt.Sprintf(`[{"op":"remove","path":"/plugin/%d"}]`, idx)
-	}
-	if err := v.Patch([]byte(patch)); err != nil {
-		return fmt.Errorf("edit %s: %w", file, err)
-	}
-	if err := os.WriteFile(file, v.Pack(), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", file, err)
-	}
 	return nil
 }
 
