@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"aead.dev/minisign"
 	"github.com/spf13/cobra"
 
 	"github.com/toolhost/toolhost/host"
@@ -21,21 +22,24 @@ import (
 
 // PluginOptions are the arguments and flags of `toolhost plugin …`.
 type PluginOptions struct {
-	Action   string // add, update, list, remove, verify, pack, push, sign, keygen
-	Args     []string
-	Yes      bool
-	JSON     bool
-	Repair   bool   // verify: restore what does not match
-	Output   string // pack: archive path
-	Key      string // sign, push, keygen: minisign private key file
-	Password string // from --password-env
+	Action string // add, update, list, remove, verify, pack, push, sign, keygen
+	Args   []string
+	Yes    bool
+	JSON   bool
+	Repair bool   // verify: restore what does not match
+	Output string // pack: archive path
+	Key    string // sign, push, keygen: minisign secret key file
+	// PasswordEnv names the environment variable holding the key's
+	// password (--password-env); default pkg.PasswordEnv.
+	PasswordEnv string
+	// Unencrypted makes keygen write the secret key without a password.
+	Unencrypted bool
 }
 
 // NewCmdPlugin manages plugin packages: `toolhost plugin add|update|list|
 // remove|verify|pack|push|sign|keygen`.
 func NewCmdPlugin(g *Globals, runF func(context.Context, *Globals, *PluginOptions) error) *cobra.Command {
 	opts := &PluginOptions{}
-	var passwordEnv string
 	cmd := &cobra.Command{
 		Use:   "plugin",
 		Short: "Add, update, verify, pack, sign and publish wasm plugins",
@@ -58,9 +62,6 @@ offline. See docs/plugins.md.`,
 		action := strings.Fields(use)[0]
 		c.RunE = func(c *cobra.Command, args []string) error {
 			opts.Action, opts.Args = action, args
-			if passwordEnv != "" {
-				opts.Password = os.Getenv(passwordEnv)
-			}
 			if runF != nil {
 				return runF(c.Context(), g, opts)
 			}
@@ -85,9 +86,10 @@ offline. See docs/plugins.md.`,
 	verify.Flags().BoolVar(&opts.Repair, "repair", false, "restore what does not match: unpacked modules from the verified archive, blobs and signatures fetched again at the locked digest")
 	packCmd.Flags().StringVarP(&opts.Output, "output", "o", "", "archive `file` (default <name>-<version>.tar.gz)")
 	for _, c := range []*cobra.Command{push, sign, keygen} {
-		c.Flags().StringVar(&opts.Key, "key", "", "minisign private key `file`")
-		c.Flags().StringVar(&passwordEnv, "password-env", "", "environment `variable` holding the key's password")
+		c.Flags().StringVar(&opts.Key, "key", "", "minisign secret key `file`")
+		c.Flags().StringVar(&opts.PasswordEnv, "password-env", "", "environment `variable` holding the key's password (default "+pkg.PasswordEnv+"; else you are asked at the terminal)")
 	}
+	keygen.Flags().BoolVar(&opts.Unencrypted, "unencrypted", false, "write the secret key without a password (anyone who can read the file can sign as you)")
 	sign.MarkFlagRequired("key")
 	keygen.MarkFlagRequired("key")
 	return cmd
@@ -150,18 +152,7 @@ func loadPluginEnv(g *Globals, opts *PluginOptions) (*pluginEnv, error) {
 }
 
 func askConsent(ctx context.Context, tty *terminal, req pkg.ConsentRequest) (bool, error) {
-	signed := "unsigned"
-	if req.KeyID != "" {
-		signed = "signed by key " + req.KeyID
-	}
-	if req.Update {
-		fmt.Fprintf(tty, "Plugin %s %s → %s (%s, %s) asks for more than you granted:\n", req.Name, req.Previous, req.Version, req.Digest, signed)
-	} else {
-		fmt.Fprintf(tty, "Plugin %s %s from %s (%s, %s) asks for:\n", req.Name, req.Version, req.Ref, req.Digest, signed)
-	}
-	for _, l := range req.Lines {
-		fmt.Fprintf(tty, "  - %s\n", l)
-	}
+	fmt.Fprint(tty, req.Describe())
 	fmt.Fprint(tty, "Allow? [y/N] ")
 	line, err := tty.readLine(ctx)
 	if err != nil {
@@ -177,16 +168,11 @@ func runPlugin(ctx context.Context, g *Globals, opts *PluginOptions) error {
 	case "pack":
 		return runPluginPack(out, opts)
 	case "push":
-		return runPluginPush(ctx, out, opts)
+		return runPluginPush(ctx, g, opts)
 	case "keygen":
-		pub, err := pkg.GenerateKey(opts.Key, opts.Password)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(out, "private key: %s\npublic key (add to \"trust\": {\"keys\": [...]}):\n%s\n", opts.Key, pub)
-		return nil
+		return runPluginKeygen(ctx, g, opts)
 	case "sign":
-		return runPluginSign(ctx, out, opts)
+		return runPluginSign(ctx, g, opts)
 	}
 	env, err := loadPluginEnv(g, opts)
 	if err != nil {
@@ -327,18 +313,29 @@ func archiveOf(p string) ([]byte, error) {
 	return os.ReadFile(p)
 }
 
-func runPluginPush(ctx context.Context, out io.Writer, opts *PluginOptions) error {
+func runPluginPush(ctx context.Context, g *Globals, opts *PluginOptions) error {
+	out := g.Streams.Out
 	data, err := archiveOf(opts.Args[0])
 	if err != nil {
 		return err
+	}
+	// The key is read (and its password asked) before anything is
+	// published, so a wrong password does not leave an unsigned artifact.
+	var key *minisign.PrivateKey
+	if opts.Key != "" {
+		k, err := readSecretKey(ctx, g, opts)
+		if err != nil {
+			return err
+		}
+		key = &k
 	}
 	digest, err := pkg.Push(ctx, data, opts.Args[1], pkg.RegistryOptions{})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "pushed %s@%s\n", opts.Args[1], digest)
-	if opts.Key != "" {
-		if err := pkg.SignOCI(ctx, opts.Args[1], opts.Key, opts.Password, pkg.RegistryOptions{}); err != nil {
+	if key != nil {
+		if err := pkg.SignOCIWithKey(ctx, opts.Args[1], *key, pkg.RegistryOptions{}); err != nil {
 			return err
 		}
 		fmt.Fprintln(out, "signed")
@@ -346,24 +343,28 @@ func runPluginPush(ctx context.Context, out io.Writer, opts *PluginOptions) erro
 	return nil
 }
 
-func runPluginSign(ctx context.Context, out io.Writer, opts *PluginOptions) error {
+func runPluginSign(ctx context.Context, g *Globals, opts *PluginOptions) error {
+	out := g.Streams.Out
 	target := opts.Args[0]
+	var data []byte
+	if !strings.HasPrefix(target, "oci://") {
+		var err error
+		if data, err = os.ReadFile(target); err != nil {
+			return err
+		}
+	}
+	key, err := readSecretKey(ctx, g, opts)
+	if err != nil {
+		return err
+	}
 	if strings.HasPrefix(target, "oci://") {
-		if err := pkg.SignOCI(ctx, target, opts.Key, opts.Password, pkg.RegistryOptions{}); err != nil {
+		if err := pkg.SignOCIWithKey(ctx, target, key, pkg.RegistryOptions{}); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "signed %s\n", target)
 		return nil
 	}
-	data, err := os.ReadFile(target)
-	if err != nil {
-		return err
-	}
-	sig, err := pkg.Sign(opts.Key, opts.Password, data)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(target+".minisig", sig, 0o644); err != nil {
+	if err := os.WriteFile(target+".minisig", pkg.SignWithKey(key, data), 0o644); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "wrote %s.minisig\n", target)

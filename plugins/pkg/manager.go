@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/toolhost/toolhost/plugins"
 	"github.com/toolhost/toolhost/runtime/config"
@@ -27,8 +28,41 @@ type ConsentRequest struct {
 	// the version installed.
 	Update   bool
 	Previous string
-	// KeyID is the trusted key that signed the plugin, "" if unsigned.
-	KeyID string
+	// Signature says whether a trusted key signed the plugin, a key not
+	// trusted, or none.
+	Signature SignatureStatus
+}
+
+// Describe is the request as a person reads it: who asks, what is
+// signed, and one "  - " line per capability.
+func (r ConsentRequest) Describe() string {
+	var b strings.Builder
+	if r.Update {
+		fmt.Fprintf(&b, "Plugin %s %s → %s (%s, %s) asks for more than you granted:\n", r.Name, r.Previous, r.Version, r.Digest, r.Signature)
+	} else {
+		fmt.Fprintf(&b, "Plugin %s %s from %s (%s, %s) asks for:\n", r.Name, r.Version, r.Ref, r.Digest, r.Signature)
+	}
+	for _, l := range r.Lines {
+		fmt.Fprintf(&b, "  - %s\n", l)
+	}
+	return b.String()
+}
+
+// command is the command that agrees to the request without asking.
+func (r ConsentRequest) command() string {
+	if r.Update {
+		return "toolhost plugin update " + r.Name + " --yes"
+	}
+	return "toolhost plugin add " + shellQuote(r.Ref) + " --yes"
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but
+// plain path characters.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@+=,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // ErrConsentRefused is returned when the person said no (or could not be
@@ -293,7 +327,7 @@ func (m *Manager) Add(ctx context.Context, raw string, yes bool) (Locked, error)
 		return Locked{}, err
 	}
 	m.warnRestored(f.restored)
-	keyID, err := m.signature(f, raw)
+	sig, err := m.signature(f, raw)
 	if err != nil {
 		return Locked{}, err
 	}
@@ -301,14 +335,14 @@ func (m *Manager) Add(ctx context.Context, raw string, yes bool) (Locked, error)
 	if other, ok := lock.ByName(man.Name); ok {
 		return Locked{}, fmt.Errorf("a plugin named %s is already added from %s; remove it first (toolhost plugin remove %s)", man.Name, other.Ref, man.Name)
 	}
-	e := Locked{Name: man.Name, Version: man.Version, Ref: raw, Kind: f.kind, Digest: f.digest, Size: f.size, Granted: man.Capabilities, KeyID: keyID}
-	if keyID != "" {
+	e := Locked{Name: man.Name, Version: man.Version, Ref: raw, Kind: f.kind, Digest: f.digest, Size: f.size, Granted: man.Capabilities, KeyID: sig.KeyID}
+	if sig.KeyID != "" {
 		e.Signature = string(f.sig)
 	}
 	if err := m.inspect(ctx, f.src, &e); err != nil {
 		return Locked{}, err
 	}
-	req := ConsentRequest{Name: man.Name, Version: man.Version, Ref: raw, Digest: f.digest, Capabilities: man.Capabilities, Lines: man.Capabilities.Describe(), KeyID: keyID}
+	req := ConsentRequest{Name: man.Name, Version: man.Version, Ref: raw, Digest: f.digest, Capabilities: man.Capabilities, Lines: man.Capabilities.Describe(), Signature: sig}
 	if err := m.consent(ctx, req, yes); err != nil {
 		return Locked{}, err
 	}
@@ -345,9 +379,9 @@ func (m *Manager) InstallLocked(ctx context.Context) ([]Locked, error) {
 	return lock.Plugins, errors.Join(errs...)
 }
 
-func (m *Manager) signature(f *fetched, what string) (string, error) {
+func (m *Manager) signature(f *fetched, what string) (SignatureStatus, error) {
 	if f.kind == KindDir {
-		return "", nil
+		return SignatureStatus{}, nil
 	}
 	return checkSignature(m.Trust, f.blob, f.sig, what)
 }
@@ -370,7 +404,7 @@ func (m *Manager) consent(ctx context.Context, req ConsentRequest, yes bool) err
 		return nil
 	}
 	if m.Consent == nil {
-		return fmt.Errorf("plugin %s asks for %v: %w; no one can be asked here, pass --yes to agree", req.Name, req.Lines, ErrConsentRefused)
+		return fmt.Errorf("%sThere is no terminal to ask you here, so nothing was agreed to (%w).\nTo agree to the above, run: %s", req.Describe(), ErrConsentRefused, req.command())
 	}
 	ok, err := m.Consent(ctx, req)
 	if err != nil {
@@ -430,7 +464,7 @@ func (m *Manager) Update(ctx context.Context, names []string, yes bool) ([]Chang
 			if f.digest == old.Digest {
 				return nil
 			}
-			keyID, err := m.signature(f, old.Ref)
+			sig, err := m.signature(f, old.Ref)
 			if err != nil {
 				return err
 			}
@@ -439,8 +473,8 @@ func (m *Manager) Update(ctx context.Context, names []string, yes bool) ([]Chang
 				return fmt.Errorf("%s now holds a plugin named %s; remove %s and add it again", old.Ref, man.Name, old.Name)
 			}
 			c.ToVersion, c.ToDigest = man.Version, f.digest
-			e := Locked{Name: man.Name, Version: man.Version, Ref: old.Ref, Kind: f.kind, Digest: f.digest, Size: f.size, Granted: man.Capabilities, KeyID: keyID}
-			if keyID != "" {
+			e := Locked{Name: man.Name, Version: man.Version, Ref: old.Ref, Kind: f.kind, Digest: f.digest, Size: f.size, Granted: man.Capabilities, KeyID: sig.KeyID}
+			if sig.KeyID != "" {
 				e.Signature = string(f.sig)
 			}
 			if err := m.inspect(ctx, f.src, &e); err != nil {
@@ -448,7 +482,7 @@ func (m *Manager) Update(ctx context.Context, names []string, yes bool) ([]Chang
 			}
 			c.Increases = man.Capabilities.Exceeds(old.Granted)
 			if len(c.Increases) > 0 {
-				req := ConsentRequest{Name: man.Name, Version: man.Version, Ref: old.Ref, Digest: f.digest, Capabilities: man.Capabilities, Lines: c.Increases, Update: true, Previous: old.Version, KeyID: keyID}
+				req := ConsentRequest{Name: man.Name, Version: man.Version, Ref: old.Ref, Digest: f.digest, Capabilities: man.Capabilities, Lines: c.Increases, Update: true, Previous: old.Version, Signature: sig}
 				if err := m.consent(ctx, req, yes); err != nil {
 					return err
 				}
