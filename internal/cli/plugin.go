@@ -101,6 +101,7 @@ type pluginEnv struct {
 	worktree   string
 	configFile string
 	cacheDir   string
+	config     *config.Config
 }
 
 func loadPluginEnv(g *Globals, opts *PluginOptions) (*pluginEnv, error) {
@@ -120,7 +121,7 @@ func loadPluginEnv(g *Globals, opts *PluginOptions) (*pluginEnv, error) {
 	// add (re-fetching locked plugins) warns when it finds a cached module
 	// changed and restores it.
 	mgr.Logger = g.logger()
-	env := &pluginEnv{mgr: mgr, worktree: worktree, cacheDir: cacheDir, configFile: filepath.Join(worktree, config.FileNames[0])}
+	env := &pluginEnv{mgr: mgr, worktree: worktree, cacheDir: cacheDir, config: loaded.Config, configFile: filepath.Join(worktree, config.FileNames[0])}
 	for _, n := range config.FileNames {
 		if _, err := os.Stat(filepath.Join(worktree, n)); err == nil {
 			env.configFile = filepath.Join(worktree, n)
@@ -196,6 +197,13 @@ func runPlugin(ctx context.Context, g *Globals, opts *PluginOptions) error {
 			return err
 		}
 		fmt.Fprintf(out, "added %s %s (%s), tools: %s\n", e.Name, e.Version, e.Digest, strings.Join(e.Tools, ", "))
+		// The plugin is added either way; until its config passes, hosts
+		// skip it and say why.
+		if src, err := env.mgr.Open(e); err == nil {
+			if err := src.Manifest.CheckConfig(env.config); err != nil {
+				fmt.Fprintf(out, "%v\n", err)
+			}
+		}
 		return nil
 	case "update":
 		changes, err := env.mgr.Update(ctx, opts.Args, opts.Yes)
