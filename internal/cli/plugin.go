@@ -55,6 +55,8 @@ offline. See docs/plugins.md.`,
   toolhost plugin list
   toolhost plugin update jira
   toolhost plugin pack ./jira -o jira-1.2.0.tar.gz
+  toolhost plugin keygen --key ~/.minisign/toolhost.key     # asks a password; --unencrypted for none
+  TOOLHOST_KEY_PASSWORD=… toolhost plugin sign jira-1.2.0.tar.gz --key ~/.minisign/toolhost.key
   toolhost plugin push ./jira oci://ghcr.io/acme/jira:1.2.0 --key ~/.minisign/toolhost.key`,
 	}
 	sub := func(use, short string, args cobra.PositionalArgs) *cobra.Command {
@@ -78,7 +80,7 @@ offline. See docs/plugins.md.`,
 	packCmd := sub("pack <dir>", "Build a reproducible .tar.gz of a plugin directory", cobra.ExactArgs(1))
 	push := sub("push <dir|archive> <oci://registry/repo:tag>", "Publish a plugin as an OCI artifact", cobra.ExactArgs(2))
 	sign := sub("sign <archive|oci://…>", "Sign an archive (writes <archive>.minisig) or a published artifact", cobra.ExactArgs(1))
-	keygen := sub("keygen", "Make a minisign key pair and print the public key for trust.keys", cobra.NoArgs)
+	keygen := sub("keygen", "Make a minisign key pair (<key>, encrypted, and <key>.pub) and print the public key for trust.keys", cobra.NoArgs)
 	for _, c := range []*cobra.Command{add, update} {
 		c.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "agree to the capabilities asked for without asking")
 	}
