@@ -235,6 +235,16 @@ func TestAPluginWithMissingOrInvalidConfigIsReportedAtAddAndAtStartAndNotOffered
 	if strings.Contains(out, "acme_whoami") || !strings.Contains(stderr, "wasm.acme.config.user") || !strings.Contains(stderr, "skipped") {
 		t.Errorf("with the config missing, tools offers the plugin or does not say why:\n%s\n%s", out, stderr)
 	}
+	doctor := func() string {
+		out, stderr, code := p.Run("", "doctor")
+		if code != 0 {
+			t.Fatalf("doctor: exit %d: %s", code, stderr)
+		}
+		return out
+	}
+	if out := doctor(); !strings.Contains(out, "acme           not loaded (./vendor/acme): plugin acme needs its config set") || !strings.Contains(out, `set "user": "…" in wasm.acme.config`) {
+		t.Errorf("doctor does not report the missing config:\n%s", out)
+	}
 
 	const secret = "not-hex-SECRET-VALUE"
 	p.Env = []string{"ACME_TOKEN=" + secret}
@@ -251,12 +261,18 @@ func TestAPluginWithMissingOrInvalidConfigIsReportedAtAddAndAtStartAndNotOffered
 	if strings.Contains(stderr, secret) {
 		t.Errorf("the secret value is printed:\n%s", stderr)
 	}
+	if out := doctor(); !strings.Contains(out, "want integer") || strings.Contains(out, secret) {
+		t.Errorf("doctor does not report the invalid config, or prints the secret:\n%s", out)
+	}
 
 	p.Env = []string{"ACME_TOKEN=0ff1ce"}
 	p.Write("toolhost.jsonc", strings.Replace(string(got), `{"config": {}}`, `{"config": {"user": "ann", "retries": "3", "token_env": "ACME_TOKEN"}}`, 1))
 	out, stderr = tools()
 	if !strings.Contains(out, "acme_whoami") || strings.Contains(stderr, "acme") {
 		t.Errorf("with a valid config, the plugin is not offered:\n%s\n%s", out, stderr)
+	}
+	if out := doctor(); !strings.Contains(out, "acme           ok (./vendor/acme)") {
+		t.Errorf("doctor does not say the plugin loads:\n%s", out)
 	}
 	out, stderr, code = p.Run("", "call", "acme_whoami", "{}")
 	if code != 0 || !strings.Contains(out, "ann") {
