@@ -154,6 +154,19 @@ func loadPluginEnv(g *Globals, opts *PluginOptions) (*pluginEnv, error) {
 	return env, nil
 }
 
+// reportConfig prints what the plugin's config still lacks. The plugin is
+// added (or updated) either way; until its config passes, hosts skip it
+// and say why.
+func (env *pluginEnv) reportConfig(out io.Writer, e pkg.Locked) {
+	src, err := env.mgr.Open(e)
+	if err != nil {
+		return
+	}
+	if err := src.Manifest.CheckConfig(env.config); err != nil {
+		fmt.Fprintf(out, "%v\n", err)
+	}
+}
+
 func askConsent(ctx context.Context, tty *terminal, req pkg.ConsentRequest) (bool, error) {
 	fmt.Fprint(tty, req.Describe())
 	fmt.Fprint(tty, "Allow? [y/N] ")
@@ -199,13 +212,7 @@ func runPlugin(ctx context.Context, g *Globals, opts *PluginOptions) error {
 			return err
 		}
 		fmt.Fprintf(out, "added %s %s (%s), tools: %s\n", e.Name, e.Version, e.Digest, strings.Join(e.Tools, ", "))
-		// The plugin is added either way; until its config passes, hosts
-		// skip it and say why.
-		if src, err := env.mgr.Open(e); err == nil {
-			if err := src.Manifest.CheckConfig(env.config); err != nil {
-				fmt.Fprintf(out, "%v\n", err)
-			}
-		}
+		env.reportConfig(out, e)
 		return nil
 	case "update":
 		changes, err := env.mgr.Update(ctx, opts.Args, opts.Yes)
@@ -221,6 +228,13 @@ func runPlugin(ctx context.Context, g *Globals, opts *PluginOptions) error {
 					fmt.Fprintf(out, ", now also: %s", strings.Join(c.Increases, "; "))
 				}
 				fmt.Fprintln(out)
+			}
+		}
+		if lock, lerr := pkg.ReadLock(env.mgr.LockPath); lerr == nil {
+			for _, c := range changes {
+				if e, ok := lock.ByName(c.Name); ok && c.Updated {
+					env.reportConfig(out, *e) // a new version may need new values
+				}
 			}
 		}
 		for _, c := range changes {
