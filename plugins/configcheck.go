@@ -188,6 +188,13 @@ func checkConfigSchema(m Manifest, values map[string]string, prefix string, secr
 			p.Fix = "check the value of the environment variable it comes from"
 		} else {
 			p.Reason = fmt.Sprintf("does not match config_schema: %s", leaf.ErrorKind.LocalizedString(printer))
+			// A message about another key (or the whole object) must not
+			// quote a secret either.
+			for k, v := range values {
+				if secret(k) && v != "" {
+					p.Reason = strings.ReplaceAll(p.Reason, v, "[secret "+k+"]")
+				}
+			}
 		}
 		out = append(out, p)
 	}

@@ -39,6 +39,7 @@ func TestCheckConfigNamesTheKeyAndTheFixAndNeverASecret(t *testing.T) {
 		{"a value of the wrong type is named with the schema's complaint", cfg(map[string]string{"base_url": "https://a", "token": "abc", "port": "eighty"}), []string{"wasm.jira.config.port"}, []string{"want integer"}},
 		{"a number out of range is refused", cfg(map[string]string{"base_url": "https://a", "token": "abc", "port": "0"}), []string{"wasm.jira.config.port"}, []string{"minimum"}},
 		{"a non-secret value that fails a pattern is quoted", cfg(map[string]string{"base_url": "ftp://a", "token": "abc"}), []string{"wasm.jira.config.base_url"}, []string{"ftp://a"}},
+		{"a secret pasted into another key is hidden in that key's message", cfg(map[string]string{"base_url": "s3cr3t-token-value", "token_env": "CFGTEST_TOKEN"}), []string{"wasm.jira.config.base_url", "wasm.jira.config.token"}, []string{"'[secret token]' does not match pattern"}},
 		{"a secret that fails a pattern is not shown", cfg(map[string]string{"base_url": "https://a", "token_env": "CFGTEST_BADTOKEN"}), []string{"wasm.jira.config.token"}, []string{"secret and not shown"}},
 	}
 	t.Setenv("CFGTEST_HEX", "0ff1ce")
