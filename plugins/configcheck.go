@@ -145,6 +145,7 @@ func checkConfigSchema(m Manifest, values map[string]string, prefix string, secr
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(refuseRefs{}) // never read a file a manifest names
 	url := "toolhost:///" + m.Name + "/config_schema.json"
 	if err := c.AddResource(url, doc); err != nil {
 		return nil, fmt.Errorf("plugin %s: config_schema: %w", m.Name, err)
@@ -198,7 +199,17 @@ func checkConfigSchema(m Manifest, values map[string]string, prefix string, secr
 		}
 		out = append(out, p)
 	}
+	// The validator's order follows map iteration; people read by key.
+	slices.SortStableFunc(out, func(a, b ConfigProblem) int { return strings.Compare(a.Key, b.Key) })
 	return out, nil
+}
+
+// refuseRefs refuses every "$ref" outside the schema itself (the
+// library's default loader reads file:// URLs).
+type refuseRefs struct{}
+
+func (refuseRefs) Load(url string) (any, error) {
+	return nil, fmt.Errorf("config_schema may only refer to itself; %s is not loaded", url)
 }
 
 // leaves returns the innermost validation errors: the ones that say what

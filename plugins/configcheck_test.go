@@ -2,6 +2,9 @@ package plugins
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -87,5 +90,24 @@ func TestCheckConfigAcceptsAValidConfig(t *testing.T) {
 	}
 	if err := (Manifest{Name: "q"}).CheckConfig(nil); err != nil {
 		t.Fatalf("a plugin without config keys: %v", err)
+	}
+}
+
+// A manifest's schema must not make the host read its files: a "$ref" to
+// a file is refused when the manifest is checked, before any config is.
+func TestAConfigSchemaCannotReferToAFileOnTheHost(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.json")
+	os.WriteFile(file, []byte(`{"type":"integer"}`), 0o644)
+	for _, ref := range []string{"file://" + filepath.ToSlash(file), "file:///dev/zero"} {
+		raw := fmt.Sprintf(`{"name":"p","version":"1","abi":"toolhost-abi 1","modules":["p.wasm"],"config_schema":{"type":"object","properties":{"x":{"$ref":%q}}}}`, ref)
+		if _, err := ParseManifest([]byte(raw)); err == nil || !strings.Contains(err.Error(), "not loaded") {
+			t.Errorf("config_schema with $ref %s: %v, want it refused", ref, err)
+		}
+		m := Manifest{Name: "p", ConfigSchema: []byte(fmt.Sprintf(`{"properties":{"x":{"$ref":%q}}}`, ref))}
+		if err := m.CheckConfig(nil); err == nil || !strings.Contains(err.Error(), "not loaded") {
+			t.Errorf("CheckConfig with $ref %s: %v, want it refused", ref, err)
+		}
 	}
 }

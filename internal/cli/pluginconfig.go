@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"unicode/utf8"
 
 	"github.com/tailscale/hujson"
 )
@@ -41,6 +42,9 @@ func editPluginList(file, ref string, add bool) error {
 // patchPluginList returns data with ref added to (or removed from) the
 // top-level "plugin" list; data unchanged when there is nothing to do.
 func patchPluginList(data []byte, ref string, add bool) ([]byte, error) {
+	if !utf8.ValidString(ref) {
+		return nil, fmt.Errorf("the reference %q is not valid UTF-8", ref)
+	}
 	v, err := hujson.Parse(data)
 	if err != nil {
 		return nil, err

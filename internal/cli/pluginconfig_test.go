@@ -1,9 +1,13 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+
+	"github.com/tailscale/hujson"
 )
 
 func TestPluginListEditsKeepTheConfigsCommentsOrderAndIndentation(t *testing.T) {
@@ -114,4 +118,61 @@ func TestEditPluginListCreatesAMissingConfigAndLeavesAnUnchangedOneAlone(t *test
 	if err := editPluginList(filepath.Join(dir, "none.json"), "./p", false); err != nil {
 		t.Errorf("removing from a missing file: %v", err)
 	}
+}
+
+// FuzzPatchPluginList: whatever the config text, an edit either fails or
+// yields a config that parses, lists the reference exactly when added,
+// and leaves every other member as it was.
+func FuzzPatchPluginList(f *testing.F) {
+	for _, s := range []string{
+		"{\n  // c\n  \"model\": \"m\", // t\n}\n",
+		"{\"plugin\": [\"a\", /* x */ \"b\",]}",
+		"{\n\t\"plugin\": [\n\t\t\"a\" // first\n\t]\n}",
+		"{}", "[]", "{\"plugin\": null}", "{\"plugin\": [1]}",
+	} {
+		f.Add(s, "./vendor/acme", true)
+		f.Add(s, "a", false)
+	}
+	f.Fuzz(func(t *testing.T, in, ref string, add bool) {
+		out, err := patchPluginList([]byte(in), ref, add)
+		if err != nil {
+			return
+		}
+		before, _ := standardMembers([]byte(in))
+		after, err := standardMembers(out)
+		if err != nil {
+			t.Fatalf("the edited config does not parse: %v\n%s", err, out)
+		}
+		for k, v := range before {
+			if k != "plugin" && after[k] != v {
+				t.Fatalf("member %s changed from %s to %s", k, v, after[k])
+			}
+		}
+		var list []string
+		json.Unmarshal([]byte(after["plugin"]), &list)
+		if slices.Contains(list, ref) != add {
+			t.Fatalf("after add=%v, plugin list is %v (ref %q)\n%s", add, list, ref, out)
+		}
+	})
+}
+
+// standardMembers parses a JSONC object into its members' standard JSON.
+func standardMembers(data []byte) (map[string]string, error) {
+	v, err := hujson.Parse(data)
+	if err != nil {
+		return nil, err
+	}
+	v.Standardize()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(v.Pack(), &m); err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for k, raw := range m {
+		var x any
+		json.Unmarshal(raw, &x)
+		b, _ := json.Marshal(x)
+		out[k] = string(b)
+	}
+	return out, nil
 }
