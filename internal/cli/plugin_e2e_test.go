@@ -150,7 +150,7 @@ func writeAcme(t *testing.T, p *e2e.Project) string {
 	return dir
 }
 
-func TestPluginAddWithoutATerminalShowsWhatItAsksAndTheSignatureItHas(t *testing.T) {
+func TestPluginAddShowsWhatItAsksAndTheSignatureItHasWithOrWithoutATerminal(t *testing.T) {
 	t.Parallel()
 	p := e2e.NewProject(t)
 	dir := writeAcme(t, p)
@@ -184,10 +184,22 @@ func TestPluginAddWithoutATerminalShowsWhatItAsksAndTheSignatureItHas(t *testing
 	if strings.Contains(stderr, "[network") || strings.Contains(stderr, "unsigned") {
 		t.Errorf("add without a terminal prints a Go list or calls a signed package unsigned:\n%s", stderr)
 	}
+	// At a terminal the same is asked; no agrees to nothing.
+	shown, code := p.RunTerminal("n\n", "plugin", "add", "./acme.tar.gz")
+	if code != 3 || !strings.Contains(shown, "which is not in trust.keys (not trusted)") || !strings.Contains(shown, "  - the config value user (who you are)\nAllow? [y/N]") {
+		t.Errorf("add at a terminal, answered no: exit %d:\n%s", code, shown)
+	}
 	// The same package without its signature is unsigned.
 	os.Rename(filepath.Join(p.Dir, "acme.tar.gz.minisig"), filepath.Join(p.Dir, "saved.minisig"))
 	if _, stderr, _ := p.Run("", "plugin", "add", "./acme.tar.gz"); !strings.Contains(stderr, "unsigned)") {
 		t.Errorf("an unsigned package is not called unsigned:\n%s", stderr)
+	}
+	// With the key trusted, it is signed by that key; yes adds it.
+	os.Rename(filepath.Join(p.Dir, "saved.minisig"), filepath.Join(p.Dir, "acme.tar.gz.minisig"))
+	p.Write("toolhost.json", `{"trust": {"keys": ["`+pub.String()+`"]}}`)
+	shown, code = p.RunTerminal("y\n", "plugin", "add", "./acme.tar.gz")
+	if code != 0 || !strings.Contains(shown, "signed by key "+id+") asks for:") || !strings.Contains(shown, "added acme 0.1.0") {
+		t.Errorf("add at a terminal with the key trusted, answered yes: exit %d:\n%s", code, shown)
 	}
 }
 
