@@ -20,15 +20,19 @@ import (
 // falls back to an unencrypted key unless --unencrypted says so.
 
 // errNoPassword says no password source was available.
-var errNoPassword = errors.New("no password: there is no terminal to ask, and " + pkg.PasswordEnv + " is not set")
+var errNoPassword = errors.New("there is no terminal to ask for the password")
+
+// passwordVar is the variable the password is read from.
+func passwordVar(opts *PluginOptions) string {
+	if opts.PasswordEnv != "" {
+		return opts.PasswordEnv
+	}
+	return pkg.PasswordEnv
+}
 
 // passwordFromEnv returns the password the environment gives, if any.
 func passwordFromEnv(opts *PluginOptions) (string, bool) {
-	name := opts.PasswordEnv
-	if name == "" {
-		name = pkg.PasswordEnv
-	}
-	return os.LookupEnv(name)
+	return os.LookupEnv(passwordVar(opts))
 }
 
 // askPassword reads a password at the terminal without echoing it.
@@ -72,7 +76,7 @@ func readSecretKey(ctx context.Context, g *Globals, opts *PluginOptions) (minisi
 		}
 		pw, err := askPassword(ctx, g, fmt.Sprintf("Password for %s: ", opts.Key))
 		if errors.Is(err, errNoPassword) {
-			return "", fmt.Errorf("%w; set %s for scripts, or run at a terminal", err, pkg.PasswordEnv)
+			return "", fmt.Errorf("%w and %s is not set; set it for scripts, or run at a terminal", err, passwordVar(opts))
 		}
 		return pw, err
 	})
@@ -89,7 +93,7 @@ func newKeyPassword(ctx context.Context, g *Globals, opts *PluginOptions) (strin
 	}
 	pw, err := askPassword(ctx, g, fmt.Sprintf("Password to encrypt %s: ", opts.Key))
 	if errors.Is(err, errNoPassword) {
-		return "", fmt.Errorf("the secret key is encrypted with a password, but %w; set %s for scripts, run at a terminal, or pass --unencrypted to write it without one", err, pkg.PasswordEnv)
+		return "", fmt.Errorf("the secret key is encrypted with a password, but %w and %s is not set; set it for scripts, run at a terminal, or pass --unencrypted to write it without one", err, passwordVar(opts))
 	}
 	if err != nil {
 		return "", err
