@@ -104,6 +104,16 @@ func (h *Host) loadPlugin(ctx context.Context, log *slog.Logger, src plugins.Bun
 }
 
 func (h *Host) loadPluginRecord(ctx context.Context, log *slog.Logger, src plugins.Bundle, record bool) *plugins.Plugin {
+	// A plugin whose required config values are missing or invalid is not
+	// loaded: its tools would only fail, and the model would keep trying
+	// them. The problem names the key and the fix (never a secret's value).
+	if err := src.Manifest.CheckConfig(h.Config); err != nil {
+		log.Warn("plugin not loaded", "plugin", src.Manifest.Name, "err", err)
+		if record {
+			h.LoadErrors = append(h.LoadErrors, runtime.LoadError{Source: runtime.SourcePlugin, File: src.Dir, Reason: err.Error()})
+		}
+		return nil
+	}
 	p, err := h.wasm.LoadPlugin(ctx, src)
 	if err != nil {
 		log.Warn("plugin not loaded", "plugin", src.Manifest.Name, "err", err)

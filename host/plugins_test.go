@@ -289,3 +289,74 @@ func (w *warnings) matching(s string) []string {
 	}
 	return out
 }
+
+// A plugin whose config fails its manifest is not loaded at start: the
+// load error names the key and the fix, and never a secret's value.
+func TestAPluginWhoseConfigFailsIsNotLoadedAndTheLoadErrorNamesTheKey(t *testing.T) {
+	t.Parallel()
+	compat := guestModule(t, "compat")
+	manifest := `{"name":"acme","version":"0.1.0","abi":"toolhost-abi 1","modules":["acme.wasm"],
+ "capabilities":{"config":{"user":{"required":true},"token":{"secret":true}}},
+ "config_schema":{"type":"object","properties":{"retries":{"type":"integer"},"token":{"type":"string","maxLength":3}}}}`
+	tests := []struct {
+		name    string
+		config  string // the "acme" config values
+		want    []string
+		loads   bool
+		neverIn string
+	}{
+		{"a missing required value", `{}`, []string{"wasm.acme.config.user", `set "user"`}, false, ""},
+		{"a value of the wrong type", `{"user":"ann","retries":"many"}`, []string{"wasm.acme.config.retries", "want integer"}, false, ""},
+		{"a secret that fails the schema is not shown", `{"user":"ann","token":"TOPSECRET"}`, []string{"wasm.acme.config.token", "not shown"}, false, "TOPSECRET"},
+		{"a valid config", `{"user":"ann","retries":"2","token":"abc"}`, nil, true, ""},
+	}
+	for _, tt := range tests {
+		for _, packaged := range []bool{false, true} {
+			name := tt.name + ", in a plugin folder"
+			if packaged {
+				name = tt.name + ", as a locked package"
+			}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				project, env := newProject(t)
+				ctx := context.Background()
+				opts := Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: filepath.Join(env("XDG_CACHE_HOME"), "toolhost")}
+				dir := filepath.Join(project, ".toolhost", "plugin", "acme")
+				cfg := fmt.Sprintf(`{"wasm": {"acme": {"config": %s}}}`, tt.config)
+				if packaged {
+					dir = filepath.Join(project, "vendor", "acme")
+					cfg = fmt.Sprintf(`{"plugin": ["./vendor/acme"], "wasm": {"acme": {"config": %s}}}`, tt.config)
+				}
+				copyInto(t, compat, filepath.Join(dir, "acme.wasm"))
+				os.WriteFile(filepath.Join(dir, plugins.ManifestFile), []byte(manifest), 0o644)
+				os.WriteFile(filepath.Join(project, "toolhost.json"), []byte(cfg), 0o644)
+				if packaged {
+					probe := &Host{Worktree: project, Config: mustLoadConfig(t, project, env)}
+					if _, err := probe.PluginManager(opts).Add(ctx, "./vendor/acme", true); err != nil {
+						t.Fatal(err)
+					}
+				}
+				h, err := New(ctx, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer h.Close(ctx)
+				if got := h.Registry.Has("acme_whoami"); got != tt.loads {
+					t.Fatalf("acme_whoami offered: %v, want %v (load errors %v)", got, tt.loads, h.LoadErrors)
+				}
+				all := fmt.Sprint(h.LoadErrors)
+				for _, w := range tt.want {
+					if !strings.Contains(all, w) {
+						t.Errorf("load errors lack %q: %s", w, all)
+					}
+				}
+				if tt.loads && len(h.LoadErrors) > 0 {
+					t.Errorf("load errors for a valid config: %s", all)
+				}
+				if tt.neverIn != "" && strings.Contains(all, tt.neverIn) {
+					t.Errorf("load errors show the secret: %s", all)
+				}
+			})
+		}
+	}
+}

@@ -63,6 +63,12 @@
 //     tool and plugin folders; every watcher also polls size and mtime
 //     once a second, which covers network file systems and platforms
 //     without events.
+//   - github.com/santhosh-tekuri/jsonschema/v6 (the project's patched copy
+//     in third_party/jsonschema, as runtime uses for tool arguments)
+//     checks a plugin's config values against its manifest's
+//     config_schema (configcheck.go): the same validator and drafts for
+//     tool arguments and plugin config, and its error tree tells which
+//     key failed, so a secret's value need never be printed.
 //
 // What it must not import: builtins or any front end (CLI, MCP server,
 // agent loop); they hand its tools to runtime.Registry.

@@ -36,6 +36,16 @@ type formattedValidationError struct {
 func (e *formattedValidationError) Error() string { return e.msg }
 func (e *formattedValidationError) Unwrap() error { return e.ve }
 
+// noSchemaLoader refuses every "$ref" outside the schema itself. The
+// library's default loader reads file:// URLs, so a schema from a wasm
+// module or a plugin manifest could make the host read any file (or
+// block forever on file:///dev/zero) just by being compiled.
+type noSchemaLoader struct{}
+
+func (noSchemaLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("schemas may only refer to themselves (\"$ref\": \"#/$defs/…\"); %s is not loaded", url)
+}
+
 // compiledSchema validates arguments for one tool.
 type compiledSchema struct {
 	schema  *jsonschema.Schema
@@ -51,6 +61,7 @@ func CompileSchema(id string, raw json.RawMessage) (*compiledSchema, error) {
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(noSchemaLoader{})
 	url := "toolhost:///" + id + ".json"
 	if err := c.AddResource(url, doc); err != nil {
 		return nil, fmt.Errorf("schema of %s: %w", id, err)

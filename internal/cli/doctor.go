@@ -38,6 +38,7 @@ type DoctorOptions struct {
 type DoctorReport struct {
 	Sandbox    SandboxReport     `json:"sandbox"`
 	Config     ConfigReport      `json:"config"`
+	Plugins    []PluginReport    `json:"plugins"`
 	Toolchains []ToolchainReport `json:"toolchains"`
 	// LanguageServers are the servers in effect for the edit tools'
 	// diagnostics (docs/lsp.md), none when "lsp" is false.
@@ -94,11 +95,13 @@ func NewCmdDoctor(g *Globals, runF func(context.Context, *Globals, *DoctorOption
 	opts := &DoctorOptions{}
 	cmd := &cobra.Command{
 		Use:   "doctor",
-		Short: "Report the bash sandbox, config files and guest toolchains",
+		Short: "Report the bash sandbox, config files, plugins and guest toolchains",
 		Long: `Report what toolhost finds on this machine for this project: whether bash
 commands run under the kernel sandbox (Linux Landlock: its ABI, the
 directories commands may write, the network), the config directories
-searched and files read, and the toolchains wasm tools build with. It
+searched and files read, the plugins a host would load (and what keeps one
+from loading: not locked, not cached, a config value missing or invalid),
+and the toolchains wasm tools build with. It
 starts nothing and installs nothing.`,
 		Example: `  toolhost doctor
   toolhost doctor --json`,
@@ -160,6 +163,7 @@ func Doctor(ctx context.Context, dir string, opts *DoctorOptions) (*DoctorReport
 	rep := &DoctorReport{
 		Sandbox: SandboxReport{Enabled: loaded.Config.Sandbox.On(), Network: policy.Network, Protected: policy.Protected, Plan: policy.Plan()},
 		Config:  ConfigReport{Dirs: loaded.Dirs, Files: loaded.Files},
+		Plugins: pluginReports(loaded, worktree, host.DefaultCacheDir(env)),
 	}
 	abi, aerr := sandbox.Available()
 	rep.Sandbox.ABI = abi
@@ -272,6 +276,7 @@ func (r *DoctorReport) Print(w io.Writer) {
 			fmt.Fprintf(w, "  %-14s missing: %s; fix \"lsp\".%s.command\n", l.Name, l.Problem, l.Name)
 		}
 	}
+	printPlugins(w, r.Plugins)
 	fmt.Fprintln(w, "toolchains")
 	for _, t := range r.Toolchains {
 		if t.Found {

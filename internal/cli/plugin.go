@@ -11,8 +11,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"aead.dev/minisign"
 	"github.com/spf13/cobra"
-	"github.com/tailscale/hujson"
 
 	"github.com/toolhost/toolhost/host"
 	"github.com/toolhost/toolhost/plugins"
@@ -22,21 +22,24 @@ import (
 
 // PluginOptions are the arguments and flags of `toolhost plugin …`.
 type PluginOptions struct {
-	Action   string // add, update, list, remove, verify, pack, push, sign, keygen
-	Args     []string
-	Yes      bool
-	JSON     bool
-	Repair   bool   // verify: restore what does not match
-	Output   string // pack: archive path
-	Key      string // sign, push, keygen: minisign private key file
-	Password string // from --password-env
+	Action string // add, update, list, remove, verify, pack, push, sign, keygen
+	Args   []string
+	Yes    bool
+	JSON   bool
+	Repair bool   // verify: restore what does not match
+	Output string // pack: archive path
+	Key    string // sign, push, keygen: minisign secret key file
+	// PasswordEnv names the environment variable holding the key's
+	// password (--password-env); default pkg.PasswordEnv.
+	PasswordEnv string
+	// Unencrypted makes keygen write the secret key without a password.
+	Unencrypted bool
 }
 
 // NewCmdPlugin manages plugin packages: `toolhost plugin add|update|list|
 // remove|verify|pack|push|sign|keygen`.
 func NewCmdPlugin(g *Globals, runF func(context.Context, *Globals, *PluginOptions) error) *cobra.Command {
 	opts := &PluginOptions{}
-	var passwordEnv string
 	cmd := &cobra.Command{
 		Use:   "plugin",
 		Short: "Add, update, verify, pack, sign and publish wasm plugins",
@@ -52,6 +55,8 @@ offline. See docs/plugins.md.`,
   toolhost plugin list
   toolhost plugin update jira
   toolhost plugin pack ./jira -o jira-1.2.0.tar.gz
+  toolhost plugin keygen --key ~/.minisign/toolhost.key     # asks a password; --unencrypted for none
+  TOOLHOST_KEY_PASSWORD=… toolhost plugin sign jira-1.2.0.tar.gz --key ~/.minisign/toolhost.key
   toolhost plugin push ./jira oci://ghcr.io/acme/jira:1.2.0 --key ~/.minisign/toolhost.key`,
 	}
 	sub := func(use, short string, args cobra.PositionalArgs) *cobra.Command {
@@ -59,9 +64,6 @@ offline. See docs/plugins.md.`,
 		action := strings.Fields(use)[0]
 		c.RunE = func(c *cobra.Command, args []string) error {
 			opts.Action, opts.Args = action, args
-			if passwordEnv != "" {
-				opts.Password = os.Getenv(passwordEnv)
-			}
 			if runF != nil {
 				return runF(c.Context(), g, opts)
 			}
@@ -78,7 +80,7 @@ offline. See docs/plugins.md.`,
 	packCmd := sub("pack <dir>", "Build a reproducible .tar.gz of a plugin directory", cobra.ExactArgs(1))
 	push := sub("push <dir|archive> <oci://registry/repo:tag>", "Publish a plugin as an OCI artifact", cobra.ExactArgs(2))
 	sign := sub("sign <archive|oci://…>", "Sign an archive (writes <archive>.minisig) or a published artifact", cobra.ExactArgs(1))
-	keygen := sub("keygen", "Make a minisign key pair and print the public key for trust.keys", cobra.NoArgs)
+	keygen := sub("keygen", "Make a minisign key pair (<key>, encrypted, and <key>.pub) and print the public key for trust.keys", cobra.NoArgs)
 	for _, c := range []*cobra.Command{add, update} {
 		c.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "agree to the capabilities asked for without asking")
 	}
@@ -86,9 +88,10 @@ offline. See docs/plugins.md.`,
 	verify.Flags().BoolVar(&opts.Repair, "repair", false, "restore what does not match: unpacked modules from the verified archive, blobs and signatures fetched again at the locked digest")
 	packCmd.Flags().StringVarP(&opts.Output, "output", "o", "", "archive `file` (default <name>-<version>.tar.gz)")
 	for _, c := range []*cobra.Command{push, sign, keygen} {
-		c.Flags().StringVar(&opts.Key, "key", "", "minisign private key `file`")
-		c.Flags().StringVar(&passwordEnv, "password-env", "", "environment `variable` holding the key's password")
+		c.Flags().StringVar(&opts.Key, "key", "", "minisign secret key `file`")
+		c.Flags().StringVar(&opts.PasswordEnv, "password-env", "", "environment `variable` holding the key's password (default "+pkg.PasswordEnv+"; else you are asked at the terminal)")
 	}
+	keygen.Flags().BoolVar(&opts.Unencrypted, "unencrypted", false, "write the secret key without a password (anyone who can read the file can sign as you)")
 	sign.MarkFlagRequired("key")
 	keygen.MarkFlagRequired("key")
 	return cmd
@@ -100,6 +103,7 @@ type pluginEnv struct {
 	worktree   string
 	configFile string
 	cacheDir   string
+	config     *config.Config
 }
 
 func loadPluginEnv(g *Globals, opts *PluginOptions) (*pluginEnv, error) {
@@ -119,7 +123,7 @@ func loadPluginEnv(g *Globals, opts *PluginOptions) (*pluginEnv, error) {
 	// add (re-fetching locked plugins) warns when it finds a cached module
 	// changed and restores it.
 	mgr.Logger = g.logger()
-	env := &pluginEnv{mgr: mgr, worktree: worktree, cacheDir: cacheDir, configFile: filepath.Join(worktree, config.FileNames[0])}
+	env := &pluginEnv{mgr: mgr, worktree: worktree, cacheDir: cacheDir, config: loaded.Config, configFile: filepath.Join(worktree, config.FileNames[0])}
 	for _, n := range config.FileNames {
 		if _, err := os.Stat(filepath.Join(worktree, n)); err == nil {
 			env.configFile = filepath.Join(worktree, n)
@@ -150,19 +154,21 @@ func loadPluginEnv(g *Globals, opts *PluginOptions) (*pluginEnv, error) {
 	return env, nil
 }
 
+// reportConfig prints what the plugin's config still lacks. The plugin is
+// added (or updated) either way; until its config passes, hosts skip it
+// and say why.
+func (env *pluginEnv) reportConfig(out io.Writer, e pkg.Locked) {
+	src, err := env.mgr.Open(e)
+	if err != nil {
+		return
+	}
+	if err := src.Manifest.CheckConfig(env.config); err != nil {
+		fmt.Fprintf(out, "%v\n", err)
+	}
+}
+
 func askConsent(ctx context.Context, tty *terminal, req pkg.ConsentRequest) (bool, error) {
-	signed := "unsigned"
-	if req.KeyID != "" {
-		signed = "signed by key " + req.KeyID
-	}
-	if req.Update {
-		fmt.Fprintf(tty, "Plugin %s %s → %s (%s, %s) asks for more than you granted:\n", req.Name, req.Previous, req.Version, req.Digest, signed)
-	} else {
-		fmt.Fprintf(tty, "Plugin %s %s from %s (%s, %s) asks for:\n", req.Name, req.Version, req.Ref, req.Digest, signed)
-	}
-	for _, l := range req.Lines {
-		fmt.Fprintf(tty, "  - %s\n", l)
-	}
+	fmt.Fprint(tty, req.Describe())
 	fmt.Fprint(tty, "Allow? [y/N] ")
 	line, err := tty.readLine(ctx)
 	if err != nil {
@@ -178,16 +184,11 @@ func runPlugin(ctx context.Context, g *Globals, opts *PluginOptions) error {
 	case "pack":
 		return runPluginPack(out, opts)
 	case "push":
-		return runPluginPush(ctx, out, opts)
+		return runPluginPush(ctx, g, opts)
 	case "keygen":
-		pub, err := pkg.GenerateKey(opts.Key, opts.Password)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(out, "private key: %s\npublic key (add to \"trust\": {\"keys\": [...]}):\n%s\n", opts.Key, pub)
-		return nil
+		return runPluginKeygen(ctx, g, opts)
 	case "sign":
-		return runPluginSign(ctx, out, opts)
+		return runPluginSign(ctx, g, opts)
 	}
 	env, err := loadPluginEnv(g, opts)
 	if err != nil {
@@ -211,6 +212,7 @@ func runPlugin(ctx context.Context, g *Globals, opts *PluginOptions) error {
 			return err
 		}
 		fmt.Fprintf(out, "added %s %s (%s), tools: %s\n", e.Name, e.Version, e.Digest, strings.Join(e.Tools, ", "))
+		env.reportConfig(out, e)
 		return nil
 	case "update":
 		changes, err := env.mgr.Update(ctx, opts.Args, opts.Yes)
@@ -226,6 +228,13 @@ func runPlugin(ctx context.Context, g *Globals, opts *PluginOptions) error {
 					fmt.Fprintf(out, ", now also: %s", strings.Join(c.Increases, "; "))
 				}
 				fmt.Fprintln(out)
+			}
+		}
+		if lock, lerr := pkg.ReadLock(env.mgr.LockPath); lerr == nil {
+			for _, c := range changes {
+				if e, ok := lock.ByName(c.Name); ok && c.Updated {
+					env.reportConfig(out, *e) // a new version may need new values
+				}
 			}
 		}
 		for _, c := range changes {
@@ -328,18 +337,29 @@ func archiveOf(p string) ([]byte, error) {
 	return os.ReadFile(p)
 }
 
-func runPluginPush(ctx context.Context, out io.Writer, opts *PluginOptions) error {
+func runPluginPush(ctx context.Context, g *Globals, opts *PluginOptions) error {
+	out := g.Streams.Out
 	data, err := archiveOf(opts.Args[0])
 	if err != nil {
 		return err
+	}
+	// The key is read (and its password asked) before anything is
+	// published, so a wrong password does not leave an unsigned artifact.
+	var key *minisign.PrivateKey
+	if opts.Key != "" {
+		k, err := readSecretKey(ctx, g, opts)
+		if err != nil {
+			return err
+		}
+		key = &k
 	}
 	digest, err := pkg.Push(ctx, data, opts.Args[1], pkg.RegistryOptions{})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "pushed %s@%s\n", opts.Args[1], digest)
-	if opts.Key != "" {
-		if err := pkg.SignOCI(ctx, opts.Args[1], opts.Key, opts.Password, pkg.RegistryOptions{}); err != nil {
+	if key != nil {
+		if err := pkg.SignOCIWithKey(ctx, opts.Args[1], *key, pkg.RegistryOptions{}); err != nil {
 			return err
 		}
 		fmt.Fprintln(out, "signed")
@@ -347,78 +367,31 @@ func runPluginPush(ctx context.Context, out io.Writer, opts *PluginOptions) erro
 	return nil
 }
 
-func runPluginSign(ctx context.Context, out io.Writer, opts *PluginOptions) error {
+func runPluginSign(ctx context.Context, g *Globals, opts *PluginOptions) error {
+	out := g.Streams.Out
 	target := opts.Args[0]
+	var data []byte
+	if !strings.HasPrefix(target, "oci://") {
+		var err error
+		if data, err = os.ReadFile(target); err != nil {
+			return err
+		}
+	}
+	key, err := readSecretKey(ctx, g, opts)
+	if err != nil {
+		return err
+	}
 	if strings.HasPrefix(target, "oci://") {
-		if err := pkg.SignOCI(ctx, target, opts.Key, opts.Password, pkg.RegistryOptions{}); err != nil {
+		if err := pkg.SignOCIWithKey(ctx, target, key, pkg.RegistryOptions{}); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "signed %s\n", target)
 		return nil
 	}
-	data, err := os.ReadFile(target)
-	if err != nil {
-		return err
-	}
-	sig, err := pkg.Sign(opts.Key, opts.Password, data)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(target+".minisig", sig, 0o644); err != nil {
+	if err := os.WriteFile(target+".minisig", pkg.SignWithKey(key, data), 0o644); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "wrote %s.minisig\n", target)
-	return nil
-}
-
-// editPluginList adds or removes ref in the "plugin" list of a config
-// file, keeping its comments and layout (JSONC, via hujson).
-func editPluginList(file, ref string, add bool) error {
-	data, err := os.ReadFile(file)
-	if errors.Is(err, os.ErrNotExist) {
-		if !add {
-			return nil
-		}
-		data = []byte("{}\n")
-	} else if err != nil {
-		return fmt.Errorf("read %s: %w", file, err)
-	}
-	v, err := hujson.Parse(data)
-	if err != nil {
-		return fmt.Errorf("%s: %w", file, err)
-	}
-	std := v.Clone()
-	std.Standardize()
-	var cur struct {
-		Plugin *[]string `json:"plugin"`
-	}
-	json.Unmarshal(std.Pack(), &cur)
-	idx := -1
-	if cur.Plugin != nil {
-		for i, r := range *cur.Plugin {
-			if r == ref {
-				idx = i
-			}
-		}
-	}
-	refJSON, _ := json.Marshal(ref)
-	var patch string
-	switch {
-	case add && idx >= 0, !add && idx < 0:
-		return nil
-	case add && cur.Plugin == nil:
-		patch = fmt.Sprintf(`[{"op":"add","path":"/plugin","value":[%s]}]`, refJSON)
-	case add:
-		patch = fmt.Sprintf(`[{"op":"add","path":"/plugin/-","value":%s}]`, refJSON)
-	default:
-		patch = fmt.Sprintf(`[{"op":"remove","path":"/plugin/%d"}]`, idx)
-	}
-	if err := v.Patch([]byte(patch)); err != nil {
-		return fmt.Errorf("edit %s: %w", file, err)
-	}
-	if err := os.WriteFile(file, v.Pack(), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", file, err)
-	}
 	return nil
 }
 

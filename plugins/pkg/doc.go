@@ -19,7 +19,9 @@
 //     OCI registry that stores artifacts works.
 //   - aead.dev/minisign: a maintained Go implementation of minisign, whose
 //     small keys ("RWQ…") fit in a config file and whose signatures the
-//     minisign command line verifies too.
+//     minisign command line verifies too. Secret keys are encrypted in
+//     minisign's own format (scrypt at minisign's cost), so keys move
+//     freely between toolhost and minisign in both directions.
 //   - archive/tar and compress/gzip from the standard library: a plugin
 //     archive is a plain .tar.gz anyone can inspect.
 //

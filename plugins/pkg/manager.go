@@ -14,27 +14,6 @@ import (
 	"github.com/toolhost/toolhost/runtime/config"
 )
 
-// ConsentRequest is what a person is shown before a plugin gets
-// capabilities.
-type ConsentRequest struct {
-	Name, Version, Ref, Digest string
-	// Capabilities are everything the plugin asks for.
-	Capabilities plugins.Capabilities
-	// Lines are what needs agreeing to, one per line: every capability on
-	// add, only the increases on update.
-	Lines []string
-	// Update is set when an installed plugin asks for more; Previous is
-	// the version installed.
-	Update   bool
-	Previous string
-	// KeyID is the trusted key that signed the plugin, "" if unsigned.
-	KeyID string
-}
-
-// ErrConsentRefused is returned when the person said no (or could not be
-// asked).
-var ErrConsentRefused = errors.New("consent refused")
-
 // Manager adds, updates, removes and verifies the plugins of one project.
 type Manager struct {
 	// Cache holds downloaded packages.
@@ -293,7 +272,7 @@ func (m *Manager) Add(ctx context.Context, raw string, yes bool) (Locked, error)
 		return Locked{}, err
 	}
 	m.warnRestored(f.restored)
-	keyID, err := m.signature(f, raw)
+	sig, err := m.signature(f, raw)
 	if err != nil {
 		return Locked{}, err
 	}
@@ -301,14 +280,14 @@ func (m *Manager) Add(ctx context.Context, raw string, yes bool) (Locked, error)
 	if other, ok := lock.ByName(man.Name); ok {
 		return Locked{}, fmt.Errorf("a plugin named %s is already added from %s; remove it first (toolhost plugin remove %s)", man.Name, other.Ref, man.Name)
 	}
-	e := Locked{Name: man.Name, Version: man.Version, Ref: raw, Kind: f.kind, Digest: f.digest, Size: f.size, Granted: man.Capabilities, KeyID: keyID}
-	if keyID != "" {
+	e := Locked{Name: man.Name, Version: man.Version, Ref: raw, Kind: f.kind, Digest: f.digest, Size: f.size, Granted: man.Capabilities, KeyID: sig.KeyID}
+	if sig.KeyID != "" {
 		e.Signature = string(f.sig)
 	}
 	if err := m.inspect(ctx, f.src, &e); err != nil {
 		return Locked{}, err
 	}
-	req := ConsentRequest{Name: man.Name, Version: man.Version, Ref: raw, Digest: f.digest, Capabilities: man.Capabilities, Lines: man.Capabilities.Describe(), KeyID: keyID}
+	req := ConsentRequest{Name: man.Name, Version: man.Version, Ref: raw, Digest: f.digest, Capabilities: man.Capabilities, Lines: man.Capabilities.Describe(), Signature: sig}
 	if err := m.consent(ctx, req, yes); err != nil {
 		return Locked{}, err
 	}
@@ -345,9 +324,9 @@ func (m *Manager) InstallLocked(ctx context.Context) ([]Locked, error) {
 	return lock.Plugins, errors.Join(errs...)
 }
 
-func (m *Manager) signature(f *fetched, what string) (string, error) {
+func (m *Manager) signature(f *fetched, what string) (SignatureStatus, error) {
 	if f.kind == KindDir {
-		return "", nil
+		return SignatureStatus{}, nil
 	}
 	return checkSignature(m.Trust, f.blob, f.sig, what)
 }
@@ -362,23 +341,6 @@ func (m *Manager) inspect(ctx context.Context, src plugins.Bundle, e *Locked) er
 		return err
 	}
 	e.Tools, e.Hooks = tools, hooks
-	return nil
-}
-
-func (m *Manager) consent(ctx context.Context, req ConsentRequest, yes bool) error {
-	if yes {
-		return nil
-	}
-	if m.Consent == nil {
-		return fmt.Errorf("plugin %s asks for %v: %w; no one can be asked here, pass --yes to agree", req.Name, req.Lines, ErrConsentRefused)
-	}
-	ok, err := m.Consent(ctx, req)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return fmt.Errorf("plugin %s %s: %w", req.Name, req.Version, ErrConsentRefused)
-	}
 	return nil
 }
 
@@ -430,7 +392,7 @@ func (m *Manager) Update(ctx context.Context, names []string, yes bool) ([]Chang
 			if f.digest == old.Digest {
 				return nil
 			}
-			keyID, err := m.signature(f, old.Ref)
+			sig, err := m.signature(f, old.Ref)
 			if err != nil {
 				return err
 			}
@@ -439,8 +401,8 @@ func (m *Manager) Update(ctx context.Context, names []string, yes bool) ([]Chang
 				return fmt.Errorf("%s now holds a plugin named %s; remove %s and add it again", old.Ref, man.Name, old.Name)
 			}
 			c.ToVersion, c.ToDigest = man.Version, f.digest
-			e := Locked{Name: man.Name, Version: man.Version, Ref: old.Ref, Kind: f.kind, Digest: f.digest, Size: f.size, Granted: man.Capabilities, KeyID: keyID}
-			if keyID != "" {
+			e := Locked{Name: man.Name, Version: man.Version, Ref: old.Ref, Kind: f.kind, Digest: f.digest, Size: f.size, Granted: man.Capabilities, KeyID: sig.KeyID}
+			if sig.KeyID != "" {
 				e.Signature = string(f.sig)
 			}
 			if err := m.inspect(ctx, f.src, &e); err != nil {
@@ -448,7 +410,7 @@ func (m *Manager) Update(ctx context.Context, names []string, yes bool) ([]Chang
 			}
 			c.Increases = man.Capabilities.Exceeds(old.Granted)
 			if len(c.Increases) > 0 {
-				req := ConsentRequest{Name: man.Name, Version: man.Version, Ref: old.Ref, Digest: f.digest, Capabilities: man.Capabilities, Lines: c.Increases, Update: true, Previous: old.Version, KeyID: keyID}
+				req := ConsentRequest{Name: man.Name, Version: man.Version, Ref: old.Ref, Digest: f.digest, Capabilities: man.Capabilities, Lines: c.Increases, Update: true, Previous: old.Version, Signature: sig}
 				if err := m.consent(ctx, req, yes); err != nil {
 					return err
 				}

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"aead.dev/minisign"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content"
@@ -339,8 +340,17 @@ func (c Cache) verifyOCIBlobs(manifest []byte) error {
 }
 
 // SignOCI signs the artifact a tag points at (its manifest bytes) with a
-// minisign key and attaches the signature to it.
+// minisign key file and attaches the signature to it.
 func SignOCI(ctx context.Context, raw, keyFile, password string, opts RegistryOptions) error {
+	key, err := ReadSecretKey(keyFile, func() (string, error) { return password, nil })
+	if err != nil {
+		return err
+	}
+	return SignOCIWithKey(ctx, raw, key, opts)
+}
+
+// SignOCIWithKey is SignOCI with a key read by ReadSecretKey.
+func SignOCIWithKey(ctx context.Context, raw string, key minisign.PrivateKey, opts RegistryOptions) error {
 	r, err := ParseRef(raw, "")
 	if err != nil {
 		return err
@@ -367,9 +377,5 @@ func SignOCI(ctx context.Context, raw, keyFile, password string, opts RegistryOp
 	if _, err := parseOCIManifest(manifest); err != nil {
 		return fmt.Errorf("%s: %w", raw, err)
 	}
-	sig, err := Sign(keyFile, password, manifest)
-	if err != nil {
-		return err
-	}
-	return PushSignature(ctx, raw, desc.Digest.String(), sig, opts)
+	return PushSignature(ctx, raw, desc.Digest.String(), SignWithKey(key, manifest), opts)
 }

@@ -284,8 +284,8 @@ func (m *Manager) checkSignatureOf(e Locked, blob []byte) (Problem, bool) {
 		p.Got = Digest([]byte(e.Signature))
 		what = fmt.Sprintf("the signature (%s) of the package %s", p.Got, e.Digest)
 	}
-	keyID, err := checkSignature(m.Trust, blob, []byte(e.Signature), what)
-	if err == nil && e.KeyID != "" && keyID != e.KeyID {
+	st, err := checkSignature(m.Trust, blob, []byte(e.Signature), what)
+	if err == nil && e.KeyID != "" && st.KeyID != e.KeyID {
 		if e.Signature == "" {
 			err = fmt.Errorf("%s: %w, but %s says key %s signed it", what, ErrUnsigned, LockFile, e.KeyID)
 		} else {
@@ -404,10 +404,11 @@ func (m *Manager) restoreSignature(ctx context.Context, e *Locked) (Restored, er
 	if len(sig) == 0 {
 		return Restored{}, fmt.Errorf("%s has no signature for %s any more; if you still trust the package, run `toolhost plugin remove %s` and add it again", e.Ref, e.Digest, e.Name)
 	}
-	keyID, err := checkSignature(m.Trust, blob, sig, from)
+	st, err := checkSignature(m.Trust, blob, sig, from)
 	if err != nil {
 		return Restored{}, err
 	}
+	keyID := st.KeyID
 	if keyID == "" || (e.KeyID != "" && keyID != e.KeyID) {
 		return Restored{}, fmt.Errorf("%s is not signed by key %s, which %s names; if you trust the new signer, remove the plugin and add it again", from, e.KeyID, m.LockPath)
 	}
