@@ -1,0 +1,124 @@
+package jstool
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/evanw/esbuild/pkg/api"
+)
+
+// ErrNoZod is wrapped when a tool file cannot be built because zod, which
+// OpenCode's tool.schema is, is not installed above it.
+var ErrNoZod = errors.New("zod is not installed")
+
+// thNamespace is esbuild's namespace for the modules toolhost provides.
+const thNamespace = "toolhost"
+
+// bundle builds the tool file at path into one script that, run after the
+// prelude, leaves the file's exports in globalThis.__toolMod and zod in
+// globalThis.__toolZ. Imports resolve as Bun or Node would: relative
+// files, then node_modules folders walking up from the file.
+func bundle(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Dir(abs)
+	entry := "import * as mod from " + strconv.Quote("./"+filepath.Base(abs)) + ";\n" +
+		"import { z } from \"zod\";\nglobalThis.__toolMod = mod;\nglobalThis.__toolZ = z;\n"
+	res := api.Build(api.BuildOptions{
+		Stdin: &api.StdinOptions{Contents: entry, ResolveDir: dir, Sourcefile: "toolhost-entry.js", Loader: api.LoaderJS},
+		Bundle:   true,
+		Write:    false,
+		Format:   api.FormatIIFE,
+		Platform: api.PlatformBrowser,
+		Target:   api.ES2022,
+		Charset:  api.CharsetUTF8,
+		LogLevel: api.LogLevelSilent,
+		Define:   map[string]string{"process.env.NODE_ENV": `"production"`},
+		Plugins:  []api.Plugin{toolhostModules()},
+	})
+	if len(res.Errors) > 0 {
+		return "", buildError(abs, dir, res.Errors)
+	}
+	if len(res.OutputFiles) != 1 {
+		return "", fmt.Errorf("build %s: esbuild wrote %d files, want 1", abs, len(res.OutputFiles))
+	}
+	return string(res.OutputFiles[0].Contents), nil
+}
+
+func buildError(file, dir string, msgs []api.Message) error {
+	var lines []string
+	for _, m := range msgs {
+		if strings.Contains(m.Text, `Could not resolve "zod"`) {
+			return fmt.Errorf("build %s: %w: OpenCode tools describe their arguments with zod; run `npm install zod` in %s or the project root", file, ErrNoZod, dir)
+		}
+		where := ""
+		if m.Location != nil {
+			where = fmt.Sprintf("%s:%d:%d: ", m.Location.File, m.Location.Line, m.Location.Column)
+		}
+		lines = append(lines, where+m.Text)
+		if len(lines) == 5 {
+			break
+		}
+	}
+	return fmt.Errorf("build %s: %s", file, strings.Join(lines, "; "))
+}
+
+// nodeBuiltins are the Node and Bun modules a tool might import. fs is
+// provided (confined to allowed_paths); path is pure and provided; the
+// rest resolve to a module that fails on use, naming the alternative.
+var nodeBuiltins = regexp.MustCompile(`^(node:.*|bun|bun:.*|assert|buffer|child_process|cluster|crypto|dgram|dns|events|fs|fs/promises|http|http2|https|net|os|path|perf_hooks|process|querystring|readline|stream|string_decoder|timers|tls|tty|url|util|v8|vm|worker_threads|zlib)$`)
+
+// toolhostModules resolves @opencode-ai/plugin (when the project does not
+// install it) and the Node and Bun built-ins to modules of thNamespace.
+func toolhostModules() api.Plugin {
+	return api.Plugin{Name: "toolhost", Setup: func(b api.PluginBuild) {
+		b.OnResolve(api.OnResolveOptions{Filter: `^@opencode-ai/plugin(/tool)?$`}, func(a api.OnResolveArgs) (api.OnResolveResult, error) {
+			if installed(a.ResolveDir, "@opencode-ai/plugin") {
+				return api.OnResolveResult{}, nil // the project's own
+			}
+			return api.OnResolveResult{Path: "opencode-plugin", Namespace: thNamespace, PluginData: a.ResolveDir}, nil
+		})
+		b.OnResolve(api.OnResolveOptions{Filter: nodeBuiltins.String()}, func(a api.OnResolveArgs) (api.OnResolveResult, error) {
+			name := strings.TrimPrefix(a.Path, "node:")
+			return api.OnResolveResult{Path: "builtin:" + name, Namespace: thNamespace}, nil
+		})
+		b.OnLoad(api.OnLoadOptions{Filter: `.*`, Namespace: thNamespace}, func(a api.OnLoadArgs) (api.OnLoadResult, error) {
+			if a.Path == "opencode-plugin" {
+				dir, _ := a.PluginData.(string)
+				return api.OnLoadResult{Contents: &pluginModule, ResolveDir: dir, Loader: api.LoaderJS}, nil
+			}
+			name := strings.TrimPrefix(a.Path, "builtin:")
+			src := "module.exports = globalThis.__toolhostBuiltin(" + strconv.Quote(name) + ");\n"
+			return api.OnLoadResult{Contents: &src, Loader: api.LoaderJS}, nil
+		})
+	}}
+}
+
+// pluginModule stands in for @opencode-ai/plugin: tool() is the identity
+// and tool.schema is zod, as in the real package.
+var pluginModule = `import { z } from "zod";
+export function tool(input) { return input; }
+tool.schema = z;
+export default { tool };
+`
+
+// installed reports whether node_modules/<pkg> exists in dir or a parent.
+func installed(dir, pkg string) bool {
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", pkg, "package.json")); err == nil {
+			return true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return false
+		}
+		dir = parent
+	}
+}

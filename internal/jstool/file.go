@@ -1,0 +1,186 @@
+package jstool
+
+import (
+	"context"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+//go:embed prelude.js
+var prelude string
+
+// Def is one tool a file exports, as OpenCode names it: the default export
+// is the file's name, a named export x is <file>_x.
+type Def struct {
+	ID          string          `json:"id"`
+	Export      string          `json:"export"`
+	Description string          `json:"description"`
+	Schema      json.RawMessage `json:"schema"` // the args' JSON Schema, input mode
+}
+
+// File is a loaded tool file: its tools and the snapshot every call
+// starts from. It is safe for concurrent calls.
+type File struct {
+	Path string
+	Defs []Def
+
+	rt   *Runtime
+	snap *snapshot
+	pool chan *vm
+}
+
+// LoadOptions say where the engine and caches live and the memory cap.
+type LoadOptions struct {
+	// Engine is quickjs.wasm as LoadEngine returned it.
+	Engine []byte
+	// CacheDir holds bytecode and compiled code ("" keeps them in memory).
+	CacheDir string
+	// MemoryMaxMB caps the wasm memory of the file's instances (the
+	// largest cap of its tools; each call sets its own heap limit).
+	MemoryMaxMB int
+	// PoolSize bounds the idle instances kept per file. Default 4.
+	PoolSize int
+}
+
+// Load builds the tool file at path (or takes its bytecode from the
+// cache), runs it once, reads the tools it exports and snapshots the
+// instance so calls start from there.
+func Load(ctx context.Context, path string, opts LoadOptions) (*File, error) {
+	code, err := bundle(path)
+	if err != nil {
+		return nil, err
+	}
+	script := prelude + "\n" + code
+	rt, err := NewRuntime(ctx, opts.Engine, opts.MemoryMaxMB, compiledDir(opts.CacheDir))
+	if err != nil {
+		return nil, err
+	}
+	f, err := load(ctx, rt, path, script, opts)
+	if err != nil {
+		rt.Close(ctx)
+		return nil, err
+	}
+	return f, nil
+}
+
+func compiledDir(cache string) string {
+	if cache == "" {
+		return ""
+	}
+	return filepath.Join(cache, "compiled")
+}
+
+func load(ctx context.Context, rt *Runtime, path, script string, opts LoadOptions) (*File, error) {
+	v, err := rt.newVM(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer v.close(ctx)
+	ctx = withSession(ctx, &session{vm: v})
+	bc, err := bytecode(ctx, v, script, opts.CacheDir)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", path, err)
+	}
+	if err := v.runBytecode(ctx, bc); err != nil {
+		return nil, fmt.Errorf("load %s: %w", path, err)
+	}
+	if err := v.runJobs(ctx); err != nil {
+		return nil, fmt.Errorf("load %s: %w", path, err)
+	}
+	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	q, _ := json.Marshal(name)
+	out, err := v.eval(ctx, "__toolhost.describe("+string(q)+")", "describe.js")
+	if err != nil {
+		return nil, fmt.Errorf("load %s: describe its tools: %w", path, err)
+	}
+	var defs []Def
+	if err := json.Unmarshal([]byte(out), &defs); err != nil {
+		return nil, fmt.Errorf("load %s: describe its tools: %w", path, err)
+	}
+	if len(defs) == 0 {
+		return nil, fmt.Errorf("load %s: it exports no tool; export default tool({description, args, execute})", path)
+	}
+	snap, err := v.snapshot(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", path, err)
+	}
+	size := opts.PoolSize
+	if size <= 0 {
+		size = 4
+	}
+	return &File{Path: path, Defs: defs, rt: rt, snap: snap, pool: make(chan *vm, size)}, nil
+}
+
+// bytecode compiles script, or reads it from the cache where it is kept
+// under the hash of the engine version and the script.
+func bytecode(ctx context.Context, v *vm, script, cacheDir string) ([]byte, error) {
+	sum := sha256.Sum256([]byte(EngineVersion + "\x00" + script))
+	var file string
+	if cacheDir != "" {
+		file = filepath.Join(cacheDir, "bytecode", hex.EncodeToString(sum[:])+".qbc")
+		if b, err := os.ReadFile(file); err == nil && len(b) > sha256.Size {
+			// The file ends with the sha256 of the bytecode before it, so a
+			// truncated or altered file is compiled again, not run.
+			body, tail := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
+			if got := sha256.Sum256(body); string(got[:]) == string(tail) {
+				return body, nil
+			}
+		}
+	}
+	bc, err := v.compile(ctx, script, "tool.js")
+	if err != nil {
+		return nil, err
+	}
+	if file != "" {
+		sum := sha256.Sum256(bc)
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err == nil {
+			tmp := file + ".tmp" + fmt.Sprint(os.Getpid())
+			if os.WriteFile(tmp, append(append([]byte(nil), bc...), sum[:]...), 0o644) == nil {
+				os.Rename(tmp, file)
+			}
+		}
+	}
+	return bc, nil
+}
+
+// Close releases the file's instances and runtime.
+func (f *File) Close(ctx context.Context) error {
+	for {
+		select {
+		case v := <-f.pool:
+			v.close(ctx)
+		default:
+			return f.rt.Close(ctx)
+		}
+	}
+}
+
+// get returns an idle instance or restores a new one from the snapshot.
+func (f *File) get(ctx context.Context) (*vm, error) {
+	select {
+	case v := <-f.pool:
+		return v, nil
+	default:
+		return f.rt.newVM(ctx, f.snap)
+	}
+}
+
+// put restores v to the snapshot and keeps it for the next call, or
+// closes it when the pool is full.
+func (f *File) put(ctx context.Context, v *vm) {
+	if err := v.restore(ctx, f.snap); err != nil {
+		v.close(ctx)
+		return
+	}
+	select {
+	case f.pool <- v:
+	default:
+		v.close(ctx)
+	}
+}
