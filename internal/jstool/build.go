@@ -32,7 +32,7 @@ func bundle(path string) (string, error) {
 	entry := "import * as mod from " + strconv.Quote("./"+filepath.Base(abs)) + ";\n" +
 		"import { z } from \"zod\";\nglobalThis.__toolMod = mod;\nglobalThis.__toolZ = z;\n"
 	res := api.Build(api.BuildOptions{
-		Stdin: &api.StdinOptions{Contents: entry, ResolveDir: dir, Sourcefile: "toolhost-entry.js", Loader: api.LoaderJS},
+		Stdin:    &api.StdinOptions{Contents: entry, ResolveDir: dir, Sourcefile: "toolhost-entry.js", Loader: api.LoaderJS},
 		Bundle:   true,
 		Write:    false,
 		Format:   api.FormatIIFE,
