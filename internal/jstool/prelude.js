@@ -269,15 +269,26 @@
   const refuse = (what, hint) => {
     throw new Error(`${what} is not available in toolhost's JavaScript sandbox; ${hint || "grant what the tool needs in its \"wasm\" config (allowed_hosts for fetch, allowed_paths for files) or use a toolhost tool (bash, read, write)"}`);
   };
-  const refusing = (name) => new Proxy(function () {}, {
+  // esbuild's CommonJS interop copies a module's own keys and inherits the
+  // rest from its prototype, so unknown names are answered there.
+  const refuser = (name, hint) => new Proxy({}, {
     get(_, prop) {
-      if (prop === "__esModule") return false;
-      if (prop === "default") return refusing(name);
-      if (typeof prop === "symbol" || prop === "then") return undefined;
-      return (...a) => refuse(`${name}.${String(prop)}`, alternatives[name]);
+      if (typeof prop === "symbol" || prop === "then" || prop === "__esModule") return undefined;
+      return () => refuse(`${name}.${String(prop)}`, hint);
     },
-    apply() { refuse(name, alternatives[name]); },
   });
+  const refusing = (name) => {
+    const proto = refuser(name, alternatives[name.replace(/^node:/, "")]);
+    return new Proxy(function () {}, {
+      get(_, prop) {
+        if (prop === "__esModule") return false;
+        if (prop === "default") return refusing(name);
+        return proto[prop];
+      },
+      getPrototypeOf: () => proto,
+      apply() { refuse(name, alternatives[name.replace(/^node:/, "")]); },
+    });
+  };
   const str = (d, enc) => (enc === "utf8" || enc === "utf-8" || (enc && enc.encoding) ? utf8decode(d) : d);
   const fsSync = {
     readFileSync: (p, enc) => str(b64decode(call("fs.read", { path: String(p) })), enc),
@@ -292,12 +303,7 @@
     readdir: async (p) => fsSync.readdirSync(p),
     mkdir: async (p) => fsSync.mkdirSync(p),
   };
-  const withRefusal = (name, obj) => new Proxy(obj, {
-    get(t, prop) {
-      if (prop in t || typeof prop === "symbol" || prop === "__esModule" || prop === "then") return t[prop];
-      return (...a) => refuse(`${name}.${String(prop)}`, alternatives.fs);
-    },
-  });
+  const withRefusal = (name, obj) => Object.setPrototypeOf(obj, refuser(name, alternatives.fs));
   const pathMod = {
     sep: "/",
     isAbsolute: (p) => String(p).startsWith("/"),
