@@ -154,6 +154,7 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 		if err := h.addWasm(ctx, opts); err != nil {
 			return nil, err
 		}
+		h.addJS(ctx, opts)
 		h.addPlugins(ctx, opts)
 	}
 	h.addMCP(ctx, opts)

@@ -30,9 +30,10 @@ type File struct {
 	Path string
 	Defs []Def
 
-	rt   *Runtime
-	snap *snapshot
-	pool chan *vm
+	rt     *Runtime
+	ownsRT bool
+	snap   *snapshot
+	pool   chan *vm
 }
 
 // LoadOptions say where the engine and caches live and the memory cap.
@@ -44,6 +45,9 @@ type LoadOptions struct {
 	// MemoryMaxMB caps the wasm memory of the file's instances (the
 	// largest cap of its tools; each call sets its own heap limit).
 	MemoryMaxMB int
+	// Runtime, when set, is shared with other files (and outlives this
+	// one); Engine and MemoryMaxMB are then unused.
+	Runtime *Runtime
 	// PoolSize bounds the idle instances kept per file. Default 4.
 	PoolSize int
 }
@@ -57,19 +61,27 @@ func Load(ctx context.Context, path string, opts LoadOptions) (*File, error) {
 		return nil, err
 	}
 	script := prelude + "\n" + code
-	rt, err := NewRuntime(ctx, opts.Engine, opts.MemoryMaxMB, compiledDir(opts.CacheDir))
-	if err != nil {
-		return nil, err
+	rt, own := opts.Runtime, false
+	if rt == nil {
+		if rt, err = NewRuntime(ctx, opts.Engine, opts.MemoryMaxMB, CompiledDir(opts.CacheDir)); err != nil {
+			return nil, err
+		}
+		own = true
 	}
 	f, err := load(ctx, rt, path, script, opts)
 	if err != nil {
-		rt.Close(ctx)
+		if own {
+			rt.Close(ctx)
+		}
 		return nil, err
 	}
+	f.ownsRT = own
 	return f, nil
 }
 
-func compiledDir(cache string) string {
+// CompiledDir is where wazero keeps the engine's compiled code under a
+// jstool cache folder ("" when there is none).
+func CompiledDir(cache string) string {
 	if cache == "" {
 		return ""
 	}
@@ -156,7 +168,10 @@ func (f *File) Close(ctx context.Context) error {
 		case v := <-f.pool:
 			v.close(ctx)
 		default:
-			return f.rt.Close(ctx)
+			if f.ownsRT {
+				return f.rt.Close(ctx)
+			}
+			return nil
 		}
 	}
 }

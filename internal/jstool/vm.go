@@ -23,19 +23,18 @@ type Runtime struct {
 	memMax uint32 // bytes QuickJS may allocate
 }
 
-// compileCache is shared by every Runtime of the process, so a second
-// memory cap does not compile the engine again.
-var compileCache = struct {
+// compileCaches are shared by every Runtime of the process with the same
+// cache folder, so a second runtime does not compile the engine again.
+var compileCaches = struct {
 	sync.Mutex
-	dir string
-	c   wazero.CompilationCache
-}{}
+	m map[string]wazero.CompilationCache
+}{m: map[string]wazero.CompilationCache{}}
 
 func cacheFor(dir string) wazero.CompilationCache {
-	compileCache.Lock()
-	defer compileCache.Unlock()
-	if compileCache.c != nil && compileCache.dir == dir {
-		return compileCache.c
+	compileCaches.Lock()
+	defer compileCaches.Unlock()
+	if c, ok := compileCaches.m[dir]; ok {
+		return c
 	}
 	var c wazero.CompilationCache
 	if dir != "" {
@@ -46,7 +45,7 @@ func cacheFor(dir string) wazero.CompilationCache {
 	if c == nil {
 		c = wazero.NewCompilationCache()
 	}
-	compileCache.dir, compileCache.c = dir, c
+	compileCaches.m[dir] = c
 	return c
 }
 

@@ -67,6 +67,10 @@ type Config struct {
 	// clock access unless granted here.
 	Wasm map[string]WasmConfig `json:"wasm,omitempty"`
 
+	// Compat says which other agents' files toolhost also reads:
+	// "compat": {"opencode": false} ignores OpenCode's tool folders.
+	Compat Compat `json:"compat,omitzero"`
+
 	// MCP lists MCP servers whose tools join the registry as <server>_<tool>.
 	MCP map[string]MCPServer `json:"mcp,omitempty"`
 
@@ -305,6 +309,17 @@ type WasmConfig struct {
 	// Env passes these environment variables to the guest (WASI).
 	Env []string `json:"env,omitempty"`
 }
+
+// Compat switches reading other agents' files.
+type Compat struct {
+	// OpenCode: also load TypeScript and JavaScript tools from OpenCode's
+	// folders (.opencode/tool/ and .opencode/tools/ in the working
+	// directory and its parents, ~/.config/opencode/tool/). Default true.
+	OpenCode *bool `json:"opencode,omitempty"`
+}
+
+// OpenCodeTools reports whether OpenCode's tool folders are read.
+func (c Compat) OpenCodeTools() bool { return c.OpenCode == nil || *c.OpenCode }
 
 // MCPServer is an MCP server whose tools join the registry.
 type MCPServer struct {

@@ -1,0 +1,69 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolhost/toolhost/internal/jstool/jstooltest"
+	"github.com/toolhost/toolhost/runtime"
+)
+
+const openCodeTool = `import { tool } from "@opencode-ai/plugin"
+
+export default tool({
+  description: "Add two numbers",
+  args: { a: tool.schema.number(), b: tool.schema.number().default(1) },
+  async execute(args) {
+    return String(args.a + args.b)
+  },
+})
+`
+
+func TestJSToolsLoadFromOpenCodeAndToolhostFolders(t *testing.T) {
+	t.Parallel()
+	project, env := newProject(t)
+	cache := t.TempDir()
+	jstooltest.SeedEngine(t, cache)
+	jstooltest.LinkZod(t, project)
+	for _, p := range []string{".opencode/tool/add.ts", ".toolhost/tool/plus.ts"} {
+		os.MkdirAll(filepath.Join(project, filepath.Dir(p)), 0o755)
+		if err := os.WriteFile(filepath.Join(project, p), []byte(openCodeTool), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name, config string
+		want         map[string]bool
+	}{
+		{"both folders by default", `{}`, map[string]bool{"add": true, "plus": true}},
+		{"compat opencode false skips OpenCode's", `{"compat": {"opencode": false}}`, map[string]bool{"add": false, "plus": true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			os.WriteFile(filepath.Join(project, "toolhost.json"), []byte(tt.config), 0o644)
+			ctx := context.Background()
+			h, err := New(ctx, Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: cache})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.Close(ctx)
+			if len(h.LoadErrors) > 0 {
+				t.Fatalf("load errors: %v", h.LoadErrors)
+			}
+			for id, want := range tt.want {
+				src, ok := h.Registry.Source(id)
+				if ok != want || ok && src != runtime.SourceJS {
+					t.Fatalf("%s: source %q, present %v, want present %v", id, src, ok, want)
+				}
+			}
+			res, err := h.Call(ctx, runtime.Call{Tool: "plus", Args: json.RawMessage(`{"a": 41}`)})
+			if err != nil || strings.TrimSpace(res.Output) != "42" {
+				t.Fatalf("plus = %q, %v", res.Output, err)
+			}
+		})
+	}
+}
