@@ -66,7 +66,9 @@ func Files(w Where) []string {
 	return out
 }
 
-func toolDirs(d string) []string { return []string{filepath.Join(d, "tool"), filepath.Join(d, "tools")} }
+func toolDirs(d string) []string {
+	return []string{filepath.Join(d, "tool"), filepath.Join(d, "tools")}
+}
 
 // walkUp returns the folders from worktree down to directory (directory
 // alone when it is not inside worktree).
