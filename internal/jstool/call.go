@@ -65,10 +65,11 @@ func (f *File) Call(ctx context.Context, export string, args json.RawMessage, in
 		return nil, err
 	}
 	s := &session{vm: v}
-	if ops != nil {
-		s.handle = func(ctx context.Context, op string, arg json.RawMessage) (any, error) {
-			return ops.Handle(ctx, s, op, arg)
-		}
+	if ops == nil {
+		ops = &Bridge{} // nothing granted: no hosts, no paths, asks refused
+	}
+	s.handle = func(ctx context.Context, op string, arg json.RawMessage) (any, error) {
+		return ops.Handle(ctx, s, op, arg)
 	}
 	if lim.Timeout > 0 {
 		s.deadline = time.Now().Add(lim.Timeout)

@@ -94,7 +94,12 @@ func load(ctx context.Context, rt *Runtime, path, script string, opts LoadOption
 		return nil, err
 	}
 	defer v.close(ctx)
-	ctx = withSession(ctx, &session{vm: v})
+	// While the file loads it may log and use randomness, nothing else:
+	// no hosts or paths are granted and there is no call to ask for.
+	s := &session{vm: v}
+	b := &Bridge{Tool: filepath.Base(path)}
+	s.handle = func(ctx context.Context, op string, arg json.RawMessage) (any, error) { return b.Handle(ctx, s, op, arg) }
+	ctx = withSession(ctx, s)
 	bc, err := bytecode(ctx, v, script, opts.CacheDir)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)

@@ -84,12 +84,29 @@ func project(t testing.TB, fixtures ...string) string {
 	return dir
 }
 
-// loadFixture loads one fixture file with a 64 MB cap.
-func loadFixture(t testing.TB, name string) *File {
+var (
+	rtOnce sync.Once
+	rt     *Runtime
+	rtErr  error
+)
+
+// testRuntime is one engine runtime (64 MB cap) shared by the tests, so
+// the engine compiles once per test binary.
+func testRuntime(t testing.TB) *Runtime {
 	t.Helper()
 	engine := testEngine(t)
+	rtOnce.Do(func() { rt, rtErr = NewRuntime(context.Background(), engine, 64, "") })
+	if rtErr != nil {
+		t.Fatal(rtErr)
+	}
+	return rt
+}
+
+// loadFixture loads one fixture file on the shared runtime.
+func loadFixture(t testing.TB, name string) *File {
+	t.Helper()
 	dir := project(t, name)
-	f, err := Load(context.Background(), filepath.Join(dir, name), LoadOptions{Engine: engine, CacheDir: filepath.Join(t.TempDir(), "cache"), MemoryMaxMB: 64})
+	f, err := Load(context.Background(), filepath.Join(dir, name), LoadOptions{Runtime: testRuntime(t), CacheDir: filepath.Join(t.TempDir(), "cache")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -123,8 +123,18 @@
   globalThis.clearTimeout = globalThis.clearInterval = (id) => { timers.delete(id); };
   if (typeof globalThis.queueMicrotask !== "function") globalThis.queueMicrotask = (fn) => { Promise.resolve().then(fn); };
 
-  // --- crypto
+  // --- crypto, and Math.random from the host's randomness: QuickJS seeds
+  // its own generator once, and every call starts from the same snapshot,
+  // so its sequence would repeat call after call.
   const random = (n) => Uint8Array.from(call("random", n));
+  let entropy = new Uint8Array(0), entropyAt = 0;
+  const resetEntropy = () => { entropy = new Uint8Array(0); entropyAt = 0; };
+  Math.random = function random53() {
+    if (entropyAt + 7 > entropy.length) { entropy = random(1024); entropyAt = 0; }
+    let x = 0;
+    for (let i = 0; i < 7; i++) x = x * 256 + entropy[entropyAt++];
+    return (x % 2 ** 53) / 2 ** 53;
+  };
   globalThis.crypto = {
     getRandomValues(ta) {
       if (!ArrayBuffer.isView(ta)) throw new TypeError("crypto.getRandomValues: argument is not a typed array");
@@ -363,6 +373,7 @@
     },
     start(name, argsJSON, ctxJSON) {
       result = null;
+      resetEntropy();
       const mod = globalThis.__toolMod, z = globalThis.__toolZ, t = mod[name], info = JSON.parse(ctxJSON);
       const signal = new AbortSignal();
       const context = {

@@ -232,3 +232,26 @@ func TestFilesStayInsideAllowedPaths(t *testing.T) {
 		t.Fatalf("out.txt = %q, %v", b, err)
 	}
 }
+
+func TestRandomnessDiffersBetweenCallsFromOneSnapshot(t *testing.T) {
+	dir := project(t)
+	p := filepath.Join(dir, "rnd.ts")
+	os.WriteFile(p, []byte(`import { tool } from "@opencode-ai/plugin"
+export default tool({ description: "random", args: {}, async execute() { return Math.random() + " " + crypto.randomUUID() } })`), 0o644)
+	f, err := Load(context.Background(), p, LoadOptions{Runtime: testRuntime(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close(context.Background())
+	seen := map[string]bool{}
+	for range 3 {
+		out, err := f.Call(context.Background(), "default", nil, CallInfo{}, Limits{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seen[out.Output] {
+			t.Fatalf("a call repeated %q", out.Output)
+		}
+		seen[out.Output] = true
+	}
+}
