@@ -98,7 +98,9 @@ func load(ctx context.Context, rt *Runtime, path, script string, opts LoadOption
 	// no hosts or paths are granted and there is no call to ask for.
 	s := &session{vm: v}
 	b := &Bridge{Tool: filepath.Base(path)}
-	s.handle = func(ctx context.Context, op string, arg json.RawMessage) (any, error) { return b.Handle(ctx, s, op, arg) }
+	s.handle = func(ctx context.Context, op string, arg json.RawMessage) (any, error) {
+		return b.Handle(ctx, s, op, arg)
+	}
 	ctx = withSession(ctx, s)
 	bc, err := bytecode(ctx, v, script, opts.CacheDir)
 	if err != nil {
