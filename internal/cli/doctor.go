@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/toolhost/toolhost/builtins"
 	"github.com/toolhost/toolhost/host"
+	"github.com/toolhost/toolhost/internal/jstool"
 	"github.com/toolhost/toolhost/internal/sandbox"
 	"github.com/toolhost/toolhost/internal/toolbuild"
 	"github.com/toolhost/toolhost/runtime"
@@ -35,6 +37,8 @@ type DoctorReport struct {
 	Sandbox    SandboxReport     `json:"sandbox"`
 	Config     ConfigReport      `json:"config"`
 	Toolchains []ToolchainReport `json:"toolchains"`
+	// JSEngine is the engine TypeScript and JavaScript tools run on.
+	JSEngine jstool.EngineStatus `json:"js_engine"`
 }
 
 // SandboxReport is the bash sandbox's state on this machine.
@@ -171,6 +175,7 @@ func Doctor(ctx context.Context, dir string, opts *DoctorOptions) (*DoctorReport
 		}
 		rep.Toolchains = append(rep.Toolchains, tr)
 	}
+	rep.JSEngine = jstool.CheckEngine(filepath.Join(host.DefaultCacheDir(env), "engines"))
 	return rep, nil
 }
 
@@ -230,5 +235,14 @@ func (r *DoctorReport) Print(w io.Writer) {
 		} else {
 			fmt.Fprintf(w, "  %-14s missing: %s\n", t.Lang, t.Problem)
 		}
+	}
+	e := r.JSEngine
+	fmt.Fprintln(w, "JS engine")
+	fmt.Fprintf(w, "  version:    %s\n", e.Version)
+	fmt.Fprintf(w, "  path:       %s\n", e.Path)
+	if e.Ready {
+		fmt.Fprintln(w, "  state:      ready (sha256 verified)")
+	} else {
+		fmt.Fprintf(w, "  state:      %s\n", e.Problem)
 	}
 }

@@ -116,3 +116,36 @@ func fetchEngine(ctx context.Context) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// EngineStatus is what `toolhost doctor` says about the engine: where it
+// is cached, whether it is there and verified, and what is wrong if not.
+// It fetches nothing.
+type EngineStatus struct {
+	Version string `json:"version"`
+	Path    string `json:"path"`
+	Ready   bool   `json:"ready"`
+	Problem string `json:"problem,omitempty"`
+}
+
+// CheckEngine reports the engine cached under dir without fetching it.
+func CheckEngine(dir string) EngineStatus {
+	st := EngineStatus{Version: enginePackage + " " + EngineVersion + " (QuickJS-NG)", Path: enginePath(dir)}
+	b, err := os.ReadFile(st.Path)
+	switch {
+	case err == nil:
+		if verr := verifyEngine(b); verr != nil {
+			st.Problem = "cached copy fails verification (" + verr.Error() + "); delete it and toolhost fetches it again"
+		} else {
+			st.Ready = true
+		}
+	case !errors.Is(err, os.ErrNotExist):
+		st.Problem = err.Error()
+	default:
+		if _, lerr := exec.LookPath("npm"); lerr != nil {
+			st.Problem = "not fetched yet, and npm is missing: JS tools need npm once (apt-get install nodejs npm)"
+		} else {
+			st.Problem = "not fetched yet: npm fetches it the first time a JS tool is found"
+		}
+	}
+	return st
+}
