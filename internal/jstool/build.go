@@ -1,6 +1,7 @@
 package jstool
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -24,32 +25,57 @@ const thNamespace = "toolhost"
 // globalThis.__toolZ. Imports resolve as Bun or Node would: relative
 // files, then node_modules folders walking up from the file.
 func bundle(path string) (string, error) {
+	code, _, err := bundleInputs(path)
+	return code, err
+}
+
+// bundleInputs is bundle that also returns the files the bundle was made
+// of (absolute paths), for the build cache.
+func bundleInputs(path string) (string, []string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	dir := filepath.Dir(abs)
 	entry := "import * as mod from " + strconv.Quote("./"+filepath.Base(abs)) + ";\n" +
 		"import { z } from \"zod\";\nglobalThis.__toolMod = mod;\nglobalThis.__toolZ = z;\n"
 	res := api.Build(api.BuildOptions{
-		Stdin:    &api.StdinOptions{Contents: entry, ResolveDir: dir, Sourcefile: "toolhost-entry.js", Loader: api.LoaderJS},
-		Bundle:   true,
-		Write:    false,
-		Format:   api.FormatIIFE,
-		Platform: api.PlatformBrowser,
-		Target:   api.ES2022,
-		Charset:  api.CharsetUTF8,
-		LogLevel: api.LogLevelSilent,
-		Define:   map[string]string{"process.env.NODE_ENV": `"production"`},
-		Plugins:  []api.Plugin{toolhostModules()},
+		Stdin:         &api.StdinOptions{Contents: entry, ResolveDir: dir, Sourcefile: "<toolhost-entry>", Loader: api.LoaderJS},
+		Bundle:        true,
+		Write:         false,
+		Format:        api.FormatIIFE,
+		Platform:      api.PlatformBrowser,
+		Target:        api.ES2022,
+		Charset:       api.CharsetUTF8,
+		LogLevel:      api.LogLevelSilent,
+		Define:        map[string]string{"process.env.NODE_ENV": `"production"`},
+		Plugins:       []api.Plugin{toolhostModules()},
+		Metafile:      true,
+		AbsWorkingDir: dir,
 	})
 	if len(res.Errors) > 0 {
-		return "", buildError(abs, dir, res.Errors)
+		return "", nil, buildError(abs, dir, res.Errors)
 	}
 	if len(res.OutputFiles) != 1 {
-		return "", fmt.Errorf("build %s: esbuild wrote %d files, want 1", abs, len(res.OutputFiles))
+		return "", nil, fmt.Errorf("build %s: esbuild wrote %d files, want 1", abs, len(res.OutputFiles))
 	}
-	return string(res.OutputFiles[0].Contents), nil
+	var meta struct {
+		Inputs map[string]json.RawMessage `json:"inputs"`
+	}
+	if err := json.Unmarshal([]byte(res.Metafile), &meta); err != nil {
+		return "", nil, fmt.Errorf("build %s: metafile: %w", abs, err)
+	}
+	var inputs []string
+	for in := range meta.Inputs {
+		if strings.HasPrefix(in, "<") || strings.Contains(in, ":") && !filepath.IsAbs(in) {
+			continue // a namespaced module (toolhost:…, <stdin>)
+		}
+		if !filepath.IsAbs(in) {
+			in = filepath.Join(dir, in)
+		}
+		inputs = append(inputs, in)
+	}
+	return string(res.OutputFiles[0].Contents), inputs, nil
 }
 
 func buildError(file, dir string, msgs []api.Message) error {

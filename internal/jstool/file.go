@@ -2,12 +2,9 @@ package jstool
 
 import (
 	"context"
-	"crypto/sha256"
 	_ "embed"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -56,19 +53,15 @@ type LoadOptions struct {
 // cache), runs it once, reads the tools it exports and snapshots the
 // instance so calls start from there.
 func Load(ctx context.Context, path string, opts LoadOptions) (*File, error) {
-	code, err := bundle(path)
-	if err != nil {
-		return nil, err
-	}
-	script := prelude + "\n" + code
 	rt, own := opts.Runtime, false
 	if rt == nil {
+		var err error
 		if rt, err = NewRuntime(ctx, opts.Engine, opts.MemoryMaxMB, CompiledDir(opts.CacheDir)); err != nil {
 			return nil, err
 		}
 		own = true
 	}
-	f, err := load(ctx, rt, path, script, opts)
+	f, err := load(ctx, rt, path, opts)
 	if err != nil {
 		if own {
 			rt.Close(ctx)
@@ -88,7 +81,7 @@ func CompiledDir(cache string) string {
 	return filepath.Join(cache, "compiled")
 }
 
-func load(ctx context.Context, rt *Runtime, path, script string, opts LoadOptions) (*File, error) {
+func load(ctx context.Context, rt *Runtime, path string, opts LoadOptions) (*File, error) {
 	v, err := rt.newVM(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -102,7 +95,7 @@ func load(ctx context.Context, rt *Runtime, path, script string, opts LoadOption
 		return b.Handle(ctx, s, op, arg)
 	}
 	ctx = withSession(ctx, s)
-	bc, err := bytecode(ctx, v, script, opts.CacheDir)
+	bc, err := buildCached(ctx, v, path, opts.CacheDir)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}
@@ -134,38 +127,6 @@ func load(ctx context.Context, rt *Runtime, path, script string, opts LoadOption
 		size = 4
 	}
 	return &File{Path: path, Defs: defs, rt: rt, snap: snap, pool: make(chan *vm, size)}, nil
-}
-
-// bytecode compiles script, or reads it from the cache where it is kept
-// under the hash of the engine version and the script.
-func bytecode(ctx context.Context, v *vm, script, cacheDir string) ([]byte, error) {
-	sum := sha256.Sum256([]byte(EngineVersion + "\x00" + script))
-	var file string
-	if cacheDir != "" {
-		file = filepath.Join(cacheDir, "bytecode", hex.EncodeToString(sum[:])+".qbc")
-		if b, err := os.ReadFile(file); err == nil && len(b) > sha256.Size {
-			// The file ends with the sha256 of the bytecode before it, so a
-			// truncated or altered file is compiled again, not run.
-			body, tail := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
-			if got := sha256.Sum256(body); string(got[:]) == string(tail) {
-				return body, nil
-			}
-		}
-	}
-	bc, err := v.compile(ctx, script, "tool.js")
-	if err != nil {
-		return nil, err
-	}
-	if file != "" {
-		sum := sha256.Sum256(bc)
-		if err := os.MkdirAll(filepath.Dir(file), 0o755); err == nil {
-			tmp := file + ".tmp" + fmt.Sprint(os.Getpid())
-			if os.WriteFile(tmp, append(append([]byte(nil), bc...), sum[:]...), 0o644) == nil {
-				os.Rename(tmp, file)
-			}
-		}
-	}
-	return bc, nil
 }
 
 // Close releases the file's instances and runtime.
