@@ -41,24 +41,25 @@ func fileHash(path string) (string, error) {
 	return hex.EncodeToString(s[:]), nil
 }
 
-// buildCached returns the bytecode of the tool file at path: from the
-// cache when its inputs are unchanged, else bundled and compiled in v.
-func buildCached(ctx context.Context, v *vm, path, cacheDir string) ([]byte, error) {
+// buildCached returns the bytecode of the tool file at path and its name
+// in the cache: from the cache when its inputs are unchanged, else bundled
+// and compiled in v.
+func buildCached(ctx context.Context, v *vm, path, cacheDir string) ([]byte, string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	dir := filepath.Join(cacheDir, "bytecode")
 	ps := sha256.Sum256([]byte(abs))
 	mpath := filepath.Join(dir, hex.EncodeToString(ps[:])+".json")
 	if cacheDir != "" {
-		if bc := fromManifest(mpath, dir); bc != nil {
-			return bc, nil
+		if bc, name := fromManifest(mpath, dir); bc != nil {
+			return bc, name, nil
 		}
 	}
 	code, inputs, err := bundleInputs(abs)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	script := prelude + "\n" + code
 	ss := sha256.Sum256([]byte(EngineVersion + "\x00" + script))
@@ -66,12 +67,12 @@ func buildCached(ctx context.Context, v *vm, path, cacheDir string) ([]byte, err
 	if cacheDir != "" {
 		if bc := readBytecode(filepath.Join(dir, name)); bc != nil {
 			writeManifest(mpath, name, inputs)
-			return bc, nil
+			return bc, name, nil
 		}
 	}
 	bc, err := v.compile(ctx, script, "tool.js")
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if cacheDir != "" && os.MkdirAll(dir, 0o755) == nil {
 		sum := sha256.Sum256(bc)
@@ -79,24 +80,24 @@ func buildCached(ctx context.Context, v *vm, path, cacheDir string) ([]byte, err
 			writeManifest(mpath, name, inputs)
 		}
 	}
-	return bc, nil
+	return bc, name, nil
 }
 
-func fromManifest(mpath, dir string) []byte {
+func fromManifest(mpath, dir string) ([]byte, string) {
 	b, err := os.ReadFile(mpath)
 	if err != nil {
-		return nil
+		return nil, ""
 	}
 	var m manifest
 	if json.Unmarshal(b, &m) != nil || m.Toolhost != preludeKey || len(m.Inputs) == 0 || filepath.Base(m.Bytecode) != m.Bytecode {
-		return nil
+		return nil, ""
 	}
 	for p, want := range m.Inputs {
 		if got, err := fileHash(p); err != nil || got != want {
-			return nil
+			return nil, ""
 		}
 	}
-	return readBytecode(filepath.Join(dir, m.Bytecode))
+	return readBytecode(filepath.Join(dir, m.Bytecode)), m.Bytecode
 }
 
 // readBytecode reads a .qbc, checking the sha256 at its end so a truncated
@@ -132,4 +133,63 @@ func writeAtomic(p string, b []byte) error {
 		return err
 	}
 	return os.Rename(tmp, p)
+}
+
+// The snapshot cache, under <cache>/snapshots: the memory of an instance
+// that has run a file's bytecode and described its tools, so a new process
+// starts calls from it without running the bundle (zod's set-up is most of
+// a cold start). The file is a JSON header line (the tools, the registers
+// outside memory), the memory, then the sha256 of everything before it.
+
+type snapHeader struct {
+	Defs  []Def  `json:"defs"`
+	SP    uint32 `json:"sp"`
+	RT    uint32 `json:"rt"`
+	Ctx   uint32 `json:"ctx"`
+	Bytes int    `json:"bytes"`
+}
+
+// maxSnapshot bounds a snapshot file read back (4 GiB is wasm32's limit).
+const maxSnapshot = 1 << 31
+
+func snapshotPath(cacheDir, bytecode, name string) string {
+	if cacheDir == "" || bytecode == "" {
+		return ""
+	}
+	k := sha256.Sum256([]byte(bytecode + "\x00" + name))
+	return filepath.Join(cacheDir, "snapshots", hex.EncodeToString(k[:])+".snap")
+}
+
+func readSnapshot(p string) (*snapshot, []Def) {
+	if p == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(p)
+	if err != nil || len(b) <= sha256.Size || len(b) > maxSnapshot {
+		return nil, nil
+	}
+	body, tail := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
+	if got := sha256.Sum256(body); string(got[:]) != string(tail) {
+		return nil, nil
+	}
+	nl := slices.Index(body, '\n')
+	if nl < 0 {
+		return nil, nil
+	}
+	var h snapHeader
+	if json.Unmarshal(body[:nl], &h) != nil || h.Bytes != len(body)-nl-1 || len(h.Defs) == 0 {
+		return nil, nil
+	}
+	return &snapshot{mem: body[nl+1:], sp: h.SP, rtPtr: h.RT, cPtr: h.Ctx}, h.Defs
+}
+
+func writeSnapshot(p string, s *snapshot, defs []Def) {
+	if p == "" || os.MkdirAll(filepath.Dir(p), 0o755) != nil {
+		return
+	}
+	h, _ := json.Marshal(snapHeader{Defs: defs, SP: s.sp, RT: s.rtPtr, Ctx: s.cPtr, Bytes: len(s.mem)})
+	out := make([]byte, 0, len(h)+1+len(s.mem)+sha256.Size)
+	out = append(append(append(out, h...), '\n'), s.mem...)
+	sum := sha256.Sum256(out)
+	writeAtomic(p, append(out, sum[:]...))
 }

@@ -34,8 +34,18 @@ func TestTheBuildCacheFollowsTheToolsInputs(t *testing.T) {
 	if len(manifests) != 1 || len(codes) != 1 {
 		t.Fatalf("cache holds %v %v, want one manifest and one bytecode file", manifests, codes)
 	}
+	snaps, _ := filepath.Glob(filepath.Join(cache, "snapshots", "*.snap"))
+	if len(snaps) != 1 {
+		t.Fatalf("snapshots = %v, want one", snaps)
+	}
 	if got := call(); !strings.HasPrefix(got, "hello ada") {
 		t.Fatalf("load from the cache = %q", got)
+	}
+	b, _ := os.ReadFile(snaps[0])
+	b[len(b)/2] ^= 0xff
+	os.WriteFile(snaps[0], b, 0o644)
+	if got := call(); !strings.HasPrefix(got, "hello ada") {
+		t.Fatalf("with a damaged snapshot = %q, want it taken again", got)
 	}
 	src, _ := os.ReadFile(p)
 	os.WriteFile(p, []byte(strings.Replace(string(src), "`hello ${args.name}`", "`hi ${args.name}`", 1)), 0o644)

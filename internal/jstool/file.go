@@ -95,9 +95,18 @@ func load(ctx context.Context, rt *Runtime, path string, opts LoadOptions) (*Fil
 		return b.Handle(ctx, s, op, arg)
 	}
 	ctx = withSession(ctx, s)
-	bc, err := buildCached(ctx, v, path, opts.CacheDir)
+	size := opts.PoolSize
+	if size <= 0 {
+		size = 4
+	}
+	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	bc, key, err := buildCached(ctx, v, path, opts.CacheDir)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
+	}
+	spath := snapshotPath(opts.CacheDir, key, name)
+	if snap, defs := readSnapshot(spath); snap != nil {
+		return &File{Path: path, Defs: defs, rt: rt, snap: snap, pool: make(chan *vm, size)}, nil
 	}
 	if err := v.runBytecode(ctx, bc); err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
@@ -105,7 +114,6 @@ func load(ctx context.Context, rt *Runtime, path string, opts LoadOptions) (*Fil
 	if err := v.runJobs(ctx); err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}
-	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	q, _ := json.Marshal(name)
 	out, err := v.eval(ctx, "__toolhost.describe("+string(q)+")", "describe.js")
 	if err != nil {
@@ -122,10 +130,7 @@ func load(ctx context.Context, rt *Runtime, path string, opts LoadOptions) (*Fil
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}
-	size := opts.PoolSize
-	if size <= 0 {
-		size = 4
-	}
+	writeSnapshot(spath, snap, defs)
 	return &File{Path: path, Defs: defs, rt: rt, snap: snap, pool: make(chan *vm, size)}, nil
 }
 
