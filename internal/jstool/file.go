@@ -4,9 +4,11 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 //go:embed prelude.js
@@ -47,6 +49,9 @@ type LoadOptions struct {
 	Runtime *Runtime
 	// PoolSize bounds the idle instances kept per file. Default 4.
 	PoolSize int
+	// LoadTimeout bounds running the file's top level and describing its
+	// tools. Default 30 s.
+	LoadTimeout time.Duration
 }
 
 // Load builds the tool file at path (or takes its bytecode from the
@@ -89,7 +94,11 @@ func load(ctx context.Context, rt *Runtime, path string, opts LoadOptions) (*Fil
 	defer v.close(ctx)
 	// While the file loads it may log and use randomness, nothing else:
 	// no hosts or paths are granted and there is no call to ask for.
-	s := &session{vm: v}
+	timeout := opts.LoadTimeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	s := &session{vm: v, deadline: time.Now().Add(timeout)}
 	b := &Bridge{Tool: filepath.Base(path)}
 	s.handle = func(ctx context.Context, op string, arg json.RawMessage) (any, error) {
 		return b.Handle(ctx, s, op, arg)
@@ -109,15 +118,15 @@ func load(ctx context.Context, rt *Runtime, path string, opts LoadOptions) (*Fil
 		return &File{Path: path, Defs: defs, rt: rt, snap: snap, pool: make(chan *vm, size)}, nil
 	}
 	if err := v.runBytecode(ctx, bc); err != nil {
-		return nil, fmt.Errorf("load %s: %w", path, err)
+		return nil, loadError(path, s, timeout, err)
 	}
 	if err := v.runJobs(ctx); err != nil {
-		return nil, fmt.Errorf("load %s: %w", path, err)
+		return nil, loadError(path, s, timeout, err)
 	}
 	q, _ := json.Marshal(name)
 	out, err := v.eval(ctx, "__toolhost.describe("+string(q)+")", "describe.js")
 	if err != nil {
-		return nil, fmt.Errorf("load %s: describe its tools: %w", path, err)
+		return nil, loadError(path, s, timeout, fmt.Errorf("describe its tools: %w", err))
 	}
 	var defs []Def
 	if err := json.Unmarshal([]byte(out), &defs); err != nil {
@@ -132,6 +141,18 @@ func load(ctx context.Context, rt *Runtime, path string, opts LoadOptions) (*Fil
 	}
 	writeSnapshot(spath, snap, defs)
 	return &File{Path: path, Defs: defs, rt: rt, snap: snap, pool: make(chan *vm, size)}, nil
+}
+
+// loadError says why running a file's top level failed, naming the time
+// limit when that stopped it.
+func loadError(path string, s *session, timeout time.Duration, err error) error {
+	s.mu.Lock()
+	stopped := s.stopped
+	s.mu.Unlock()
+	if errors.Is(stopped, errDeadline) {
+		return fmt.Errorf("load %s: its top level ran over %s; move slow work into execute", path, timeout)
+	}
+	return fmt.Errorf("load %s: %w", path, err)
 }
 
 // Close releases the file's instances and runtime.

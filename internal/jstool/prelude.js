@@ -358,7 +358,7 @@
   // --- the tool protocol, driven by the host (run.go)
   let result = null;
   const errText = (e) => (e instanceof Error ? (e.message || String(e)) : typeof e === "string" ? e : JSON.stringify(e) ?? String(e));
-  hidden("__toolhost", {
+  hidden("__toolhost", Object.freeze({
     describe(file) {
       const mod = globalThis.__toolMod, z = globalThis.__toolZ, out = [];
       for (const name of Object.keys(mod)) {
@@ -411,5 +411,5 @@
         try { t.fn(...t.args); } catch (e) { console.error("uncaught error in a timer:", e); }
       }
     },
-  });
+  }));
 })();

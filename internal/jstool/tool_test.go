@@ -255,3 +255,33 @@ export default tool({ description: "random", args: {}, async execute() { return 
 		seen[out.Output] = true
 	}
 }
+
+func TestHostileTopLevelsFailToLoad(t *testing.T) {
+	dir := project(t)
+	tests := []struct {
+		name, src, want string
+		limit           time.Duration // 0: the default
+	}{
+		{"an endless top level hits the load limit", `for (;;) {}`, "top level ran over", 300 * time.Millisecond},
+		{"a file exporting no tool says what to export", `export const x = 1`, "exports no tool", 0},
+		{"a syntax error names the file", `export default {`, "t.ts", 0},
+		{"a top-level throw is the load error", `throw new Error("boom at load")`, "boom at load", 0},
+		{"a missing package is named", `import "left-pad"`, `Could not resolve "left-pad"`, 0},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(dir, fmt.Sprintf("t%d", i), "t.ts")
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			os.WriteFile(p, []byte(`import { z } from "zod"
+`+tt.src), 0o644)
+			f, err := Load(context.Background(), p, LoadOptions{Runtime: testRuntime(t), LoadTimeout: tt.limit})
+			if err == nil {
+				f.Close(context.Background())
+				t.Fatal("loaded")
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
