@@ -23,8 +23,9 @@ export default tool({
 })
 `
 
+// Not parallel: compiling the engine into a fresh cache is seconds of CPU
+// that would slow the watch tests running beside it.
 func TestJSToolsLoadFromOpenCodeAndToolhostFolders(t *testing.T) {
-	t.Parallel()
 	project, env := newProject(t)
 	cache := t.TempDir()
 	jstooltest.SeedEngine(t, cache)

@@ -310,17 +310,6 @@ type WasmConfig struct {
 	Env []string `json:"env,omitempty"`
 }
 
-// Compat switches reading other agents' files.
-type Compat struct {
-	// OpenCode: also load TypeScript and JavaScript tools from OpenCode's
-	// folders (.opencode/tool/ and .opencode/tools/ in the working
-	// directory and its parents, ~/.config/opencode/tool/). Default true.
-	OpenCode *bool `json:"opencode,omitempty"`
-}
-
-// OpenCodeTools reports whether OpenCode's tool folders are read.
-func (c Compat) OpenCodeTools() bool { return c.OpenCode == nil || *c.OpenCode }
-
 // MCPServer is an MCP server whose tools join the registry.
 type MCPServer struct {
 	// Type is local (a command speaking stdio) or remote (Streamable HTTP).
