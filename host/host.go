@@ -70,6 +70,7 @@ type Host struct {
 	Plugins []*plugins.Plugin
 
 	wasm          *plugins.Engine
+	js            *jsTools          // TypeScript and JavaScript tool files (js.go)
 	lockedPlugins []*plugins.Plugin // from toolhost.lock; not reloaded
 	pluginMu      sync.Mutex        // guards folderPlugins after New
 	folderPlugins []*plugins.Plugin // from plugin/ and plugins/; reloaded by a watching host

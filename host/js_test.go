@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolhost/toolhost/internal/jstool/jstooltest"
 	"github.com/toolhost/toolhost/runtime"
@@ -66,5 +67,39 @@ func TestJSToolsLoadFromOpenCodeAndToolhostFolders(t *testing.T) {
 				t.Fatalf("plus = %q, %v", res.Output, err)
 			}
 		})
+	}
+}
+
+func TestAJSToolDroppedIntoARunningHostComesAndGoes(t *testing.T) {
+	project, env := newProject(t)
+	cache := t.TempDir()
+	jstooltest.SeedEngine(t, cache)
+	jstooltest.LinkZod(t, project)
+	ctx := context.Background()
+	h, err := New(ctx, Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: cache, Watch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	file := filepath.Join(project, ".opencode", "tool", "late.ts")
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	if err := os.WriteFile(file, []byte(openCodeTool), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the dropped file's tool is listed", func() bool { _, ok := h.Registry.Source("late"); return ok })
+	os.Remove(file)
+	waitFor(t, "the removed file's tool is gone", func() bool { _, ok := h.Registry.Source("late"); return !ok })
+}
+
+// waitFor polls cond until it holds; the generous limit only tells "late"
+// from "never".
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within 60s: %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/toolhost/toolhost/plugins"
 	"github.com/toolhost/toolhost/runtime"
@@ -42,6 +43,9 @@ func (h *Host) addWasm(ctx context.Context, opts Options) error {
 // without a restart, and calls in flight on a replaced module finish on
 // the old one.
 func (h *Host) watch(directory string, log *slog.Logger) {
+	if h.js != nil {
+		h.life.goWatch(func(ctx context.Context) { h.js.watch(ctx, h.Registry, time.Second) })
+	}
 	if h.wasm == nil {
 		return
 	}
