@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -143,7 +144,7 @@ func (j *jsTools) load(ctx context.Context, files []string, stamps map[string]st
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			loaded[i], errs[i] = jstool.Load(ctx, f, jstool.LoadOptions{Runtime: j.rt, CacheDir: filepath.Join(j.cacheDir, "js")})
+			loaded[i], errs[i] = jstool.Load(ctx, f, jstool.LoadOptions{Runtime: j.rt, CacheDir: filepath.Join(j.cacheDir, "js"), Root: j.root(f)})
 		}()
 	}
 	wg.Wait()
@@ -162,6 +163,17 @@ func (j *jsTools) load(ctx context.Context, files []string, stamps map[string]st
 		j.loaded[files[i]] = lf
 	}
 	return tools, lerrs
+}
+
+// root is what a file may import from besides node_modules: the project
+// for a file inside it, else the folder holding its tool folder.
+func (j *jsTools) root(file string) string {
+	if wt := j.where.Worktree; wt != "" {
+		if rel, err := filepath.Rel(wt, file); err == nil && !strings.HasPrefix(rel, "..") {
+			return wt
+		}
+	}
+	return filepath.Dir(filepath.Dir(file))
 }
 
 // watch re-syncs every interval until ctx ends.

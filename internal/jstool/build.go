@@ -25,18 +25,28 @@ const thNamespace = "toolhost"
 // globalThis.__toolZ. Imports resolve as Bun or Node would: relative
 // files, then node_modules folders walking up from the file.
 func bundle(path string) (string, error) {
-	code, _, err := bundleInputs(path)
+	code, _, err := bundleInputs(path, "")
 	return code, err
 }
 
 // bundleInputs is bundle that also returns the files the bundle was made
-// of (absolute paths), for the build cache.
-func bundleInputs(path string) (string, []string, error) {
+// of (absolute paths), for the build cache. Files outside root (default:
+// the folder holding the tool folder) and outside node_modules are not
+// bundled, nor files that are not JavaScript, TypeScript or JSON: an
+// import must not carry a file the tool's allowed_paths do not grant into
+// the sandbox.
+func bundleInputs(path, root string) (string, []string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return "", nil, err
 	}
 	dir := filepath.Dir(abs)
+	if root == "" {
+		root = filepath.Dir(dir)
+	}
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
 	entry := "import * as mod from " + strconv.Quote("./"+filepath.Base(abs)) + ";\n" +
 		"import { z } from \"zod\";\nglobalThis.__toolMod = mod;\nglobalThis.__toolZ = z;\n"
 	res := api.Build(api.BuildOptions{
@@ -49,7 +59,7 @@ func bundleInputs(path string) (string, []string, error) {
 		Charset:       api.CharsetUTF8,
 		LogLevel:      api.LogLevelSilent,
 		Define:        map[string]string{"process.env.NODE_ENV": `"production"`},
-		Plugins:       []api.Plugin{toolhostModules()},
+		Plugins:       []api.Plugin{toolhostModules(root)},
 		Metafile:      true,
 		AbsWorkingDir: dir,
 	})
@@ -103,8 +113,11 @@ var nodeBuiltins = regexp.MustCompile(`^(node:.*|bun|bun:.*|assert|buffer|child_
 
 // toolhostModules resolves @opencode-ai/plugin (when the project does not
 // install it) and the Node and Bun built-ins to modules of thNamespace.
-func toolhostModules() api.Plugin {
+func toolhostModules(root string) api.Plugin {
 	return api.Plugin{Name: "toolhost", Setup: func(b api.PluginBuild) {
+		b.OnLoad(api.OnLoadOptions{Filter: `.*`, Namespace: "file"}, func(a api.OnLoadArgs) (api.OnLoadResult, error) {
+			return api.OnLoadResult{}, bundleable(a.Path, root) // nil: esbuild loads it
+		})
 		b.OnResolve(api.OnResolveOptions{Filter: `^@opencode-ai/plugin(/tool)?$`}, func(a api.OnResolveArgs) (api.OnResolveResult, error) {
 			if installed(a.ResolveDir, "@opencode-ai/plugin") {
 				return api.OnResolveResult{}, nil // the project's own
@@ -147,4 +160,24 @@ func installed(dir, pkg string) bool {
 		}
 		dir = parent
 	}
+}
+
+// sourceExts are the files a bundle may contain.
+var sourceExts = map[string]bool{".js": true, ".mjs": true, ".cjs": true, ".jsx": true,
+	".ts": true, ".mts": true, ".cts": true, ".tsx": true, ".json": true}
+
+// bundleable refuses a file outside root and outside node_modules, or one
+// that is not source code (path is esbuild's, links resolved).
+func bundleable(path, root string) error {
+	if !sourceExts[strings.ToLower(filepath.Ext(path))] {
+		return fmt.Errorf("%s is not JavaScript, TypeScript or JSON; a tool reads other files at run time, inside its allowed_paths", path)
+	}
+	sep := string(filepath.Separator)
+	if strings.Contains(path, sep+"node_modules"+sep) {
+		return nil
+	}
+	if rel, err := filepath.Rel(root, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+sep) {
+		return nil
+	}
+	return fmt.Errorf("%s is outside the project (%s) and not in node_modules; a tool cannot import it", path, root)
 }

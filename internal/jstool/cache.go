@@ -44,20 +44,20 @@ func fileHash(path string) (string, error) {
 // buildCached returns the bytecode of the tool file at path and its name
 // in the cache: from the cache when its inputs are unchanged, else bundled
 // and compiled in v.
-func buildCached(ctx context.Context, v *vm, path, cacheDir string) ([]byte, string, error) {
+func buildCached(ctx context.Context, v *vm, path, root, cacheDir string) ([]byte, string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, "", err
 	}
 	dir := filepath.Join(cacheDir, "bytecode")
-	ps := sha256.Sum256([]byte(abs))
+	ps := sha256.Sum256([]byte(abs + "\x00" + root))
 	mpath := filepath.Join(dir, hex.EncodeToString(ps[:])+".json")
 	if cacheDir != "" {
 		if bc, name := fromManifest(mpath, dir); bc != nil {
 			return bc, name, nil
 		}
 	}
-	code, inputs, err := bundleInputs(abs)
+	code, inputs, err := bundleInputs(abs, root)
 	if err != nil {
 		return nil, "", err
 	}

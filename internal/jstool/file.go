@@ -49,6 +49,10 @@ type LoadOptions struct {
 	Runtime *Runtime
 	// PoolSize bounds the idle instances kept per file. Default 4.
 	PoolSize int
+	// Root is the folder whose files the tool may import besides
+	// node_modules: the project root. Default: the folder holding the
+	// tool's folder (.opencode for .opencode/tool/x.ts).
+	Root string
 	// LoadTimeout bounds running the file's top level and describing its
 	// tools. Default 30 s.
 	LoadTimeout time.Duration
@@ -109,7 +113,7 @@ func load(ctx context.Context, rt *Runtime, path string, opts LoadOptions) (*Fil
 		size = 4
 	}
 	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	bc, key, err := buildCached(ctx, v, path, opts.CacheDir)
+	bc, key, err := buildCached(ctx, v, path, opts.Root, opts.CacheDir)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}

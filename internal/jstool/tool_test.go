@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -60,7 +61,16 @@ func TestAskGoesThroughThePermissionEngine(t *testing.T) {
 			var asked []permission.Request
 			tc := runtime.NewContext(runtime.Context{SessionID: "s", Tool: "guarded"},
 				func(title string, _ map[string]any) { mu.Lock(); titles = append(titles, title); mu.Unlock() },
-				func(_ context.Context, r permission.Request) error { asked = append(asked, r); return tt.answer })
+				func(_ context.Context, r permission.Request) error {
+					mu.Lock()
+					live := strings.Join(titles, ",")
+					mu.Unlock()
+					if live != "asking" {
+						t.Errorf("at the ask the caller had seen %q, want the metadata sent before it", live)
+					}
+					asked = append(asked, r)
+					return tt.answer
+				})
 			res, err := run(t, tl, `{"target":"prod"}`, tc)
 			if len(asked) != 1 || asked[0].Permission != "deploy" || asked[0].Patterns[0] != "prod" || asked[0].Always[0] != "prod" {
 				t.Fatalf("asked %+v", asked)
@@ -285,3 +295,71 @@ func TestHostileTopLevelsFailToLoad(t *testing.T) {
 		})
 	}
 }
+
+func TestImportsCannotCarryFilesIntoTheSandbox(t *testing.T) {
+	dir := project(t)
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "secret.json"), []byte(`{"key":"s3cret"}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("text"), 0o644)
+	os.WriteFile(filepath.Join(dir, "lib.ts"), []byte(`export const two = 2`), 0o644)
+	tests := []struct{ name, imp, want string }{
+		{"a JSON file outside the project", `import s from ` + strconvQuote(filepath.Join(outside, "secret.json")) + "; const two = 0", "outside the project"},
+		{"a link inside the project to a file outside", `import s from "./link.json"; const two = 0`, "outside the project"},
+		{"a text file, even inside the project", `import s from "./notes.txt"; const two = 0`, "not JavaScript, TypeScript or JSON"},
+		{"a project file is fine", `import { two } from "./lib"; const s = undefined`, ""},
+	}
+	os.Symlink(filepath.Join(outside, "secret.json"), filepath.Join(dir, "link.json"))
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(dir, fmt.Sprintf("i%d.ts", i))
+			os.WriteFile(p, []byte(tt.imp+"\nexport default { description: \"x\", args: {}, async execute() { return JSON.stringify(s ?? two) } }\n"), 0o644)
+			_, err := bundle(p)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+func TestConsoleGoesToTheHostLogAndBunIsAbsent(t *testing.T) {
+	dir := project(t)
+	p := filepath.Join(dir, "misc.ts")
+	os.WriteFile(p, []byte(`import { tool } from "@opencode-ai/plugin"
+export const log = tool({ description: "logs", args: {}, async execute() { console.warn("careful", { n: 1 }); return "ok" } })
+export const bun = tool({ description: "bun", args: {}, async execute() { return await Bun.file("x").text() } })
+`), 0o644)
+	f, err := Load(context.Background(), p, LoadOptions{Runtime: testRuntime(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close(context.Background())
+	tools := map[string]*Tool{}
+	for _, tl := range f.Tools(nil) {
+		tools[tl.ID()] = tl
+	}
+	var buf strings.Builder
+	var mu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(writerFunc(func(b []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return buf.Write(b) }), nil))
+	if _, err := run(t, tools["misc_log"], `{}`, runtime.NewContext(runtime.Context{Logger: logger}, nil, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if got := buf.String(); !strings.Contains(got, "level=WARN") || !strings.Contains(got, `careful {\"n\":1}`) {
+		t.Fatalf("log = %s", got)
+	}
+	_, err = run(t, tools["misc_bun"], `{}`, nil)
+	if err == nil || !strings.Contains(err.Error(), "Bun.file is not available") || !strings.Contains(err.Error(), "allowed_paths") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
