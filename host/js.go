@@ -111,10 +111,10 @@ func (j *jsTools) sync(ctx context.Context, reg *runtime.Registry) []runtime.Loa
 	if len(remove) > 0 || len(add) > 0 {
 		reg.Replace(runtime.SourceJS, remove, add...)
 	}
-	// Calls in flight on a replaced file finish on it: close it once they
-	// had time to, as the wasm engine does with replaced modules.
+	// Calls in flight on a replaced file finish on it (File.Close closes
+	// only idle instances; the runtime is shared).
 	for _, f := range stale {
-		time.AfterFunc(time.Minute, func() { f.Close(context.Background()) })
+		f.Close(ctx)
 	}
 	for _, e := range errs {
 		j.log.Warn("JS tool not loaded", "file", e.File, "err", e.Reason)

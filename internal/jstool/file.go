@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -33,6 +34,7 @@ type File struct {
 	ownsRT bool
 	snap   *snapshot
 	pool   chan *vm
+	closed atomic.Bool // set by Close: instances coming back are closed, not pooled
 }
 
 // LoadOptions say where the engine and caches live and the memory cap.
@@ -159,17 +161,25 @@ func loadError(path string, s *session, timeout time.Duration, err error) error 
 	return fmt.Errorf("load %s: %w", path, err)
 }
 
-// Close releases the file's instances and runtime.
+// Close releases the file's idle instances (and its runtime, when Load
+// made one). Calls in flight on a shared runtime finish; their instances
+// are closed as they come back.
 func (f *File) Close(ctx context.Context) error {
+	f.closed.Store(true)
+	f.drain(ctx)
+	if f.ownsRT {
+		return f.rt.Close(ctx)
+	}
+	return nil
+}
+
+func (f *File) drain(ctx context.Context) {
 	for {
 		select {
 		case v := <-f.pool:
 			v.close(ctx)
 		default:
-			if f.ownsRT {
-				return f.rt.Close(ctx)
-			}
-			return nil
+			return
 		}
 	}
 }
@@ -187,12 +197,19 @@ func (f *File) get(ctx context.Context) (*vm, error) {
 // put restores v to the snapshot and keeps it for the next call, or
 // closes it when the pool is full.
 func (f *File) put(ctx context.Context, v *vm) {
+	if f.closed.Load() {
+		v.close(ctx)
+		return
+	}
 	if err := v.restore(ctx, f.snap); err != nil {
 		v.close(ctx)
 		return
 	}
 	select {
 	case f.pool <- v:
+		if f.closed.Load() {
+			f.drain(ctx) // Close ran while v was being restored
+		}
 	default:
 		v.close(ctx)
 	}
