@@ -103,3 +103,22 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+func TestWithoutTheEngineOnlyJSToolsFailToLoad(t *testing.T) {
+	project, env := newProject(t)
+	t.Setenv("PATH", t.TempDir()) // no npm, and no engine in the cache
+	os.MkdirAll(filepath.Join(project, ".opencode", "tool"), 0o755)
+	os.WriteFile(filepath.Join(project, ".opencode", "tool", "add.ts"), []byte(openCodeTool), 0o644)
+	ctx := context.Background()
+	h, err := New(ctx, Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	if len(h.LoadErrors) != 1 || h.LoadErrors[0].Source != runtime.SourceJS || !strings.Contains(h.LoadErrors[0].Reason, "npm") {
+		t.Fatalf("load errors = %+v, want one naming npm", h.LoadErrors)
+	}
+	if !h.Registry.Has("read") {
+		t.Fatal("the built-ins did not load")
+	}
+}

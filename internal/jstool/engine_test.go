@@ -2,8 +2,10 @@ package jstool
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -95,5 +97,16 @@ func TestEngineEvaluatesScripts(t *testing.T) {
 	ctx = withSession(ctx, &session{vm: w})
 	if got, err := w.eval(ctx, `String(seven)`, "t.js"); err != nil || got != "7" {
 		t.Fatalf("restored seven = %q, %v", got, err)
+	}
+}
+
+func TestWithoutNpmTheEngineErrorSaysWhatToInstall(t *testing.T) {
+	t.Setenv("PATH", t.TempDir()) // no npm
+	_, err := LoadEngine(context.Background(), t.TempDir())
+	if !errors.Is(err, ErrEngine) || !strings.Contains(err.Error(), "apt-get install nodejs npm") {
+		t.Fatalf("err = %v", err)
+	}
+	if st := CheckEngine(t.TempDir()); st.Ready || !strings.Contains(st.Problem, "npm is missing") {
+		t.Fatalf("doctor = %+v", st)
 	}
 }
