@@ -82,6 +82,8 @@ func (b *Bridge) Handle(ctx context.Context, s Pauser, op string, arg json.RawMe
 	case "url":
 		return parseURL(arg)
 	case "fetch":
+		ctx, cancel := context.WithTimeout(ctx, s.Remaining())
+		defer cancel()
 		return b.fetch(ctx, arg)
 	case "metadata":
 		var m struct {

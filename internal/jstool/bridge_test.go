@@ -7,11 +7,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 type noPause struct{}
 
 func (noPause) Pause() func() { return func() {} }
+
+func (noPause) Remaining() time.Duration { return time.Minute }
 
 // TestBridgeRefusesHostileRequests: what a hostile script can send through
 // __host, each refused with a message and nothing done.

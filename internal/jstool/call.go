@@ -26,6 +26,7 @@ type Limits struct {
 	Timeout     time.Duration // script time, waits for a person excluded; 0: none
 	MemoryMaxMB int           // QuickJS heap; 0: the runtime's cap
 	ConfigKey   string        // where they are configured ("wasm.<id>"), for messages
+	OutputBytes int           // cap on the output, checked by Tool; 0: none
 }
 
 // Output is what execute returned: a string is Output alone.
@@ -50,10 +51,17 @@ type Ops interface {
 	Handle(ctx context.Context, s Pauser, op string, arg json.RawMessage) (any, error)
 }
 
-// Pauser stops a call's clock while a person is asked.
-type Pauser interface{ Pause() (resume func()) }
+// Pauser is the call's clock: Pause stops it while a person is asked;
+// Remaining is the script time left, which bounds a host call such as
+// fetch.
+type Pauser interface {
+	Pause() (resume func())
+	Remaining() time.Duration
+}
 
 func (s *session) Pause() func() { return s.pause() }
+
+func (s *session) Remaining() time.Duration { return s.remaining() }
 
 // Call runs the export's execute with args (JSON) in an instance restored
 // from the file's snapshot. A thrown error is a *ToolError; running out of

@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/toolhost/toolhost/internal/hostfns"
+	"github.com/toolhost/toolhost/plugins"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
 )
@@ -65,6 +67,9 @@ func (t *Tool) execute(ctx context.Context, args json.RawMessage, tc *runtime.Co
 		}
 		return runtime.Result{}, err
 	}
+	if len(out.Output) > lim.OutputBytes {
+		return runtime.Result{}, fmt.Errorf("%w: %d bytes, over %d; raise %s.max_output_mb if the tool needs more", plugins.ErrOutputLimit, len(out.Output), lim.OutputBytes, lim.ConfigKey)
+	}
 	res := runtime.Result{Title: out.Title, Output: out.Output, Metadata: out.Metadata}
 	for _, a := range out.Attachments {
 		res.Attachments = append(res.Attachments, runtime.Attachment{MIME: a.Mime, URL: a.URL, Filename: a.Filename})
@@ -99,6 +104,7 @@ func (t *Tool) grants(cfg *config.Config, worktree string) (Limits, *Bridge) {
 		maxOut = wc.MaxOutputMB
 	}
 	b.HTTP.MaxResponse = int64(maxOut) << 20
+	lim.OutputBytes = maxOut << 20
 	if len(wc.AllowedPaths) > 0 {
 		b.Paths = map[string]string{}
 		for host, guest := range wc.AllowedPaths {

@@ -363,3 +363,21 @@ export const bun = tool({ description: "bun", args: {}, async execute() { return
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
+
+func TestOutputOverMaxOutputMBIsRefused(t *testing.T) {
+	dir := project(t)
+	p := filepath.Join(dir, "big.ts")
+	os.WriteFile(p, []byte(`import { tool } from "@opencode-ai/plugin"
+export default tool({ description: "big", args: {}, async execute() { return "x".repeat(2 * 1024 * 1024) } })
+`), 0o644)
+	f, err := Load(context.Background(), p, LoadOptions{Runtime: testRuntime(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close(context.Background())
+	cfg := &config.Config{Wasm: map[string]config.WasmConfig{"big": {MaxOutputMB: 1}}}
+	_, err = run(t, f.Tools(nil)[0], `{}`, runtime.NewContext(runtime.Context{Config: cfg}, nil, nil))
+	if !errors.Is(err, plugins.ErrOutputLimit) || !strings.Contains(err.Error(), "wasm.big.max_output_mb") {
+		t.Fatalf("err = %v", err)
+	}
+}
