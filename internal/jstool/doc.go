@@ -25,5 +25,7 @@
 //     sees what an earlier call left behind.
 //
 // It must not import host or internal/cli; host hands it the config and
-// registers the tools it returns.
+// registers the tools it returns. It uses plugins only for the error
+// sentinels (ErrTimeout, ErrMemoryLimit, ErrOutputLimit, ErrTrap) that
+// callers test every wasm tool's failures with.
 package jstool
