@@ -150,11 +150,15 @@ func (b *Bridge) fetch(ctx context.Context, arg json.RawMessage) (any, error) {
 	if len(body) > 0 {
 		rd = bytes.NewReader(body)
 	}
-	status, out, err := p.Do(ctx, req.HTTPRequest, rd)
+	status, hdr, out, err := p.DoHeaders(ctx, req.HTTPRequest, rd)
 	if err != nil {
 		return nil, fmt.Errorf("fetch %s: %w", req.URL, err)
 	}
-	return map[string]any{"status": status, "headers": map[string]string{}, "body": base64.StdEncoding.EncodeToString(out)}, nil
+	headers := map[string]string{}
+	for k, v := range hdr {
+		headers[strings.ToLower(k)] = strings.Join(v, ", ")
+	}
+	return map[string]any{"status": status, "headers": headers, "body": base64.StdEncoding.EncodeToString(out)}, nil
 }
 
 func parseURL(arg json.RawMessage) (any, error) {

@@ -104,6 +104,7 @@ func TestAskTimeIsNotScriptTime(t *testing.T) {
 
 func TestFetchFollowsTheEgressPolicy(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Reply", "yes")
 		fmt.Fprintf(w, "hi %s", r.Header.Get("x-test"))
 	}))
 	defer srv.Close()
@@ -114,7 +115,7 @@ func TestFetchFollowsTheEgressPolicy(t *testing.T) {
 		name, want string
 		hosts      []string
 	}{
-		{"a listed loopback address is reached", "200 hi 1 /path", []string{host}},
+		{"a listed loopback address is reached", "200 hi 1 /path yes", []string{host}},
 		{"loopback is refused unless listed", "host not allowed", []string{"*.example.com"}},
 		{"nothing granted, nothing reached", "allowed_hosts", nil},
 	}

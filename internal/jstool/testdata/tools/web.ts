@@ -6,6 +6,6 @@ export default tool({
   async execute(args) {
     const res = await fetch(args.url, { headers: { "x-test": "1" } })
     const u = new URL(args.url)
-    return `${res.status} ${await res.text()} ${u.pathname}`
+    return `${res.status} ${await res.text()} ${u.pathname} ${res.headers.get("X-Reply")}`
   },
 })
