@@ -382,3 +382,45 @@ export default tool({ description: "big", args: {}, async execute() { return "x"
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestHostileExecutesFailCleanly(t *testing.T) {
+	dir := project(t)
+	p := filepath.Join(dir, "hostile.ts")
+	os.WriteFile(p, []byte(`import { tool } from "@opencode-ai/plugin"
+const t = (execute: () => Promise<unknown>) => tool({ description: "x", args: {}, execute })
+export const recurse = t(async () => { const f = (n: number): number => f(n + 1) + 1; return String(f(0)) })
+export const str = t(async () => { throw "a plain string" })
+export const never = t(() => new Promise(() => {}))
+export const proto = t(async () => { (Object.prototype as any).polluted = 1; return "done" })
+export const check = t(async () => String(({} as any).polluted))
+export const bigint = t(async () => ({ output: "x", metadata: { n: 1n } }))
+`), 0o644)
+	f, err := Load(context.Background(), p, LoadOptions{Runtime: testRuntime(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close(context.Background())
+	tests := []struct{ export, want string }{
+		{"recurse", "stack"},
+		{"str", "a plain string"},
+		{"never", "never finished"},
+		{"proto", "done"},
+		{"check", "undefined"}, // the pollution did not survive into the next call
+		{"bigint", "BigInt"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.export, func(t *testing.T) {
+			out, err := f.Call(context.Background(), tt.export, nil, CallInfo{}, Limits{Timeout: time.Minute}, nil)
+			got := ""
+			if out != nil {
+				got = out.Output
+			}
+			if err != nil {
+				got = err.Error()
+			}
+			if !strings.Contains(got, tt.want) {
+				t.Fatalf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
