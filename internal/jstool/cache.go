@@ -20,6 +20,12 @@ import (
 // again: its bytecode is read and run. Anything that does not match — an
 // edited file, a changed node_modules file, another toolhost (prelude) or
 // engine version — rebuilds.
+//
+// Cached bytecode and snapshots run without being parsed again. They are
+// checked against their own hash (so damage rebuilds them), not signed:
+// someone who can write the user's cache could change what a tool does,
+// but only inside the sandbox and with that tool's own grants, as editing
+// the tool file would.
 
 type manifest struct {
 	Toolhost string            `json:"toolhost"` // sha256 of prelude and engine version
