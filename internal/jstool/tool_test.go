@@ -19,6 +19,7 @@ import (
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
 	"github.com/toolhost/toolhost/runtime/permission"
+	"github.com/toolhost/toolhost/runtime/tooltest"
 )
 
 // toolOf returns the fixture's export with the given id.
@@ -422,5 +423,11 @@ export const bigint = t(async () => ({ output: "x", metadata: { n: 1n } }))
 				t.Fatalf("got %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestJSToolsPassTheConformanceSuite(t *testing.T) {
+	for _, tl := range loadFixture(t, "greet.ts").Tools(nil) {
+		t.Run(tl.ID(), func(t *testing.T) { tooltest.Run(t, tl) })
 	}
 }
