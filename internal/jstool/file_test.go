@@ -3,6 +3,8 @@ package jstool
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -72,5 +74,34 @@ func TestCallAppliesZodDefaultsAndReturnsResults(t *testing.T) {
 	var te *ToolError
 	if err == nil || !errorsAs(err, &te) || !strings.Contains(te.Message, "invalid arguments") {
 		t.Fatalf("an enum outside its values = %v, want invalid arguments", err)
+	}
+}
+
+func TestTheProjectsOwnOpenCodePluginPackageIsUsed(t *testing.T) {
+	dir := project(t, "greet.ts")
+	// project() links node_modules to the shared zod install; give this
+	// project its own node_modules beside .opencode instead.
+	root := filepath.Dir(filepath.Dir(dir))
+	shared, err := os.Readlink(filepath.Join(root, "node_modules"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(root, "node_modules"))
+	nm := filepath.Join(root, "node_modules")
+	os.MkdirAll(filepath.Join(nm, "@opencode-ai"), 0o755)
+	if err := os.Symlink(filepath.Join(shared, "zod"), filepath.Join(nm, "zod")); err != nil {
+		t.Fatal(err)
+	}
+	src, _ := filepath.Abs(filepath.Join("testdata", "plugin-package"))
+	if err := os.CopyFS(filepath.Join(nm, "@opencode-ai", "plugin"), os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Load(context.Background(), filepath.Join(dir, "greet.ts"), LoadOptions{Runtime: testRuntime(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close(context.Background())
+	if !strings.HasSuffix(f.Defs[0].Description, "(from the project's package)") {
+		t.Fatalf("description %q: the built-in module was used though the project installs the package", f.Defs[0].Description)
 	}
 }
