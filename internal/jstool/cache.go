@@ -56,11 +56,12 @@ func buildCached(ctx context.Context, v *vm, path, root, cacheDir string) ([]byt
 		return nil, "", err
 	}
 	dir := filepath.Join(cacheDir, "bytecode")
-	ps := sha256.Sum256([]byte(abs + "\x00" + root))
-	mpath := filepath.Join(dir, hex.EncodeToString(ps[:])+".json")
+	mpath := manifestPath(cacheDir, abs, root)
 	if cacheDir != "" {
-		if bc, name := fromManifest(mpath, dir); bc != nil {
-			return bc, name, nil
+		if name := fromManifest(mpath); name != "" {
+			if bc := readBytecode(filepath.Join(dir, name)); bc != nil {
+				return bc, name, nil
+			}
 		}
 	}
 	code, inputs, err := bundleInputs(abs, root)
@@ -89,21 +90,49 @@ func buildCached(ctx context.Context, v *vm, path, root, cacheDir string) ([]byt
 	return bc, name, nil
 }
 
-func fromManifest(mpath, dir string) ([]byte, string) {
+// manifestPath is where the manifest of the tool file abs (bundled with
+// imports confined to root) is kept.
+func manifestPath(cacheDir, abs, root string) string {
+	ps := sha256.Sum256([]byte(abs + "\x00" + root))
+	return filepath.Join(cacheDir, "bytecode", hex.EncodeToString(ps[:])+".json")
+}
+
+// fromManifest returns the name of the bytecode built from the manifest's
+// inputs when every one of them is unchanged, else "".
+func fromManifest(mpath string) string {
 	b, err := os.ReadFile(mpath)
 	if err != nil {
-		return nil, ""
+		return ""
 	}
 	var m manifest
 	if json.Unmarshal(b, &m) != nil || m.Toolhost != preludeKey || len(m.Inputs) == 0 || filepath.Base(m.Bytecode) != m.Bytecode {
-		return nil, ""
+		return ""
 	}
 	for p, want := range m.Inputs {
 		if got, err := fileHash(p); err != nil || got != want {
-			return nil, ""
+			return ""
 		}
 	}
-	return readBytecode(filepath.Join(dir, m.Bytecode)), m.Bytecode
+	return m.Bytecode
+}
+
+// cachedSnapshot is the snapshot and tools of the tool file at path when
+// its build is cached and unchanged, so loading it runs nothing.
+func cachedSnapshot(path, root, cacheDir string) (*snapshot, []Def, string) {
+	if cacheDir == "" {
+		return nil, nil, ""
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, nil, ""
+	}
+	name := fromManifest(manifestPath(cacheDir, abs, root))
+	if name == "" {
+		return nil, nil, ""
+	}
+	sp := snapshotPath(cacheDir, name, toolName(path))
+	snap, defs := readSnapshot(sp)
+	return snap, defs, sp
 }
 
 // readBytecode reads a .qbc, checking the sha256 at its end so a truncated

@@ -92,7 +92,19 @@ func CompiledDir(cache string) string {
 	return filepath.Join(cache, "compiled")
 }
 
+// toolName is the name OpenCode gives a file's default export.
+func toolName(path string) string {
+	return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+}
+
 func load(ctx context.Context, rt *Runtime, path string, opts LoadOptions) (*File, error) {
+	size := opts.PoolSize
+	if size <= 0 {
+		size = 4
+	}
+	if snap, defs, _ := cachedSnapshot(path, opts.Root, opts.CacheDir); snap != nil {
+		return &File{Path: path, Defs: defs, rt: rt, snap: snap, pool: make(chan *vm, size)}, nil
+	}
 	v, err := rt.newVM(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -110,11 +122,7 @@ func load(ctx context.Context, rt *Runtime, path string, opts LoadOptions) (*Fil
 		return b.Handle(ctx, s, op, arg)
 	}
 	ctx = withSession(ctx, s)
-	size := opts.PoolSize
-	if size <= 0 {
-		size = 4
-	}
-	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	name := toolName(path)
 	bc, key, err := buildCached(ctx, v, path, opts.Root, opts.CacheDir)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
