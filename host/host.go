@@ -71,6 +71,7 @@ type Host struct {
 	Plugins []*plugins.Plugin
 
 	wasm          *plugins.Engine
+	js            *jsTools          // TypeScript and JavaScript tool files (js.go)
 	lockedPlugins []*plugins.Plugin // from toolhost.lock; not reloaded
 	pluginMu      sync.Mutex        // guards folderPlugins after New
 	folderPlugins []*plugins.Plugin // from plugin/ and plugins/; reloaded by a watching host
@@ -165,6 +166,7 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 		if err := h.addWasm(ctx, opts); err != nil {
 			return nil, err
 		}
+		h.addJS(ctx, opts)
 		h.addPlugins(ctx, opts)
 	}
 	h.addMCP(ctx, opts)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/toolhost/toolhost/plugins"
 	"github.com/toolhost/toolhost/runtime"
@@ -44,6 +45,9 @@ func (h *Host) addWasm(ctx context.Context, opts Options) error {
 //
 // pluginsAt is what the plugin folders held when the host loaded them.
 func (h *Host) watch(directory string, log *slog.Logger, pluginsAt plugins.PluginFolders) {
+	if h.js != nil {
+		h.life.goWatch(func(ctx context.Context) { h.js.watch(ctx, h.Registry, time.Second) })
+	}
 	if h.wasm == nil {
 		return
 	}

@@ -13,7 +13,7 @@
 //     its effects (MCP hints). Nothing in this module knows a tool by its
 //     name; a tool that shares a built-in's name shares none of its rules.
 //   - table.go: the tools of every source under (source, id), resolved by
-//     precedence runtime > mcp > plugin > wasm > builtin, so removing one
+//     precedence runtime > mcp > plugin > js > wasm > builtin, so removing one
 //     source's tool reveals the next; Generation and the change
 //     notification (changes.go) tell front ends to list again.
 //   - prepare.go: initialising a tool per agent and model, cached.

@@ -8,12 +8,14 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/toolhost/toolhost/builtins"
 	"github.com/toolhost/toolhost/host"
+	"github.com/toolhost/toolhost/internal/jstool"
 	"github.com/toolhost/toolhost/internal/sandbox"
 	"github.com/toolhost/toolhost/internal/toolbuild"
 	"github.com/toolhost/toolhost/runtime"
@@ -40,6 +42,8 @@ type DoctorReport struct {
 	Config     ConfigReport      `json:"config"`
 	Plugins    []PluginReport    `json:"plugins"`
 	Toolchains []ToolchainReport `json:"toolchains"`
+	// JSEngine is the engine TypeScript and JavaScript tools run on.
+	JSEngine jstool.EngineStatus `json:"js_engine"`
 	// LanguageServers are the servers in effect for the edit tools'
 	// diagnostics (docs/lsp.md), none when "lsp" is false.
 	LanguageServers []LanguageServerReport `json:"language_servers"`
@@ -209,6 +213,7 @@ func Doctor(ctx context.Context, dir string, opts *DoctorOptions) (*DoctorReport
 		}
 		rep.LanguageServers = append(rep.LanguageServers, lr)
 	}
+	rep.JSEngine = jstool.CheckEngine(filepath.Join(host.DefaultCacheDir(env), "engines"))
 	return rep, nil
 }
 
@@ -284,5 +289,14 @@ func (r *DoctorReport) Print(w io.Writer) {
 		} else {
 			fmt.Fprintf(w, "  %-14s missing: %s\n", t.Lang, t.Problem)
 		}
+	}
+	e := r.JSEngine
+	fmt.Fprintln(w, "JS engine")
+	fmt.Fprintf(w, "  version:    %s\n", e.Version)
+	fmt.Fprintf(w, "  path:       %s\n", e.Path)
+	if e.Ready {
+		fmt.Fprintln(w, "  state:      ready (sha256 verified)")
+	} else {
+		fmt.Fprintf(w, "  state:      %s\n", e.Problem)
 	}
 }

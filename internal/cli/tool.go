@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/toolhost/toolhost/host"
+	"github.com/toolhost/toolhost/internal/jstool"
 	"github.com/toolhost/toolhost/internal/toolbuild"
 	"github.com/toolhost/toolhost/plugins"
 	"github.com/toolhost/toolhost/runtime/config"
@@ -51,6 +52,7 @@ own toolchain and names what to install when that is missing.`,
   toolhost tool new slug --lang rust          # Rust: rustc with a wasm target, no crates
   toolhost tool new fmt --lang assemblyscript # AssemblyScript: Node.js and npm
   toolhost tool new tiny --lang d             # D: LDC and wasm-ld
+  toolhost tool new greet --lang ts           # TypeScript, OpenCode's format: .toolhost/tool/greet.ts, no build
   toolhost tool build && toolhost call jira '{}'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -65,7 +67,7 @@ own toolchain and names what to install when that is missing.`,
 	for _, l := range toolbuild.Langs() {
 		langs = append(langs, string(l))
 	}
-	cmd.Flags().StringVar(&opts.Lang, "lang", string(toolbuild.LangGo), "source `language`: "+strings.Join(langs, ", "))
+	cmd.Flags().StringVar(&opts.Lang, "lang", string(toolbuild.LangGo), "source `language`: "+strings.Join(append(langs, "ts", "js"), ", "))
 	return cmd
 }
 
@@ -88,6 +90,9 @@ func projectConfigDir(g *Globals) (string, error) {
 }
 
 func runToolNew(_ context.Context, g *Globals, opts *ToolNewOptions) error {
+	if jstool.IsLang(opts.Lang) {
+		return runToolNewJS(g, opts)
+	}
 	lang, err := toolbuild.ParseLang(opts.Lang)
 	if err != nil {
 		return usageError{fmt.Errorf("--lang: %w", err)}
@@ -191,4 +196,22 @@ func displayPath(dir, p string) string {
 		return rel
 	}
 	return p
+}
+
+// runToolNewJS scaffolds a TypeScript or JavaScript tool: a file in
+// .toolhost/tool/ that loads as it is, without a build.
+func runToolNewJS(g *Globals, opts *ToolNewOptions) error {
+	cfgDir, err := projectConfigDir(g)
+	if err != nil {
+		return err
+	}
+	path, hint, err := jstool.Scaffold(cfgDir, opts.Name, opts.Lang)
+	if err != nil {
+		return usageError{err}
+	}
+	fmt.Fprintf(g.Streams.Out, "created %s\nnext: edit it, then run `toolhost tools` (no build step)\n", path)
+	if hint != "" {
+		fmt.Fprintf(g.Streams.Out, "note: %s\n", hint)
+	}
+	return nil
 }

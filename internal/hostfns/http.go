@@ -167,12 +167,18 @@ func (p HTTPPolicy) checkURL(u *url.URL) error {
 
 // Do performs req under the policy and returns the status and body.
 func (p HTTPPolicy) Do(ctx context.Context, req HTTPRequest, body io.Reader) (int, []byte, error) {
+	status, _, b, err := p.DoHeaders(ctx, req, body)
+	return status, b, err
+}
+
+// DoHeaders is Do that also returns the response's headers.
+func (p HTTPPolicy) DoHeaders(ctx context.Context, req HTTPRequest, body io.Reader) (int, http.Header, []byte, error) {
 	u, err := url.Parse(req.URL)
 	if err != nil {
-		return 0, nil, fmt.Errorf("invalid url %q: %w", req.URL, err)
+		return 0, nil, nil, fmt.Errorf("invalid url %q: %w", req.URL, err)
 	}
 	if err := p.checkURL(u); err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
 	method := strings.ToUpper(req.Method)
 	if method == "" {
@@ -180,7 +186,7 @@ func (p HTTPPolicy) Do(ctx context.Context, req HTTPRequest, body io.Reader) (in
 	}
 	hr, err := http.NewRequestWithContext(ctx, method, u.String(), body)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
 	for k, v := range req.Headers {
 		hr.Header.Set(k, v)
@@ -206,7 +212,7 @@ func (p HTTPPolicy) Do(ctx context.Context, req HTTPRequest, body io.Reader) (in
 	}
 	resp, err := client.Do(hr)
 	if err != nil {
-		return 0, nil, fmt.Errorf("HTTP %s %s: %w", method, u.Redacted(), err)
+		return 0, nil, nil, fmt.Errorf("HTTP %s %s: %w", method, u.Redacted(), err)
 	}
 	defer resp.Body.Close()
 	max := p.MaxResponse
@@ -215,10 +221,10 @@ func (p HTTPPolicy) Do(ctx context.Context, req HTTPRequest, body io.Reader) (in
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
 	if err != nil {
-		return resp.StatusCode, nil, fmt.Errorf("HTTP %s %s: read body: %w", method, u.Redacted(), err)
+		return resp.StatusCode, nil, nil, fmt.Errorf("HTTP %s %s: read body: %w", method, u.Redacted(), err)
 	}
 	if int64(len(b)) > max {
-		return resp.StatusCode, nil, fmt.Errorf("HTTP response from %s is over %d bytes; raise max_output_mb if the tool needs more", u.Hostname(), max)
+		return resp.StatusCode, nil, nil, fmt.Errorf("HTTP response from %s is over %d bytes; raise max_output_mb if the tool needs more", u.Hostname(), max)
 	}
-	return resp.StatusCode, b, nil
+	return resp.StatusCode, resp.Header, b, nil
 }

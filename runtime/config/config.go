@@ -67,6 +67,10 @@ type Config struct {
 	// clock access unless granted here.
 	Wasm map[string]WasmConfig `json:"wasm,omitempty"`
 
+	// Compat says which other agents' files toolhost also reads:
+	// "compat": {"opencode": false} ignores OpenCode's tool folders.
+	Compat Compat `json:"compat,omitzero"`
+
 	// MCP lists MCP servers whose tools join the registry as <server>_<tool>.
 	MCP map[string]MCPServer `json:"mcp,omitempty"`
 

@@ -1,0 +1,204 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/toolhost/toolhost/internal/jstool"
+	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/config"
+)
+
+// jsTools are the host's TypeScript and JavaScript tool files: found by
+// jstool.Files, loaded on one shared engine runtime, and reloaded by a
+// watching host when a file is added, edited or removed.
+type jsTools struct {
+	where    jstool.Where
+	cacheDir string
+	memMax   int
+	log      *slog.Logger
+
+	mu     sync.Mutex
+	rt     *jstool.Runtime // nil until a file is found
+	loaded map[string]*jsFile
+}
+
+type jsFile struct {
+	stamp string // size and modification time when loaded
+	file  *jstool.File
+	ids   []string
+}
+
+func stampOf(path string) string {
+	st, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%s/%d", st.ModTime(), st.Size())
+}
+
+// addJS loads the TypeScript and JavaScript tool files (tool/*.ts and
+// tool/*.js in the config directories, and OpenCode's tool folders unless
+// "compat": {"opencode": false}) and adds their exports as
+// runtime.SourceJS. The engine is fetched with npm the first time a file
+// is found; when that fails, every JS file gets the same load error and
+// everything else still loads.
+func (h *Host) addJS(ctx context.Context, opts Options) {
+	configHome := opts.Env(config.EnvXDGConfigHome)
+	if configHome == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			configHome = filepath.Join(home, ".config")
+		}
+	}
+	memMax := config.DefaultWasmMemoryMB
+	for _, wc := range h.Config.Wasm {
+		memMax = max(memMax, wc.MemoryMaxMB)
+	}
+	h.js = &jsTools{
+		where: jstool.Where{ConfigDirs: h.Dirs, OpenCode: h.Config.Compat.OpenCodeTools(),
+			Directory: h.Directory, Worktree: h.Worktree, ConfigHome: configHome},
+		cacheDir: opts.CacheDir, memMax: memMax, log: opts.Logger, loaded: map[string]*jsFile{},
+	}
+	h.life.onClose("JS tools", h.js.close)
+	h.LoadErrors = append(h.LoadErrors, h.js.sync(ctx, h.Registry)...)
+}
+
+// sync loads new and changed files and drops removed ones, updating reg.
+func (j *jsTools) sync(ctx context.Context, reg *runtime.Registry) []runtime.LoadError {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	files := jstool.Files(j.where)
+	want := map[string]string{}
+	for _, f := range files {
+		want[f] = stampOf(f)
+	}
+	var remove []string
+	var stale []*jstool.File
+	for p, lf := range j.loaded {
+		if s, ok := want[p]; !ok || s != lf.stamp {
+			remove = append(remove, lf.ids...)
+			stale = append(stale, lf.file)
+			delete(j.loaded, p)
+		}
+	}
+	var todo []string
+	for _, f := range files {
+		if _, ok := j.loaded[f]; !ok {
+			todo = append(todo, f)
+		}
+	}
+	var errs []runtime.LoadError
+	var add []runtime.Tool
+	if len(todo) > 0 {
+		var err error
+		if j.rt == nil {
+			err = j.start(ctx)
+		}
+		if err != nil {
+			for _, f := range todo {
+				errs = append(errs, runtime.LoadError{Source: runtime.SourceJS, File: f, Reason: err.Error()})
+			}
+		} else {
+			add, errs = j.load(ctx, todo, want)
+		}
+	}
+	if len(remove) > 0 || len(add) > 0 {
+		reg.Replace(runtime.SourceJS, remove, add...)
+	}
+	// Calls in flight on a replaced file finish on it (File.Close closes
+	// only idle instances; the runtime is shared).
+	for _, f := range stale {
+		f.Close(ctx)
+	}
+	for _, e := range errs {
+		j.log.Warn("JS tool not loaded", "file", e.File, "err", e.Reason)
+	}
+	return errs
+}
+
+func (j *jsTools) start(ctx context.Context) error {
+	engine, err := jstool.LoadEngine(ctx, filepath.Join(j.cacheDir, "engines"))
+	if err != nil {
+		return err
+	}
+	j.rt, err = jstool.NewRuntime(ctx, engine, j.memMax, jstool.CompiledDir(filepath.Join(j.cacheDir, "js")))
+	return err
+}
+
+// load loads files two at a time (the machine's cores, not its files,
+// bound the work) and returns their tools and failures.
+func (j *jsTools) load(ctx context.Context, files []string, stamps map[string]string) ([]runtime.Tool, []runtime.LoadError) {
+	loaded := make([]*jstool.File, len(files))
+	errs := make([]error, len(files))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 2)
+	for i, f := range files {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			loaded[i], errs[i] = jstool.Load(ctx, f, jstool.LoadOptions{Runtime: j.rt, CacheDir: filepath.Join(j.cacheDir, "js"), Root: j.root(f)})
+		}()
+	}
+	wg.Wait()
+	var tools []runtime.Tool
+	var lerrs []runtime.LoadError
+	for i, f := range loaded {
+		if errs[i] != nil {
+			lerrs = append(lerrs, runtime.LoadError{Source: runtime.SourceJS, File: files[i], Reason: errs[i].Error()})
+			continue
+		}
+		lf := &jsFile{stamp: stamps[files[i]], file: f}
+		for _, t := range f.Tools(j.log) {
+			tools = append(tools, t)
+			lf.ids = append(lf.ids, t.ID())
+		}
+		j.loaded[files[i]] = lf
+	}
+	return tools, lerrs
+}
+
+// root is what a file may import from besides node_modules: the project
+// for a file inside it, else the folder holding its tool folder.
+func (j *jsTools) root(file string) string {
+	if wt := j.where.Worktree; wt != "" {
+		if rel, err := filepath.Rel(wt, file); err == nil && !strings.HasPrefix(rel, "..") {
+			return wt
+		}
+	}
+	return filepath.Dir(filepath.Dir(file))
+}
+
+// watch re-syncs every interval until ctx ends.
+func (j *jsTools) watch(ctx context.Context, reg *runtime.Registry, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			j.sync(ctx, reg)
+		}
+	}
+}
+
+func (j *jsTools) close(ctx context.Context) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for p, lf := range j.loaded {
+		lf.file.Close(ctx)
+		delete(j.loaded, p)
+	}
+	if j.rt != nil {
+		return j.rt.Close(ctx)
+	}
+	return nil
+}

@@ -1,0 +1,52 @@
+package jstool
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+type noPause struct{}
+
+func (noPause) Pause() func() { return func() {} }
+
+func (noPause) Remaining() time.Duration { return time.Minute }
+
+// TestBridgeRefusesHostileRequests: what a hostile script can send through
+// __host, each refused with a message and nothing done.
+func TestBridgeRefusesHostileRequests(t *testing.T) {
+	work := t.TempDir()
+	os.WriteFile(filepath.Join(work, "ok.txt"), []byte("ok"), 0o644)
+	b := &Bridge{Tool: "t", Paths: map[string]string{"ro:" + work: "/work"}}
+	tests := []struct{ name, op, arg, want string }{
+		{"an unknown op", "exec", `"ls"`, "unknown host call"},
+		{"negative randomness", "random", `-1`, "byte count"},
+		{"too much randomness", "random", `100000000`, "byte count"},
+		{"fetch of a file URL", "fetch", `{"url":"file:///etc/passwd","body":""}`, "only http and https"},
+		{"fetch of the metadata address", "fetch", `{"url":"http://169.254.169.254/latest","body":""}`, "not allowed"},
+		{"fetch with a broken body", "fetch", `{"url":"http://example.com","body":"%%%"}`, "body"},
+		{"a read through ..", "fs.read", `{"path":"/work/../etc/passwd"}`, "outside the tool's allowed_paths"},
+		{"a write to a read-only grant", "fs.write", `{"path":"/work/x","data":""}`, "read-only"},
+		{"a mkdir in a read-only grant", "fs.mkdir", `{"path":"/work/d"}`, "read-only"},
+		{"an empty path", "fs.read", `{"path":""}`, "empty path"},
+		{"an ask with no permission", "ask", `{"patterns":["x"]}`, "permission"},
+		{"an ask outside a call", "ask", `{"permission":"x","patterns":[]}`, "rejected"},
+		{"a relative URL with no base", "url", `{"url":"/a","base":""}`, "invalid URL"},
+		{"not JSON at all", "fs.read", `{`, "fs.read"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := b.Handle(context.Background(), noPause{}, tt.op, json.RawMessage(tt.arg))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+		})
+	}
+	if v, err := b.Handle(context.Background(), noPause{}, "fs.read", json.RawMessage(`{"path":"/work/ok.txt"}`)); err != nil || v != "b2s=" {
+		t.Fatalf("a granted read = %v, %v", v, err)
+	}
+}

@@ -1,0 +1,124 @@
+package jstool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/toolhost/toolhost/internal/hostfns"
+	"github.com/toolhost/toolhost/plugins"
+	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/config"
+)
+
+// Tool is one export of a File, as a runtime.Tool.
+type Tool struct {
+	file *File
+	def  Def
+	log  *slog.Logger
+}
+
+// Tools returns the file's exports as runtime tools.
+func (f *File) Tools(log *slog.Logger) []*Tool {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	out := make([]*Tool, 0, len(f.Defs))
+	for _, d := range f.Defs {
+		out = append(out, &Tool{file: f, def: d, log: log})
+	}
+	return out
+}
+
+// ID is OpenCode's id for the export.
+func (t *Tool) ID() string { return t.def.ID }
+
+// Def is the export's description and schema.
+func (t *Tool) Def() Def { return t.def }
+
+// Init returns the export's description and argument schema.
+func (t *Tool) Init(context.Context, runtime.InitContext) (*runtime.Definition, error) {
+	return &runtime.Definition{Description: t.def.Description, Parameters: t.def.Schema, Execute: t.execute}, nil
+}
+
+func (t *Tool) execute(ctx context.Context, args json.RawMessage, tc *runtime.Context) (runtime.Result, error) {
+	var cfg *config.Config
+	info := CallInfo{}
+	log := t.log
+	if tc != nil {
+		cfg = tc.Config
+		info = CallInfo{SessionID: tc.SessionID, MessageID: tc.MessageID, Agent: tc.Agent, CallID: tc.CallID, Directory: tc.Directory, Worktree: tc.Worktree}
+		if tc.Logger != nil {
+			log = tc.Logger
+		}
+	}
+	lim, b := t.grants(cfg, info.Worktree)
+	b.Context, b.Log = tc, log
+	out, err := t.file.Call(ctx, t.def.Export, args, info, lim, b)
+	if err != nil {
+		var te *ToolError
+		if perm := b.PermissionError(); perm != nil && errors.As(err, &te) {
+			return runtime.Result{}, perm // denial, rejection and correction stay distinguishable
+		}
+		return runtime.Result{}, err
+	}
+	if len(out.Output) > lim.OutputBytes {
+		return runtime.Result{}, fmt.Errorf("%w: %d bytes, over %d; raise %s.max_output_mb if the tool needs more", plugins.ErrOutputLimit, len(out.Output), lim.OutputBytes, lim.ConfigKey)
+	}
+	res := runtime.Result{Title: out.Title, Output: out.Output, Metadata: out.Metadata}
+	for _, a := range out.Attachments {
+		res.Attachments = append(res.Attachments, runtime.Attachment{MIME: a.Mime, URL: a.URL, Filename: a.Filename})
+	}
+	return res, nil
+}
+
+// grants reads the tool's "wasm" config — by tool id, then by file name —
+// with the same defaults as every wasm tool.
+func (t *Tool) grants(cfg *config.Config, worktree string) (Limits, *Bridge) {
+	id := t.def.ID
+	name := strings.TrimSuffix(filepath.Base(t.file.Path), filepath.Ext(t.file.Path))
+	var wc config.WasmConfig
+	key := "wasm." + id
+	if cfg != nil {
+		if c, ok := cfg.Wasm[id]; ok {
+			wc = c
+		} else if c, ok := cfg.Wasm[name]; ok {
+			wc, key = c, "wasm."+name
+		}
+	}
+	lim := Limits{Timeout: time.Duration(config.DefaultWasmTimeoutMS) * time.Millisecond, MemoryMaxMB: config.DefaultWasmMemoryMB, ConfigKey: key}
+	if wc.TimeoutMS > 0 {
+		lim.Timeout = time.Duration(wc.TimeoutMS) * time.Millisecond
+	}
+	if wc.MemoryMaxMB > 0 {
+		lim.MemoryMaxMB = wc.MemoryMaxMB
+	}
+	b := &Bridge{Tool: id, HTTP: hostfns.HTTPPolicy{AllowedHosts: wc.AllowedHosts, ConfigKey: key}}
+	maxOut := config.DefaultWasmOutputMB
+	if wc.MaxOutputMB > 0 {
+		maxOut = wc.MaxOutputMB
+	}
+	b.HTTP.MaxResponse = int64(maxOut) << 20
+	lim.OutputBytes = maxOut << 20
+	if len(wc.AllowedPaths) > 0 {
+		b.Paths = map[string]string{}
+		for host, guest := range wc.AllowedPaths {
+			prefix := ""
+			if h, ok := strings.CutPrefix(host, "ro:"); ok {
+				prefix, host = "ro:", h
+			}
+			if !filepath.IsAbs(host) && worktree != "" {
+				host = filepath.Join(worktree, host)
+			}
+			b.Paths[prefix+filepath.Clean(host)] = guest
+		}
+	}
+	return lim, b
+}
+
+var _ runtime.Tool = (*Tool)(nil)
