@@ -64,7 +64,7 @@ func (a *analyzer) token(w *syntax.Word) token {
 			}
 			for _, q := range p.Parts {
 				if lit, ok := q.(*syntax.Lit); ok {
-					s, err := expand.Literal(nil, &syntax.Word{Parts: []syntax.WordPart{&syntax.DblQuoted{Parts: []syntax.WordPart{lit}}}})
+					s, err := expand.Literal(literalConfig(), &syntax.Word{Parts: []syntax.WordPart{&syntax.DblQuoted{Parts: []syntax.WordPart{lit}}}})
 					if err == nil {
 						b.WriteString(s)
 						continue
@@ -79,7 +79,7 @@ func (a *analyzer) token(w *syntax.Word) token {
 					continue
 				}
 			}
-			s, err := expand.Literal(nil, &syntax.Word{Parts: []syntax.WordPart{p}})
+			s, err := expand.Literal(literalConfig(), &syntax.Word{Parts: []syntax.WordPart{p}})
 			if err != nil {
 				b.WriteString(permission.Hole)
 				continue
@@ -282,7 +282,7 @@ func staticString(w *syntax.Word) (string, bool) {
 	if lit, ok := firstLit(w); ok && strings.HasPrefix(lit, "~") {
 		return "", false
 	}
-	s, err := expand.Literal(nil, w)
+	s, err := expand.Literal(literalConfig(), w)
 	if err != nil {
 		return "", false
 	}
@@ -361,3 +361,9 @@ func hasUnquotedGlob(w *syntax.Word) bool {
 	}
 	return false
 }
+
+// literalConfig is the configuration of an expansion with no environment.
+// It is new for every call: given nil, mvdan.cc/sh's expand prepares one
+// package-level Config in place, which is a data race between concurrent
+// bash calls.
+func literalConfig() *expand.Config { return &expand.Config{} }
