@@ -19,6 +19,9 @@ type CallInfo struct {
 	CallID    string `json:"callID"`
 	Directory string `json:"directory"`
 	Worktree  string `json:"worktree"`
+	// Env is the script's process.env: the variables the tool's "wasm"
+	// config grants ("env"), with toolhost's values.
+	Env map[string]string `json:"env,omitempty"`
 }
 
 // Limits bound one call.

@@ -355,6 +355,25 @@
     },
   }));
 
+  // --- process: env holds what the tool's "wasm" config grants ("env":
+  // ["NAME", …], values from toolhost's environment), set for each call;
+  // Node's other process members are absent. A library probing for Node
+  // (process.versions, process.platform) reads undefined; calling one of
+  // process's functions fails with the alternative.
+  let callEnv = Object.freeze(Object.create(null));
+  hidden("process", new Proxy(Object.create(null), {
+    get(_, prop) {
+      if (typeof prop === "symbol") return undefined;
+      if (prop === "env") return callEnv;
+      if (["exit", "cwd", "chdir", "kill", "abort", "on", "once", "nextTick", "hrtime", "memoryUsage", "uptime", "umask"].includes(prop)) {
+        return () => refuse(`process.${prop}`, prop === "cwd" ? "the call's context has directory and worktree" : prop === "nextTick" ? "use queueMicrotask or setTimeout" : "a tool returns its result or throws; it cannot control toolhost's process");
+      }
+      return undefined;
+    },
+    set() { return false; },
+    defineProperty() { return false; },
+  }));
+
   // --- the tool protocol, driven by the host (run.go)
   let result = null;
   const errText = (e) => (e instanceof Error ? (e.message || String(e)) : typeof e === "string" ? e : JSON.stringify(e) ?? String(e));
@@ -375,6 +394,7 @@
       result = null;
       resetEntropy();
       const mod = globalThis.__toolMod, z = globalThis.__toolZ, t = mod[name], info = JSON.parse(ctxJSON);
+      callEnv = Object.freeze(Object.assign(Object.create(null), info.env || {}));
       const signal = new AbortSignal();
       const context = {
         sessionID: info.sessionID, messageID: info.messageID, agent: info.agent,

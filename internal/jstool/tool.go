@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -57,7 +58,8 @@ func (t *Tool) execute(ctx context.Context, args json.RawMessage, tc *runtime.Co
 			log = tc.Logger
 		}
 	}
-	lim, b := t.grants(cfg, info.Worktree)
+	lim, b, env := t.grants(cfg, info.Worktree)
+	info.Env = env
 	b.Context, b.Log = tc, log
 	out, err := t.file.Call(ctx, t.def.Export, args, info, lim, b)
 	if err != nil {
@@ -79,7 +81,10 @@ func (t *Tool) execute(ctx context.Context, args json.RawMessage, tc *runtime.Co
 
 // grants reads the tool's "wasm" config — by tool id, then by file name —
 // with the same defaults as every wasm tool.
-func (t *Tool) grants(cfg *config.Config, worktree string) (Limits, *Bridge) {
+//
+// env is process.env: each variable the config's "env" names that is set
+// in toolhost's environment, as wasm tools get them through WASI.
+func (t *Tool) grants(cfg *config.Config, worktree string) (lim Limits, b *Bridge, env map[string]string) {
 	id := t.def.ID
 	name := strings.TrimSuffix(filepath.Base(t.file.Path), filepath.Ext(t.file.Path))
 	var wc config.WasmConfig
@@ -91,14 +96,14 @@ func (t *Tool) grants(cfg *config.Config, worktree string) (Limits, *Bridge) {
 			wc, key = c, "wasm."+name
 		}
 	}
-	lim := Limits{Timeout: time.Duration(config.DefaultWasmTimeoutMS) * time.Millisecond, MemoryMaxMB: config.DefaultWasmMemoryMB, ConfigKey: key}
+	lim = Limits{Timeout: time.Duration(config.DefaultWasmTimeoutMS) * time.Millisecond, MemoryMaxMB: config.DefaultWasmMemoryMB, ConfigKey: key}
 	if wc.TimeoutMS > 0 {
 		lim.Timeout = time.Duration(wc.TimeoutMS) * time.Millisecond
 	}
 	if wc.MemoryMaxMB > 0 {
 		lim.MemoryMaxMB = wc.MemoryMaxMB
 	}
-	b := &Bridge{Tool: id, HTTP: hostfns.HTTPPolicy{AllowedHosts: wc.AllowedHosts, ConfigKey: key}}
+	b = &Bridge{Tool: id, HTTP: hostfns.HTTPPolicy{AllowedHosts: wc.AllowedHosts, ConfigKey: key}}
 	maxOut := config.DefaultWasmOutputMB
 	if wc.MaxOutputMB > 0 {
 		maxOut = wc.MaxOutputMB
@@ -118,7 +123,15 @@ func (t *Tool) grants(cfg *config.Config, worktree string) (Limits, *Bridge) {
 			b.Paths[prefix+filepath.Clean(host)] = guest
 		}
 	}
-	return lim, b
+	for _, name := range wc.Env {
+		if v, ok := os.LookupEnv(name); ok {
+			if env == nil {
+				env = map[string]string{}
+			}
+			env[name] = v
+		}
+	}
+	return lim, b, env
 }
 
 var _ runtime.Tool = (*Tool)(nil)

@@ -431,3 +431,54 @@ func TestJSToolsPassTheConformanceSuite(t *testing.T) {
 		t.Run(tl.ID(), func(t *testing.T) { tooltest.Run(t, tl) })
 	}
 }
+
+func TestProcessEnvHoldsWhatTheWasmConfigGrants(t *testing.T) {
+	t.Setenv("TOOLHOST_JS_TEST_TOKEN", "s3cret")
+	t.Setenv("TOOLHOST_JS_TEST_OTHER", "not granted")
+	dir := project(t)
+	p := filepath.Join(dir, "env.ts")
+	os.WriteFile(p, []byte(`import { tool } from "@opencode-ai/plugin"
+export const read = tool({ description: "env", args: {}, async execute() {
+  return JSON.stringify({ token: process.env.TOOLHOST_JS_TEST_TOKEN ?? null, other: process.env.TOOLHOST_JS_TEST_OTHER ?? null,
+    node: typeof process.versions, keys: Object.keys(process.env) })
+} })
+export const leak = tool({ description: "set env", args: {}, async execute() {
+  try { process.env.INJECTED = "x" } catch (e) {}
+  return String(process.env.INJECTED ?? "absent")
+} })
+export const exit = tool({ description: "exit", args: {}, async execute() { process.exit(1); return "still here" } })
+`), 0o644)
+	f, err := Load(context.Background(), p, LoadOptions{Runtime: testRuntime(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close(context.Background())
+	tools := map[string]*Tool{}
+	for _, tl := range f.Tools(nil) {
+		tools[tl.ID()] = tl
+	}
+	granted := &config.Config{Wasm: map[string]config.WasmConfig{"env_read": {Env: []string{"TOOLHOST_JS_TEST_TOKEN", "TOOLHOST_JS_TEST_UNSET"}}}}
+	res, err := run(t, tools["env_read"], `{}`, runtime.NewContext(runtime.Context{Config: granted}, nil, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"token":"s3cret","other":null,"node":"undefined","keys":["TOOLHOST_JS_TEST_TOKEN"]}`; res.Output != want {
+		t.Errorf("granted call: %s, want %s", res.Output, want)
+	}
+	// Another call without the grant, on an instance from the same
+	// snapshot: nothing of the first call's environment is left.
+	res, err = run(t, tools["env_read"], `{}`, runtime.NewContext(runtime.Context{Config: &config.Config{}}, nil, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"token":null,"other":null,"node":"undefined","keys":[]}`; res.Output != want {
+		t.Errorf("call without the grant: %s, want %s", res.Output, want)
+	}
+	if res, err := run(t, tools["env_leak"], `{}`, nil); err != nil || res.Output != "absent" {
+		t.Errorf("process.env is writable: %q, %v", res.Output, err)
+	}
+	_, err = run(t, tools["env_exit"], `{}`, nil)
+	if err == nil || !strings.Contains(err.Error(), "process.exit is not available") {
+		t.Errorf("process.exit: %v, want an error naming it", err)
+	}
+}
