@@ -159,9 +159,14 @@ func consumes(in *syntax.Inst, r rune) bool {
 // rune, the empty-width ones whose condition did not hold (the line's end
 // may satisfy them), and reports whether it reached a match.
 func (d *lineDFA) closure(pcs []uint32, flags syntax.EmptyOp) (set []uint32, match bool) {
+	return d.follow(append(append(d.stack[:0], uint32(d.prog.Start)), pcs...), flags)
+}
+
+// follow is closure from the instructions in roots alone; roots may be
+// d.stack, which it uses as its work list.
+func (d *lineDFA) follow(roots []uint32, flags syntax.EmptyOp) (set []uint32, match bool) {
 	d.set = d.set[:0]
-	d.stack = append(d.stack[:0], uint32(d.prog.Start))
-	d.stack = append(d.stack, pcs...)
+	d.stack = roots
 	for len(d.stack) > 0 {
 		pc := d.stack[len(d.stack)-1]
 		d.stack = d.stack[:len(d.stack)-1]
@@ -220,9 +225,10 @@ func (d *lineDFA) add(set []uint32, match bool) int32 {
 }
 
 // matchesAtEnd reports whether the empty-width instructions among pcs
-// lead to a match at the end of a line ($ and \z hold there).
+// lead to a match at the end of a line ($ and \z hold there). The start's
+// closure is not needed: it is in every state already.
 func (d *lineDFA) matchesAtEnd(pcs []uint32) bool {
-	var waiting []uint32
+	waiting := d.stack[:0]
 	for _, pc := range pcs {
 		if d.prog.Inst[pc].Op == syntax.InstEmptyWidth {
 			waiting = append(waiting, pc)
@@ -231,35 +237,6 @@ func (d *lineDFA) matchesAtEnd(pcs []uint32) bool {
 	if len(waiting) == 0 {
 		return false
 	}
-	// Re-run the closure from the waiting instructions with the end's
-	// conditions; the start's own closure adds nothing at the end that a
-	// state did not already have, since it is in every state.
-	d.set = d.set[:0]
-	d.stack = append(d.stack[:0], waiting...)
-	match := false
-	for len(d.stack) > 0 {
-		pc := d.stack[len(d.stack)-1]
-		d.stack = d.stack[:len(d.stack)-1]
-		if d.on[pc] {
-			continue
-		}
-		d.on[pc] = true
-		in := &d.prog.Inst[pc]
-		switch in.Op {
-		case syntax.InstAlt, syntax.InstAltMatch:
-			d.stack = append(d.stack, in.Arg, in.Out)
-		case syntax.InstCapture, syntax.InstNop:
-			d.stack = append(d.stack, in.Out)
-		case syntax.InstEmptyWidth:
-			if syntax.EmptyOp(in.Arg)&^(syntax.EmptyEndLine|syntax.EmptyEndText) == 0 {
-				d.stack = append(d.stack, in.Out)
-			}
-		case syntax.InstMatch:
-			match = true
-		}
-	}
-	for i := range d.on {
-		d.on[i] = false
-	}
+	_, match := d.follow(waiting, syntax.EmptyEndLine|syntax.EmptyEndText)
 	return match
 }

@@ -3,7 +3,6 @@ package plugins
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -73,19 +72,7 @@ func resolveLimits(cfg *config.Config, toolID, module, worktree string) limits {
 	l.Sampling = wc.Sampling
 	l.AllowedHosts = append([]string(nil), wc.AllowedHosts...)
 	sort.Strings(l.AllowedHosts)
-	if len(wc.AllowedPaths) > 0 {
-		l.AllowedPaths = map[string]string{}
-		for host, guest := range wc.AllowedPaths {
-			prefix := ""
-			if h, ok := strings.CutPrefix(host, "ro:"); ok {
-				prefix, host = "ro:", h
-			}
-			if !filepath.IsAbs(host) && worktree != "" {
-				host = filepath.Join(worktree, host)
-			}
-			l.AllowedPaths[prefix+filepath.Clean(host)] = guest
-		}
-	}
+	l.AllowedPaths = wc.HostPaths(worktree)
 	if len(wc.Config) > 0 {
 		l.Config = map[string]string{}
 		for k, v := range wc.Config {
@@ -98,8 +85,9 @@ func resolveLimits(cfg *config.Config, toolID, module, worktree string) limits {
 			l.Config[k] = v
 		}
 	}
-	for _, name := range wc.Env {
-		if v, ok := os.LookupEnv(name); ok {
+	values := wc.EnvValues()
+	for _, name := range wc.Env { // in the config's order
+		if v, ok := values[name]; ok {
 			l.Env = append(l.Env, name+"="+v)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -110,27 +109,8 @@ func (t *Tool) grants(cfg *config.Config, worktree string) (lim Limits, b *Bridg
 	}
 	b.HTTP.MaxResponse = int64(maxOut) << 20
 	lim.OutputBytes = maxOut << 20
-	if len(wc.AllowedPaths) > 0 {
-		b.Paths = map[string]string{}
-		for host, guest := range wc.AllowedPaths {
-			prefix := ""
-			if h, ok := strings.CutPrefix(host, "ro:"); ok {
-				prefix, host = "ro:", h
-			}
-			if !filepath.IsAbs(host) && worktree != "" {
-				host = filepath.Join(worktree, host)
-			}
-			b.Paths[prefix+filepath.Clean(host)] = guest
-		}
-	}
-	for _, name := range wc.Env {
-		if v, ok := os.LookupEnv(name); ok {
-			if env == nil {
-				env = map[string]string{}
-			}
-			env[name] = v
-		}
-	}
+	b.Paths = wc.HostPaths(worktree)
+	env = wc.EnvValues()
 	return lim, b, env
 }
 
