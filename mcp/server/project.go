@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -223,6 +224,22 @@ func resourceContents(c resources.Content) *sdk.ResourceContents {
 	return rc
 }
 
+// readable reports whether the served agent's rules allow reading the
+// project file rel (slash-separated, relative to the project root) without
+// asking: what the read tool would read at once. Resources and @file
+// embeds reach the model through the client without a tool call, so a
+// file the rules deny, or would ask a person about, is not served.
+func (p *project) readable(rel string) bool {
+	rule, _ := permission.Evaluate(permissionRead, filepath.FromSlash(rel), p.rules)
+	return rule.Action == permission.Allow
+}
+
+// permissionRead is the read tool's permission (builtins/read.go).
+const permissionRead = "read"
+
+// errNotReadable is a resource or embed the read rules keep back.
+var errNotReadable = errors.New("the read permission rules do not allow this file without asking; it is not served")
+
 // resolver reads @references of commands: project files under the root,
 // resources by URI.
 type resolver struct{ p *project }
@@ -230,6 +247,9 @@ type resolver struct{ p *project }
 func (r resolver) File(path string) (resources.Content, error) {
 	if r.p.root == "" {
 		return resources.Content{}, errors.New("no project root")
+	}
+	if !r.p.readable(path) {
+		return resources.Content{}, fmt.Errorf("@%s: %w", path, errNotReadable)
 	}
 	data, err := resources.ReadFile(r.p.root, path)
 	if err != nil {
@@ -247,6 +267,9 @@ func (p *project) read(uri string) (resources.Content, error) {
 		return p.outputs.Read(uri)
 	}
 	if p.folder == nil {
+		return resources.Content{}, fmt.Errorf("%w: %s", resources.ErrNotFound, uri)
+	}
+	if r, _, err := p.folder.Find(uri); err == nil && !p.readable(path.Join(ResourcesFolder, r.Name)) {
 		return resources.Content{}, fmt.Errorf("%w: %s", resources.ErrNotFound, uri)
 	}
 	return p.folder.Read(uri)
@@ -270,7 +293,11 @@ func (p *project) syncResources() {
 		if err != nil {
 			p.log.Warn("resources folder not served", "err", err)
 		}
-		all = append(all, list...)
+		for _, r := range list {
+			if p.readable(path.Join(ResourcesFolder, r.Name)) {
+				all = append(all, r)
+			}
+		}
 	}
 	all = append(all, p.outputs.List()...)
 	p.mu.Lock()

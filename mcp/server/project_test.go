@@ -520,3 +520,49 @@ func TestReportedProgressNumbersAreSentAsTheToolSaysWhileTheyGoUp(t *testing.T) 
 		})
 	}
 }
+
+// Resources and @file embeds reach the model through the client without a
+// tool call, so what the read rules deny, or would ask a person about, is
+// neither listed nor read nor embedded.
+func TestResourcesAndEmbedsFollowTheReadRules(t *testing.T) {
+	t.Parallel()
+	f := newProjectFixtureWith(t, `{"read": {"*": "allow", "resources/docs/logo.png": "deny", "notes.md": "ask"}}`)
+	cs := f.connect(t, nil)
+	ctx := context.Background()
+	list, err := cs.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uris []string
+	for _, r := range list.Resources {
+		uris = append(uris, r.URI)
+	}
+	if strings.Join(uris, " ") != "docs://guide.md items://17/info.json watch://me" {
+		t.Errorf("resources = %v, want the denied logo left out", uris)
+	}
+	if res, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "docs://logo.png"}); err == nil {
+		t.Errorf("the denied file was read: %+v", res.Contents[0])
+	}
+	if _, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "docs://guide.md"}); err != nil {
+		t.Errorf("an allowed file: %v", err)
+	}
+	// look embeds @img/dot.png and @notes.md; notes.md needs a person, so
+	// its @word stays text, as for a file that is not there.
+	res, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "look"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var embeds int
+	for _, m := range res.Messages {
+		b, _ := json.Marshal(m.Content)
+		if strings.Contains(string(b), "# Notes") {
+			t.Errorf("the prompt embedded notes.md, which the rules ask about: %s", b)
+		}
+		if _, ok := m.Content.(*sdk.ImageContent); ok {
+			embeds++
+		}
+	}
+	if embeds != 1 {
+		t.Errorf("%d images embedded, want dot.png", embeds)
+	}
+}
