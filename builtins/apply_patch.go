@@ -209,9 +209,14 @@ func runApplyPatch(ctx context.Context, p applyPatchParams, tc *runtime.Context)
 		}
 		files = append(files, f)
 		for _, pth := range []string{c.path, c.move} {
-			if pth != "" && !seen[pth] {
-				seen[pth] = true
-				patterns = append(patterns, displayPath(tc, pth))
+			if pth == "" {
+				continue
+			}
+			for _, pat := range filePatterns(tc, pth) {
+				if !seen[pat] {
+					seen[pat] = true
+					patterns = append(patterns, pat)
+				}
 			}
 		}
 	}

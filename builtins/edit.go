@@ -140,7 +140,7 @@ func editFile(ctx context.Context, tc *runtime.Context, path, target string, edi
 	d := diffTexts(rel, lfText(before), lfText(after))
 	if err := tc.Ask(ctx, permission.Request{
 		Permission: permissionEdit,
-		Patterns:   []string{rel},
+		Patterns:   filePatterns(tc, path),
 		Always:     alwaysFor(rel, false),
 		Metadata:   map[string]any{"filepath": path, "diff": d.Unified},
 	}); err != nil {

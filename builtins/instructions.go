@@ -161,11 +161,19 @@ func instructionAllowed(ctx context.Context, tc *runtime.Context, p string) bool
 		sets = append(sets, agent, approved)
 	}
 	sets = append(sets, tc.Rules)
-	dec, matched := permission.Evaluate(permissionRead, displayPath(tc, p), sets...)
-	if len(matched) == 0 {
-		return tc.Rulebook == nil
+	for _, pattern := range filePatterns(tc, p) {
+		dec, matched := permission.Evaluate(permissionRead, pattern, sets...)
+		if len(matched) == 0 {
+			if tc.Rulebook != nil {
+				return false
+			}
+			continue
+		}
+		if dec.Action != permission.Allow {
+			return false
+		}
 	}
-	return dec.Action == permission.Allow
+	return true
 }
 
 // claimInstruction records that the session was given p; fresh is false

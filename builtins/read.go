@@ -119,7 +119,7 @@ func runRead(ctx context.Context, p readParams, tc *runtime.Context) (runtime.Re
 	rel := displayPath(tc, path)
 	if err := tc.Ask(ctx, permission.Request{
 		Permission: permissionRead,
-		Patterns:   []string{rel},
+		Patterns:   filePatterns(tc, path),
 		Always:     alwaysFor(rel, isDir),
 		Metadata:   map[string]any{"filepath": path},
 	}); err != nil {

@@ -77,7 +77,7 @@ func Write() runtime.Tool {
 		d := diffTexts(rel, lfText(before), lfText(p.Content))
 		if err := tc.Ask(ctx, permission.Request{
 			Permission: permissionEdit,
-			Patterns:   []string{rel},
+			Patterns:   filePatterns(tc, path),
 			Always:     alwaysFor(rel, false),
 			Metadata:   map[string]any{"filepath": path, "diff": d.Unified, "exists": exists},
 		}); err != nil {
