@@ -326,17 +326,22 @@ func (ib *Inbox) Pending() []Request {
 }
 
 // subscribe returns a channel told (without blocking, coalesced) of every
-// change of the requests or sessions, until cancel.
-func (ib *Inbox) subscribe() (<-chan struct{}, func()) {
+// change of the requests or sessions, until cancel; not ok when
+// maxEventStreams are subscribed already.
+func (ib *Inbox) subscribe() (changes <-chan struct{}, cancel func(), ok bool) {
 	ch := make(chan struct{}, 1)
 	ib.mu.Lock()
+	if len(ib.subs) >= maxEventStreams {
+		ib.mu.Unlock()
+		return nil, nil, false
+	}
 	ib.subs[ch] = struct{}{}
 	ib.mu.Unlock()
 	return ch, func() {
 		ib.mu.Lock()
 		delete(ib.subs, ch)
 		ib.mu.Unlock()
-	}
+	}, true
 }
 
 func (ib *Inbox) changed() {
