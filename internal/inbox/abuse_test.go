@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/toolhost/toolhost/internal/inbox"
+	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/permission"
 )
 
 // Whoever may reach the inbox must not be able to wear it out: an event
@@ -117,5 +119,42 @@ func TestConnectionsThatStallAreDropped(t *testing.T) {
 				t.Fatalf("the server still holds the connection after %s", patience)
 			}
 		})
+	}
+}
+
+// What a tool or model chose is shown in bounded pieces: a megabyte
+// command as pattern, or as a call's title, must not make every page load
+// and every event carry a megabyte (the preview was bounded already).
+func TestWhatTheModelChoseIsShownInBoundedPieces(t *testing.T) {
+	t.Parallel()
+	ib := inbox.New(inbox.Options{})
+	defer ib.Close()
+	huge := strings.Repeat("x", 1<<20)
+	go ib.Ask(t.Context(), permission.Request{SessionID: "ses_1", Permission: "bash", Patterns: []string{huge}, Always: []string{huge}, Metadata: map[string]any{"command": huge}})
+	call := runtime.WatchedCall{Tool: "bash", SessionID: "ses_1", CallID: "call_1", Start: time.Now()}
+	ib.CallStarted(t.Context(), call)
+	ib.CallEnded(t.Context(), call, runtime.Result{Title: huge, Output: huge}, nil)
+	var reqs []inbox.Request
+	for deadline := time.Now().Add(patience); len(reqs) == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the request was never parked")
+		}
+		reqs = ib.Pending()
+	}
+	const bound = 32 << 10
+	q := reqs[0]
+	fields := map[string]string{"pattern": q.Patterns[0], "always": q.Always[0], "preview": q.Preview.Text}
+	s := ib.Sessions(t.Context())
+	if len(s) != 1 || len(s[0].Calls) != 1 {
+		t.Fatalf("sessions %+v, want the one call", s)
+	}
+	fields["title"], fields["output"] = s[0].Calls[0].Title, s[0].Calls[0].Output
+	for name, v := range fields {
+		if len(v) > bound {
+			t.Errorf("the %s is shown whole (%d bytes), want at most %d", name, len(v), bound)
+		}
+		if !strings.HasSuffix(v, "(cut)") {
+			t.Errorf("the %s does not say it was cut: …%q", name, v[max(0, len(v)-20):])
+		}
 	}
 }
