@@ -86,7 +86,10 @@ func newProject(s *sdk.Server, opts Options, rules permission.Ruleset) *project 
 		stop:      make(chan struct{}),
 	}
 	if opts.Project != "" {
-		p.folder = resources.NewFolder(filepath.Join(opts.Project, ResourcesFolder))
+		if abs, err := filepath.Abs(opts.Project); err == nil {
+			p.root = abs // links are resolved against it (readable)
+		}
+		p.folder = resources.NewFolder(filepath.Join(p.root, ResourcesFolder))
 	}
 	interval := opts.PollInterval
 	if interval <= 0 {
@@ -234,8 +237,8 @@ func resourceContents(c resources.Content) *sdk.ResourceContents {
 // embeds reach the model through the client without a tool call, so a
 // file the rules deny, or would ask a person about, is not served. A link
 // is judged by the file it leads to as well as by its own name, so an
-// allowed name cannot serve a denied file; a path that cannot be resolved
-// inside the project is not served.
+// allowed name cannot serve a denied (or hidden) file; a path that cannot
+// be resolved inside the project is not served.
 func (p *project) readable(rel string) bool {
 	if !p.allowedRead(rel) {
 		return false
@@ -255,7 +258,13 @@ func (p *project) readable(rel string) bool {
 	if err != nil || !filepath.IsLocal(real) {
 		return false
 	}
-	return p.allowedRead(filepath.ToSlash(real))
+	real = filepath.ToSlash(real)
+	for _, seg := range strings.Split(real, "/") {
+		if strings.HasPrefix(seg, ".") && seg != "." {
+			return false // hidden files are not served, by any name
+		}
+	}
+	return p.allowedRead(real)
 }
 
 // allowedRead reports whether the rules allow reading rel without asking.

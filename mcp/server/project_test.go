@@ -573,16 +573,28 @@ func TestResourcesAndEmbedsFollowTheReadRules(t *testing.T) {
 func TestALinkDoesNotMakeADeniedFileReadable(t *testing.T) {
 	t.Parallel()
 	f := newProjectFixtureWith(t, `{"read": {"*": "allow", "resources/docs/logo.png": "deny", "secret-outside-resources/*": "deny"}}`)
+	// Hidden files are not served either, whatever name leads to them.
+	for _, hidden := range []string{"resources/.private/key.txt", ".private/creds.txt"} {
+		p := filepath.Join(f.root, filepath.FromSlash(hidden))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("TOP SECRET"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	links := map[string]string{
 		"resources/docs/alias.png": "logo.png",
+		"resources/docs/peek.txt":  filepath.Join("..", ".private", "key.txt"),
 		"notes-link.md":            filepath.Join("secret-outside-resources", "secret.txt"),
+		"creds-link.md":            filepath.Join(".private", "creds.txt"),
 	}
 	for link, target := range links {
 		if err := os.Symlink(target, filepath.Join(f.root, filepath.FromSlash(link))); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(f.configDir, "command", "leak.md"), []byte("@notes-link.md\nSummarise."), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(f.configDir, "command", "leak.md"), []byte("@notes-link.md @creds-link.md\nSummarise."), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cs := f.connect(t, nil)
@@ -592,12 +604,14 @@ func TestALinkDoesNotMakeADeniedFileReadable(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range list.Resources {
-		if r.URI == "docs://alias.png" {
-			t.Errorf("the link to the denied logo is listed: %+v", r)
+		if r.URI == "docs://alias.png" || r.URI == "docs://peek.txt" {
+			t.Errorf("a link to a file kept back is listed: %+v", r)
 		}
 	}
-	if res, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "docs://alias.png"}); err == nil {
-		t.Errorf("the denied logo was read through a link: %+v", res.Contents[0])
+	for _, uri := range []string{"docs://alias.png", "docs://peek.txt"} {
+		if res, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri}); err == nil {
+			t.Errorf("%s was read through a link: %+v", uri, res.Contents[0])
+		}
 	}
 	if err := cs.Subscribe(ctx, &sdk.SubscribeParams{URI: "docs://alias.png"}); err == nil {
 		t.Error("a subscription to the denied logo through a link was accepted")
