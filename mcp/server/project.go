@@ -522,14 +522,27 @@ func (p *project) poll(interval time.Duration) {
 			return
 		case <-t.C:
 		}
+		// The files are checked without the lock: each check walks the
+		// folder, and requests (listings, gets, subscriptions) must not
+		// wait for all of them.
 		p.mu.Lock()
-		var changed []string
-		for uri, w := range p.watched {
+		uris := make([]string, 0, len(p.watched))
+		for uri := range p.watched {
+			uris = append(uris, uri)
+		}
+		p.mu.Unlock()
+		stamps := make(map[string]string, len(uris))
+		for _, uri := range uris {
 			stamp, err := p.stamp(uri)
 			if err != nil {
 				stamp = "gone"
 			}
-			if stamp != w.stamp {
+			stamps[uri] = stamp
+		}
+		var changed []string
+		p.mu.Lock()
+		for uri, stamp := range stamps {
+			if w := p.watched[uri]; w != nil && stamp != w.stamp {
 				w.stamp = stamp
 				changed = append(changed, uri)
 			}
