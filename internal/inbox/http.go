@@ -30,6 +30,20 @@ const tokenCookie = "toolhost_inbox"
 // maxBody bounds a POST body; a reply is a few hundred bytes.
 const maxBody = 16 << 10
 
+// maxEventStreams caps the event streams open at once: each is a goroutine
+// that renders the whole state at every change. A person needs a few (a
+// tab or two, a script); more are refused until some close.
+const maxEventStreams = 32
+
+// Clients that hold a connection without using it are dropped: a body
+// must arrive within bodyTimeout, and a kept-alive connection may sit idle
+// for idleTimeout. (A server-wide ReadTimeout would also cut the event
+// streams, so the body's deadline is set where a body is read.)
+var (
+	bodyTimeout = 10 * time.Second
+	idleTimeout = 2 * time.Minute
+)
+
 // contentSecurityPolicy allows the page's own script, style and requests,
 // and nothing else: no inline script or style, no frames, no forms
 // posting elsewhere.
@@ -95,7 +109,7 @@ func (ib *Inbox) Serve(ctx context.Context, ln net.Listener, opts HandlerOptions
 	if opts.Addr == "" {
 		opts.Addr = ln.Addr().String()
 	}
-	srv := &http.Server{Handler: ib.Handler(opts), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: ib.Handler(opts), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: idleTimeout}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -194,10 +208,14 @@ const eventKeepAlive = 25 * time.Second
 // once and after every change.
 func (ib *Inbox) apiEvents(w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w)
+	changes, cancel, ok := ib.subscribe()
+	if !ok {
+		apiError(w, http.StatusServiceUnavailable, fmt.Sprintf("%d event streams are open already, the most the inbox serves; close other inbox pages or scripts that follow /api/events", maxEventStreams))
+		return
+	}
+	defer cancel()
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("X-Accel-Buffering", "no")
-	changes, cancel := ib.subscribe()
-	defer cancel()
 	keepAlive := time.NewTicker(eventKeepAlive)
 	defer keepAlive.Stop()
 	send := func() error {
@@ -279,7 +297,8 @@ func (ib *Inbox) apiRevoke(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// decodeJSON reads a JSON body of at most maxBody bytes into v, strictly.
+// decodeJSON reads a JSON body of at most maxBody bytes, arriving within
+// bodyTimeout, into v, strictly.
 // A body that is not declared application/json is refused: a cross-site
 // HTML form cannot send that type, and a script can only after a CORS
 // preflight that this server never grants.
@@ -289,6 +308,8 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 		apiError(w, http.StatusUnsupportedMediaType, "send the body as JSON with Content-Type: application/json")
 		return false
 	}
+	// A body that trickles in would hold the connection for ever.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyTimeout))
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {

@@ -33,8 +33,13 @@ const (
 	maxAnswered = 1000
 	// maxPreview bounds a preview (diff, command, output) shown on the page.
 	maxPreview = 20000
-	// maxOutputPreview bounds a call's output preview.
+	// maxOutputPreview bounds a call's output preview, and maxTitle its
+	// title.
 	maxOutputPreview = 400
+	maxTitle         = 200
+	// maxPatterns bounds the patterns (and "always" patterns) shown of one
+	// request, each cut at maxPreview.
+	maxPatterns = 100
 )
 
 // Registry is what the inbox reads from the registry it serves; a
@@ -201,8 +206,8 @@ func (ib *Inbox) Ask(ctx context.Context, req permission.Request) (permission.Re
 			SessionID:  req.SessionID,
 			Tool:       req.Tool,
 			Permission: req.Permission,
-			Patterns:   append([]string{}, req.Patterns...), // [] for scripts, not null
-			Always:     slices.Clone(req.Always),
+			Patterns:   clipAll(req.Patterns), // [] for scripts, not null
+			Always:     clipAll(req.Always),
 			Preview:    previewOf(req.Metadata),
 			Rule:       req.AskedBy,
 			Asked:      now,
@@ -326,17 +331,22 @@ func (ib *Inbox) Pending() []Request {
 }
 
 // subscribe returns a channel told (without blocking, coalesced) of every
-// change of the requests or sessions, until cancel.
-func (ib *Inbox) subscribe() (<-chan struct{}, func()) {
+// change of the requests or sessions, until cancel; not ok when
+// maxEventStreams are subscribed already.
+func (ib *Inbox) subscribe() (changes <-chan struct{}, cancel func(), ok bool) {
 	ch := make(chan struct{}, 1)
 	ib.mu.Lock()
+	if len(ib.subs) >= maxEventStreams {
+		ib.mu.Unlock()
+		return nil, nil, false
+	}
 	ib.subs[ch] = struct{}{}
 	ib.mu.Unlock()
 	return ch, func() {
 		ib.mu.Lock()
 		delete(ib.subs, ch)
 		ib.mu.Unlock()
-	}
+	}, true
 }
 
 func (ib *Inbox) changed() {
@@ -354,6 +364,20 @@ func newID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
 	return "req_" + hex.EncodeToString(b[:])
+}
+
+// clipAll is patterns as the page shows them: at most maxPatterns, each
+// clipped to maxPreview; never nil.
+func clipAll(patterns []string) []string {
+	out := make([]string, 0, min(len(patterns), maxPatterns+1))
+	for i, p := range patterns {
+		if i == maxPatterns {
+			out = append(out, fmt.Sprintf("… (%d more)", len(patterns)-maxPatterns))
+			break
+		}
+		out = append(out, clip(p, maxPreview))
+	}
+	return out
 }
 
 // clip shortens s to at most n bytes, on a rune boundary.

@@ -88,7 +88,7 @@ func (ib *Inbox) CallEnded(_ context.Context, c runtime.WatchedCall, res runtime
 		} else {
 			call.Status = StatusDone
 			if res.Title != "" {
-				call.Title = res.Title
+				call.Title = clip(res.Title, maxTitle)
 			}
 			call.Output = clip(res.Output, maxOutputPreview)
 		}

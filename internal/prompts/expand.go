@@ -78,7 +78,9 @@ func Expand(p Prompt, args map[string]string, r Resolver) (Expanded, error) {
 		}
 		ref := strings.TrimRight(m[1], ".,;:!?)]'\"")
 		filled := sub(ref)
-		fromArg := filled != ref
+		// Whether the client chose it is decided by the template, not by
+		// the value: a value may read the same as its placeholder.
+		fromArg := placeholderRe.MatchString(ref)
 		var c resources.Content
 		var err error
 		switch {

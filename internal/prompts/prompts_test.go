@@ -67,6 +67,8 @@ func (fakeResolver) File(path string) (resources.Content, error) {
 		return resources.Content{URI: "file:///p/big.bin", MIMEType: "application/octet-stream", Blob: make([]byte, MaxEmbedBytes/2+1)}, nil
 	case "notes.md":
 		return resources.Content{URI: "file:///p/notes.md", MIMEType: "text/markdown", Text: "notes", IsText: true}, nil
+	case "$1", "${uri}": // files whose names read as placeholders
+		return resources.Content{URI: "file:///p/" + path, MIMEType: "text/plain", Text: "placeholder-named", IsText: true}, nil
 	}
 	return resources.Content{}, fmt.Errorf("%w: %s", resources.ErrNotFound, path)
 }
@@ -103,6 +105,9 @@ func TestExpandFillsArgumentsAndEmbedsReferences(t *testing.T) {
 		{"an argument may not name a project file", named, map[string]string{"a": "1", "uri": "notes.md"}, "", nil, ErrBadReference},
 		{"an argument may not climb out", named, map[string]string{"a": "1", "uri": "../../etc/passwd"}, "", nil, ErrBadReference},
 		{"an argument must name a served resource", named, map[string]string{"a": "1", "uri": "file:///etc/passwd"}, "", nil, ErrBadReference},
+		{"an argument that reads as its own placeholder still names no file", named, map[string]string{"a": "1", "uri": "${uri}"}, "", nil, ErrBadReference},
+		{"a word that reads as its own placeholder still names no file", Prompt{Name: "w", Kind: KindCommand, Arguments: []Argument{{Name: ArgumentsName}}, Template: "@$1"},
+			map[string]string{ArgumentsName: "$1"}, "", nil, ErrBadReference},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

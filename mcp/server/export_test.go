@@ -8,3 +8,6 @@ func init() { relayAckTimeout = 2 * time.Second }
 
 // WatchedURIs lists the resources the server watches for subscribers.
 func (s *Server) WatchedURIs() []string { return s.proj.watchedURIs() }
+
+// MaxSubscriptions is maxSubscriptions, for tests.
+const MaxSubscriptions = maxSubscriptions

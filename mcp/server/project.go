@@ -67,6 +67,10 @@ const ResourcesFolder = "resources"
 // changes.
 const defaultPollInterval = time.Second
 
+// maxSubscriptions caps one session's subscriptions: each is checked on
+// every poll, and a resource template offers endless URIs to subscribe to.
+const maxSubscriptions = 100
+
 // skillPermission is the permission the skill tool asks, with the skill's
 // name as pattern (builtins/skill.go).
 const skillPermission = "skill"
@@ -82,7 +86,10 @@ func newProject(s *sdk.Server, opts Options, rules permission.Ruleset) *project 
 		stop:      make(chan struct{}),
 	}
 	if opts.Project != "" {
-		p.folder = resources.NewFolder(filepath.Join(opts.Project, ResourcesFolder))
+		if abs, err := filepath.Abs(opts.Project); err == nil {
+			p.root = abs // links are resolved against it (readable)
+		}
+		p.folder = resources.NewFolder(filepath.Join(p.root, ResourcesFolder))
 	}
 	interval := opts.PollInterval
 	if interval <= 0 {
@@ -228,8 +235,40 @@ func resourceContents(c resources.Content) *sdk.ResourceContents {
 // project file rel (slash-separated, relative to the project root) without
 // asking: what the read tool would read at once. Resources and @file
 // embeds reach the model through the client without a tool call, so a
-// file the rules deny, or would ask a person about, is not served.
+// file the rules deny, or would ask a person about, is not served. A link
+// is judged by the file it leads to as well as by its own name, so an
+// allowed name cannot serve a denied (or hidden) file; a path that cannot
+// be resolved inside the project is not served.
 func (p *project) readable(rel string) bool {
+	if !p.allowedRead(rel) {
+		return false
+	}
+	if p.root == "" {
+		return true
+	}
+	root, err := filepath.EvalSymlinks(p.root)
+	if err != nil {
+		return false
+	}
+	target, err := filepath.EvalSymlinks(filepath.Join(p.root, filepath.FromSlash(rel)))
+	if err != nil {
+		return false
+	}
+	real, err := filepath.Rel(root, target)
+	if err != nil || !filepath.IsLocal(real) {
+		return false
+	}
+	real = filepath.ToSlash(real)
+	for _, seg := range strings.Split(real, "/") {
+		if strings.HasPrefix(seg, ".") && seg != "." {
+			return false // hidden files are not served, by any name
+		}
+	}
+	return p.allowedRead(real)
+}
+
+// allowedRead reports whether the rules allow reading rel without asking.
+func (p *project) allowedRead(rel string) bool {
 	rule, _ := permission.Evaluate(permissionRead, filepath.FromSlash(rel), p.rules)
 	return rule.Action == permission.Allow
 }
@@ -269,10 +308,19 @@ func (p *project) read(uri string) (resources.Content, error) {
 	if p.folder == nil {
 		return resources.Content{}, fmt.Errorf("%w: %s", resources.ErrNotFound, uri)
 	}
-	if r, _, err := p.folder.Find(uri); err == nil && !p.readable(path.Join(ResourcesFolder, r.Name)) {
-		return resources.Content{}, fmt.Errorf("%w: %s", resources.ErrNotFound, uri)
+	if err := p.servable(uri); err != nil {
+		return resources.Content{}, err
 	}
 	return p.folder.Read(uri)
+}
+
+// servable refuses, as not found, a URI of the resources folder whose file
+// the read rules keep back.
+func (p *project) servable(uri string) error {
+	if r, _, err := p.folder.Find(uri); err == nil && !p.readable(path.Join(ResourcesFolder, r.Name)) {
+		return fmt.Errorf("%w: %s", resources.ErrNotFound, uri)
+	}
+	return nil
 }
 
 // stamp is what changes when uri changes.
@@ -282,6 +330,9 @@ func (p *project) stamp(uri string) (string, error) {
 	}
 	if p.folder == nil {
 		return "", fmt.Errorf("%w: %s", resources.ErrNotFound, uri)
+	}
+	if err := p.servable(uri); err != nil {
+		return "", err
 	}
 	return p.folder.Stamp(uri)
 }
@@ -416,6 +467,9 @@ func (p *project) subscribe(_ context.Context, req *sdk.SubscribeRequest) error 
 	if mine[uri] {
 		return nil // already subscribed
 	}
+	if len(mine) >= maxSubscriptions {
+		return fmt.Errorf("subscribe to %s: this session already has %d subscriptions, the most it may hold; unsubscribe from some first", uri, maxSubscriptions)
+	}
 	mine[uri] = true
 	w := p.watched[uri]
 	if w == nil {
@@ -468,14 +522,27 @@ func (p *project) poll(interval time.Duration) {
 			return
 		case <-t.C:
 		}
+		// The files are checked without the lock: each check walks the
+		// folder, and requests (listings, gets, subscriptions) must not
+		// wait for all of them.
 		p.mu.Lock()
-		var changed []string
-		for uri, w := range p.watched {
+		uris := make([]string, 0, len(p.watched))
+		for uri := range p.watched {
+			uris = append(uris, uri)
+		}
+		p.mu.Unlock()
+		stamps := make(map[string]string, len(uris))
+		for _, uri := range uris {
 			stamp, err := p.stamp(uri)
 			if err != nil {
 				stamp = "gone"
 			}
-			if stamp != w.stamp {
+			stamps[uri] = stamp
+		}
+		var changed []string
+		p.mu.Lock()
+		for uri, stamp := range stamps {
+			if w := p.watched[uri]; w != nil && stamp != w.stamp {
 				w.stamp = stamp
 				changed = append(changed, uri)
 			}

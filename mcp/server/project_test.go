@@ -566,3 +566,99 @@ func TestResourcesAndEmbedsFollowTheReadRules(t *testing.T) {
 		t.Errorf("%d images embedded, want dot.png", embeds)
 	}
 }
+
+// A link gives a file a second name. The read rules are about files, so a
+// link whose own name they allow must not serve a file they deny: not as a
+// resource, not as an @file embed, and not to a subscriber either.
+func TestALinkDoesNotMakeADeniedFileReadable(t *testing.T) {
+	t.Parallel()
+	f := newProjectFixtureWith(t, `{"read": {"*": "allow", "resources/docs/logo.png": "deny", "secret-outside-resources/*": "deny"}}`)
+	// Hidden files are not served either, whatever name leads to them.
+	for _, hidden := range []string{"resources/.private/key.txt", ".private/creds.txt"} {
+		p := filepath.Join(f.root, filepath.FromSlash(hidden))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("TOP SECRET"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	links := map[string]string{
+		"resources/docs/alias.png": "logo.png",
+		"resources/docs/peek.txt":  filepath.Join("..", ".private", "key.txt"),
+		"notes-link.md":            filepath.Join("secret-outside-resources", "secret.txt"),
+		"creds-link.md":            filepath.Join(".private", "creds.txt"),
+	}
+	for link, target := range links {
+		if err := os.Symlink(target, filepath.Join(f.root, filepath.FromSlash(link))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(f.configDir, "command", "leak.md"), []byte("@notes-link.md @creds-link.md\nSummarise."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cs := f.connect(t, nil)
+	ctx := context.Background()
+	list, err := cs.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range list.Resources {
+		if r.URI == "docs://alias.png" || r.URI == "docs://peek.txt" {
+			t.Errorf("a link to a file kept back is listed: %+v", r)
+		}
+	}
+	for _, uri := range []string{"docs://alias.png", "docs://peek.txt"} {
+		if res, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri}); err == nil {
+			t.Errorf("%s was read through a link: %+v", uri, res.Contents[0])
+		}
+	}
+	if err := cs.Subscribe(ctx, &sdk.SubscribeParams{URI: "docs://alias.png"}); err == nil {
+		t.Error("a subscription to the denied logo through a link was accepted")
+	}
+	if err := cs.Subscribe(ctx, &sdk.SubscribeParams{URI: "docs://logo.png"}); err == nil {
+		t.Error("a subscription to the denied logo was accepted: its size and changes would be told")
+	}
+	res, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "leak"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range res.Messages {
+		if b, _ := json.Marshal(m.Content); strings.Contains(string(b), "TOP SECRET") {
+			t.Errorf("the prompt embedded the denied file through a link: %s", b)
+		}
+	}
+}
+
+// A resource template serves endless URIs, so a client could subscribe to
+// thousands, each checked on every poll; a session's subscriptions are
+// capped.
+func TestASessionMayNotSubscribeWithoutLimit(t *testing.T) {
+	t.Parallel()
+	f := newProjectFixture(t)
+	cs := f.connect(t, nil)
+	ctx := context.Background()
+	var err error
+	n := 0
+	for ; n < server.MaxSubscriptions+1; n++ {
+		if err = cs.Subscribe(ctx, &sdk.SubscribeParams{URI: fmt.Sprintf("items://%d/info.json", 1000+n)}); err != nil {
+			break
+		}
+	}
+	if err == nil || !strings.Contains(err.Error(), "unsubscribe") {
+		t.Fatalf("subscription %d: err = %v, want a refusal past %d that says to unsubscribe", n+1, err, server.MaxSubscriptions)
+	}
+	if n != server.MaxSubscriptions {
+		t.Errorf("refused after %d subscriptions, want %d", n, server.MaxSubscriptions)
+	}
+	// Subscribing again to one already held is no new subscription.
+	if err := cs.Subscribe(ctx, &sdk.SubscribeParams{URI: "items://1000/info.json"}); err != nil {
+		t.Errorf("a repeated subscription: %v", err)
+	}
+	if err := cs.Unsubscribe(ctx, &sdk.UnsubscribeParams{URI: "items://1000/info.json"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.Subscribe(ctx, &sdk.SubscribeParams{URI: "watch://me"}); err != nil {
+		t.Errorf("after an unsubscribe, a new subscription: %v", err)
+	}
+}
