@@ -252,7 +252,12 @@ func (c *client) read(r *bufio.Reader) {
 				ch := c.calls[id]
 				c.mu.Unlock()
 				if ch != nil {
-					ch <- m
+					// Buffered for one answer; a server that answers
+					// again is ignored, not waited on.
+					select {
+					case ch <- m:
+					default:
+					}
 				}
 			}
 		}

@@ -17,12 +17,9 @@ import (
 func readMessage(r *bufio.Reader) (message, error) {
 	length := -1
 	for {
-		line, err := r.ReadString('\n')
+		line, err := readLine(r, maxHeaderLine)
 		if err != nil {
 			return message{}, err
-		}
-		if len(line) > 4096 {
-			return message{}, errors.New("language server sent a header line over 4096 bytes")
 		}
 		line = strings.TrimRight(line, "\r\n")
 		if line == "" {
@@ -46,6 +43,29 @@ func readMessage(r *bufio.Reader) (message, error) {
 		return message{}, fmt.Errorf("language server sent invalid JSON: %w", err)
 	}
 	return m, nil
+}
+
+// maxHeaderLine bounds one header line of a message.
+const maxHeaderLine = 4096
+
+// readLine reads up to and including '\n', refusing a line over max bytes
+// as soon as it is: a server that never ends a line must not make
+// toolhost buffer all it sends.
+func readLine(r *bufio.Reader, max int) (string, error) {
+	var line []byte
+	for {
+		part, err := r.ReadSlice('\n')
+		if len(line)+len(part) > max {
+			return "", fmt.Errorf("language server sent a header line over %d bytes", max)
+		}
+		line = append(line, part...)
+		switch {
+		case err == nil:
+			return string(line), nil
+		case !errors.Is(err, bufio.ErrBufferFull):
+			return "", err
+		}
+	}
 }
 
 func fileURI(path string) string {
