@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
@@ -21,6 +23,14 @@ import (
 // maxMessage bounds one message from a server: a broken server must not
 // make toolhost allocate without limit.
 const maxMessage = 64 << 20
+
+// Bounds on what one publication keeps: diagnostics per file and bytes
+// per message (cut with "…"). The edit tools show 20 errors a file; the
+// rest feeds clients' displays, which need no more.
+const (
+	maxFileDiagnostics   = 1000
+	maxDiagnosticMessage = 2000
+)
 
 // client is a minimal JSON-RPC 2.0 client over a server's stdio, with
 // LSP's Content-Length framing. It answers the requests servers make of
@@ -323,6 +333,14 @@ func (c *client) publish(params json.RawMessage) {
 	if p.Diagnostics == nil {
 		p.Diagnostics = []runtime.Diagnostic{}
 	}
+	if len(p.Diagnostics) > maxFileDiagnostics {
+		p.Diagnostics = p.Diagnostics[:maxFileDiagnostics]
+	}
+	for i := range p.Diagnostics {
+		d := &p.Diagnostics[i]
+		d.Message = cleanText(d.Message, maxDiagnosticMessage)
+		d.Source = cleanText(d.Source, 100)
+	}
 	c.mu.Lock()
 	c.diags[path] = p.Diagnostics
 	c.seq[path]++
@@ -330,6 +348,30 @@ func (c *client) publish(params json.RawMessage) {
 	close(c.wake)
 	c.wake = make(chan struct{})
 	c.mu.Unlock()
+}
+
+// cleanText is a server's text as the model and a terminal may see it:
+// without control characters but newlines and tabs (an escape sequence
+// recolours or rewrites a person's screen, a carriage return hides what
+// precedes it) or bidirectional overrides, and cut to max bytes.
+func cleanText(s string, max int) string {
+	s = strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return r
+		}
+		if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) {
+			return -1
+		}
+		return r
+	}, s)
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // touch sends the file's current text to the server (didOpen the first

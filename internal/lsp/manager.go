@@ -123,7 +123,8 @@ func (m *Manager) ServersFor(path string) []config.ResolvedLSPServer {
 // Diagnose implements runtime.Diagnoser: it sends each file's text to the
 // servers for its extension (starting them for root on first use), waits
 // up to Options.Wait for their diagnostics, and returns what the servers
-// of root have published. Files outside root are skipped. Problems with a
+// of root have published for files inside root. Files outside root are
+// skipped. Problems with a
 // server become notes, each said once: a configured server that will not
 // start, a crash (the server is started again on the next change, and
 // given up after MaxCrashes). A built-in server whose program is not on
@@ -140,7 +141,7 @@ func (m *Manager) Diagnose(ctx context.Context, root string, files []string) run
 	for i, f := range files {
 		f = filepath.Clean(f)
 		files[i] = f
-		if rel, err := filepath.Rel(root, f); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		if !inside(root, f) {
 			continue
 		}
 		for _, s := range m.ServersFor(f) {
@@ -185,12 +186,21 @@ func (m *Manager) Diagnose(ctx context.Context, root string, files []string) run
 			continue
 		}
 		for p, ds := range c.snapshot() {
+			if !inside(root, p) {
+				continue // the model is told of the project's files only
+			}
 			if len(ds) > 0 || slices.Contains(files, p) {
 				out.Files[p] = append(out.Files[p], ds...)
 			}
 		}
 	}
 	return out
+}
+
+// inside reports whether the clean path p is root or under it.
+func inside(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 func (m *Manager) server(name string) config.ResolvedLSPServer {

@@ -282,3 +282,36 @@ func TestCancellingTheCallEndsTheWait(t *testing.T) {
 		t.Errorf("%d servers started, want 1", n)
 	}
 }
+
+// TestDiagnoseKeepsToTheProjectAndCleansMessages: what a server publishes
+// reaches the model. Files outside the project are not reported (a
+// hostile or confused server must not name and describe other places), and
+// a message loses the terminal controls it carried (escape sequences,
+// carriage returns that overwrite what a person reads) and its excess.
+func TestDiagnoseKeepsToTheProjectAndCleansMessages(t *testing.T) {
+	t.Parallel()
+	m, _ := fakeManager(t)
+	root := filepath.Join(t.TempDir(), "proj")
+	long := strings.Repeat("y", 3*maxDiagnosticMessage)
+	f := write(t, filepath.Join(root, "a.fk"), "x ERROR: red \x1b[31mtext\x1b[0m\rhidden\x07 tab\there\n"+
+		"ERROR: "+long+"\nOTHER ../outside.fk 2\nOTHER b.fk 1\n")
+	d := m.Diagnose(context.Background(), root, []string{f})
+	for p := range d.Files {
+		if rel, err := filepath.Rel(root, p); err != nil || strings.HasPrefix(rel, "..") {
+			t.Errorf("diagnostics reported for %s, outside the project %s", p, root)
+		}
+	}
+	if len(d.Files[filepath.Join(root, "b.fk")]) != 1 {
+		t.Errorf("the project's other file lost its diagnostics: %+v", d.Files)
+	}
+	got := d.Files[f]
+	if len(got) != 2 {
+		t.Fatalf("diagnostics of a.fk: %+v", got)
+	}
+	if want := "red [31mtext[0mhidden tab\there"; got[0].Message != want {
+		t.Errorf("message = %q, want %q", got[0].Message, want)
+	}
+	if n := len(got[1].Message); n > maxDiagnosticMessage+len("…") || !strings.HasSuffix(got[1].Message, "…") {
+		t.Errorf("a long message kept %d bytes (limit %d): %q…", n, maxDiagnosticMessage, got[1].Message[:20])
+	}
+}
