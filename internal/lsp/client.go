@@ -92,6 +92,7 @@ func start(ctx context.Context, s config.ResolvedLSPServer, path, root string) (
 		calls: map[int]chan message{}, diags: map[string][]runtime.Diagnostic{}, seq: map[string]uint64{},
 		open: map[string]int{}, wake: make(chan struct{}), dead: make(chan struct{}), exited: make(chan struct{})}
 	cmd.Stderr = c.stderr
+	startInOwnGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", s.Command[0], err)
 	}
@@ -169,12 +170,11 @@ func (c *client) exitError() error {
 	return fmt.Errorf("%w%s", err, c.stderrTail())
 }
 
-// kill ends the process without ceremony.
+// kill ends the process, and every process it started that stayed in its
+// group, without ceremony.
 func (c *client) kill() {
 	c.stdin.Close()
-	if c.cmd.Process != nil {
-		c.cmd.Process.Kill()
-	}
+	killGroup(c.cmd)
 }
 
 // shutdown asks the server to exit within ctx, then kills it, and waits

@@ -9,7 +9,10 @@
 //   - a line "OTHER name n" publishes n errors for the file name beside it;
 //   - text containing "CRASH" makes the server exit with status 3 before
 //     answering;
-//   - text containing "SILENT" gets no answer at all.
+//   - text containing "SILENT" gets no answer at all;
+//   - text containing "ORPHAN" makes the server start a child ("sleep")
+//     that shares its stdout and outlives it, logged as "pid orphan
+//     childpid".
 //
 // With EnvLog set to a file, each process appends "pid method [path]" per
 // message received, so a test can count processes and what they were told.
@@ -22,6 +25,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -140,6 +144,13 @@ func serve(in io.Reader, out io.Writer) {
 			}
 			if strings.Contains(text, "SILENT") {
 				continue
+			}
+			if strings.Contains(text, "ORPHAN") {
+				child := exec.Command("sleep", "3600")
+				child.Stdout = os.Stdout
+				if child.Start() == nil {
+					logf("orphan", strconv.Itoa(child.Process.Pid))
+				}
 			}
 			for file, ds := range diagnose(path, text) {
 				send(map[string]any{"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics",
