@@ -276,24 +276,34 @@ func (m *Manager) diagnoseWith(ctx context.Context, root string, s config.Resolv
 	ctx, cancel := context.WithTimeout(ctx, m.opts.Wait)
 	defer cancel()
 	marks := map[string]uint64{}
+	var sendErr error
 	for _, f := range files {
 		text, exists, err := readText(f)
 		if err != nil {
 			m.log.Debug("file not sent to language server", "server", s.Name, "file", f, "err", err)
 			continue
 		}
-		mark, wait, err := c.touch(f, text, exists)
+		mark, wait, err := c.touch(ctx, f, text, exists)
 		if err != nil {
 			// The server is going away: waiting for this file's
-			// diagnostics ends with why.
+			// diagnostics ends with why (or, when the wait ends first,
+			// the send's error says it). One that stopped reading is
+			// gone already.
 			marks[f] = mark
+			sendErr = err
 			break
 		}
 		if wait {
 			marks[f] = mark
 		}
 	}
-	if err := c.wait(ctx, marks, m.opts.Settle); err != nil {
+	err := sendErr
+	if !errors.Is(err, errStoppedReading) {
+		if err = c.wait(ctx, marks, m.opts.Settle); err == nil {
+			err = sendErr
+		}
+	}
+	if err != nil {
 		e.c = nil
 		e.crashes++
 		m.log.Warn("language server crashed", "server", s.Name, "root", root, "crashes", e.crashes, "err", err)

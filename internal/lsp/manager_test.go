@@ -315,3 +315,26 @@ func TestDiagnoseKeepsToTheProjectAndCleansMessages(t *testing.T) {
 		t.Errorf("a long message kept %d bytes (limit %d): %q…", n, maxDiagnosticMessage, got[1].Message[:20])
 	}
 }
+
+// TestAServerThatStopsReadingCannotHoldAnEdit: sending a file to a server
+// that reads nothing fills the pipe; the write must end with the wait, and
+// the server (whose input now holds half a message) be replaced.
+func TestAServerThatStopsReadingCannotHoldAnEdit(t *testing.T) {
+	t.Parallel()
+	m, log := fakeManager(t)
+	m.opts.Wait = time.Second // the bound under test; the test's own limit is generous
+	root := t.TempDir()
+	f := write(t, filepath.Join(root, "a.fk"), "DEAF\n")
+	m.Diagnose(context.Background(), root, []string{f})
+	big := write(t, filepath.Join(root, "b.fk"), strings.Repeat("a long line of text\n", 1<<16))
+	done := make(chan []string, 1)
+	go func() { done <- m.Diagnose(context.Background(), root, []string{big}).Notes }()
+	select {
+	case notes := <-done:
+		if len(notes) != 1 || !strings.Contains(notes[0], "stopped reading") {
+			t.Errorf("notes %q, want one saying the server stopped reading", notes)
+		}
+	case <-time.After(generous):
+		t.Fatalf("an edit waited %s on a server that reads nothing: %q", generous, lsptest.Log(t, log))
+	}
+}

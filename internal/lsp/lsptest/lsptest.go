@@ -10,6 +10,8 @@
 //   - text containing "CRASH" makes the server exit with status 3 before
 //     answering;
 //   - text containing "SILENT" gets no answer at all;
+//   - text containing "DEAF" makes the server stop reading its input (it
+//     lives on, reading nothing);
 //   - text containing "ORPHAN" makes the server start a child ("sleep")
 //     that shares its stdout and outlives it, logged as "pid orphan
 //     childpid".
@@ -144,6 +146,9 @@ func serve(in io.Reader, out io.Writer) {
 			}
 			if strings.Contains(text, "SILENT") {
 				continue
+			}
+			if strings.Contains(text, "DEAF") {
+				select {}
 			}
 			if strings.Contains(text, "ORPHAN") {
 				child := exec.Command("sleep", "3600")
