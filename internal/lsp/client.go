@@ -30,6 +30,10 @@ const maxMessage = 64 << 20
 const (
 	maxFileDiagnostics   = 1000
 	maxDiagnosticMessage = 2000
+	// maxPublishedFiles bounds the files whose diagnostics are kept,
+	// besides those sent to the server: a server publishing for ever new
+	// files must not grow toolhost without limit.
+	maxPublishedFiles = 10000
 )
 
 // client is a minimal JSON-RPC 2.0 client over a server's stdio, with
@@ -371,6 +375,12 @@ func (c *client) publish(params json.RawMessage) {
 		d.Source = cleanText(d.Source, 100)
 	}
 	c.mu.Lock()
+	_, known := c.diags[path]
+	_, sent := c.open[path]
+	if !known && !sent && len(c.diags) >= maxPublishedFiles {
+		c.mu.Unlock()
+		return
+	}
 	c.diags[path] = p.Diagnostics
 	c.seq[path]++
 	c.last = time.Now()
