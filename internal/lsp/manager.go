@@ -38,6 +38,8 @@ const (
 	maxFileBytes = 8 << 20
 	// shutdownTimeout bounds one server's polite shutdown in Close.
 	shutdownTimeout = 3 * time.Second
+	// maxNote bounds one note, in bytes.
+	maxNote = 4096
 )
 
 // Options configure a Manager. Zero values are the defaults.
@@ -165,7 +167,9 @@ func (m *Manager) Diagnose(ctx context.Context, root string, files []string) run
 	wg.Wait()
 	for _, n := range notes {
 		if n != "" {
-			out.Notes = append(out.Notes, n)
+			// Notes quote servers (stderr, error messages), and reach
+			// the model and a person's terminal.
+			out.Notes = append(out.Notes, cleanText(n, maxNote))
 		}
 	}
 	// What every server of root knows, touched files included even when

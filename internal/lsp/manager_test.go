@@ -338,3 +338,19 @@ func TestAServerThatStopsReadingCannotHoldAnEdit(t *testing.T) {
 		t.Fatalf("an edit waited %s on a server that reads nothing: %q", generous, lsptest.Log(t, log))
 	}
 }
+
+// TestACrashNoteCarriesNoTerminalControls: a crash note quotes the
+// server's stderr, and reaches the model and a person's terminal.
+func TestACrashNoteCarriesNoTerminalControls(t *testing.T) {
+	t.Parallel()
+	m, _ := fakeManager(t)
+	root := t.TempDir()
+	f := write(t, filepath.Join(root, "a.fk"), "CRASH \x1b[2J\x1b]0;title\x07\rhidden\u202e\n")
+	d := m.Diagnose(context.Background(), root, []string{f})
+	if len(d.Notes) != 1 || !strings.Contains(d.Notes[0], "crashing as asked") {
+		t.Fatalf("notes %q", d.Notes)
+	}
+	if strings.ContainsAny(d.Notes[0], "\x1b\x07\r\u202e") {
+		t.Errorf("note %q carries terminal controls", d.Notes[0])
+	}
+}

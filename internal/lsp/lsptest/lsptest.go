@@ -8,7 +8,7 @@
 //     column, with message msg; "WARN: msg" a warning;
 //   - a line "OTHER name n" publishes n errors for the file name beside it;
 //   - text containing "CRASH" makes the server exit with status 3 before
-//     answering;
+//     answering, writing the rest of the text to its stderr;
 //   - text containing "SILENT" gets no answer at all;
 //   - text containing "DEAF" makes the server stop reading its input (it
 //     lives on, reading nothing);
@@ -141,7 +141,8 @@ func serve(in io.Reader, out io.Writer) {
 				text = p.ContentChanges[len(p.ContentChanges)-1].Text
 			}
 			if strings.Contains(text, "CRASH") {
-				fmt.Fprintln(os.Stderr, "fake language server: crashing as asked")
+				_, last, _ := strings.Cut(text, "CRASH")
+				fmt.Fprintln(os.Stderr, "fake language server: crashing as asked"+strings.TrimRight(last, "\n"))
 				os.Exit(3)
 			}
 			if strings.Contains(text, "SILENT") {
