@@ -173,11 +173,14 @@ func bundleable(path, root string) error {
 		return fmt.Errorf("%s is not JavaScript, TypeScript or JSON; a tool reads other files at run time, inside its allowed_paths", path)
 	}
 	sep := string(filepath.Separator)
-	if strings.Contains(path, sep+"node_modules"+sep) {
-		return nil
+	inNodeModules := strings.Contains(path, sep+"node_modules"+sep)
+	if rel, err := filepath.Rel(root, path); !inNodeModules && (err != nil || rel == ".." || strings.HasPrefix(rel, ".."+sep)) {
+		return fmt.Errorf("%s is outside the project (%s) and not in node_modules; a tool cannot import it", path, root)
 	}
-	if rel, err := filepath.Rel(root, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+sep) {
-		return nil
+	// esbuild reads without a time limit: a FIFO would hold the load for
+	// ever, a device feed it without end.
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file; a tool imports only files", path)
 	}
-	return fmt.Errorf("%s is outside the project (%s) and not in node_modules; a tool cannot import it", path, root)
+	return nil
 }
