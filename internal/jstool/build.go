@@ -70,22 +70,53 @@ func bundleInputs(path, root string) (string, []string, error) {
 		return "", nil, fmt.Errorf("build %s: esbuild wrote %d files, want 1", abs, len(res.OutputFiles))
 	}
 	var meta struct {
-		Inputs map[string]json.RawMessage `json:"inputs"`
+		Inputs map[string]struct {
+			Imports []struct {
+				Path string `json:"path"`
+			} `json:"imports"`
+		} `json:"inputs"`
 	}
 	if err := json.Unmarshal([]byte(res.Metafile), &meta); err != nil {
 		return "", nil, fmt.Errorf("build %s: metafile: %w", abs, err)
 	}
-	var inputs []string
-	for in := range meta.Inputs {
+	// file is an input's absolute path, "" for a namespaced module
+	// (toolhost:…, <stdin>).
+	file := func(in string) string {
 		if strings.HasPrefix(in, "<") || strings.Contains(in, ":") && !filepath.IsAbs(in) {
-			continue // a namespaced module (toolhost:…, <stdin>)
+			return ""
 		}
 		if !filepath.IsAbs(in) {
 			in = filepath.Join(dir, in)
 		}
+		return in
+	}
+	var inputs []string
+	for in, m := range meta.Inputs {
+		in = file(in)
+		if in == "" {
+			continue
+		}
 		inputs = append(inputs, in)
+		// A package imports packages, not the project's files: a
+		// hostile one would carry the project's config (keys, tokens)
+		// into the sandbox.
+		if !inNodeModules(in) {
+			continue
+		}
+		for _, imp := range m.Imports {
+			if to := file(imp.Path); to != "" && !inNodeModules(to) {
+				return "", nil, fmt.Errorf("build %s: %s reaches out of node_modules to %s; a package may import only packages", abs, in, to)
+			}
+		}
 	}
 	return string(res.OutputFiles[0].Contents), inputs, nil
+}
+
+// inNodeModules reports whether the absolute path is inside a
+// node_modules folder.
+func inNodeModules(path string) bool {
+	sep := string(filepath.Separator)
+	return strings.Contains(path, sep+"node_modules"+sep)
 }
 
 func buildError(file, dir string, msgs []api.Message) error {
@@ -173,8 +204,7 @@ func bundleable(path, root string) error {
 		return fmt.Errorf("%s is not JavaScript, TypeScript or JSON; a tool reads other files at run time, inside its allowed_paths", path)
 	}
 	sep := string(filepath.Separator)
-	inNodeModules := strings.Contains(path, sep+"node_modules"+sep)
-	if rel, err := filepath.Rel(root, path); !inNodeModules && (err != nil || rel == ".." || strings.HasPrefix(rel, ".."+sep)) {
+	if rel, err := filepath.Rel(root, path); !inNodeModules(path) && (err != nil || rel == ".." || strings.HasPrefix(rel, ".."+sep)) {
 		return fmt.Errorf("%s is outside the project (%s) and not in node_modules; a tool cannot import it", path, root)
 	}
 	// esbuild reads without a time limit: a FIFO would hold the load for
