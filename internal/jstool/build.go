@@ -32,9 +32,9 @@ func bundle(path string) (string, error) {
 // bundleInputs is bundle that also returns the files the bundle was made
 // of (absolute paths), for the build cache. Files outside root (default:
 // the folder holding the tool folder) and outside node_modules are not
-// bundled, nor files that are not JavaScript, TypeScript or JSON: an
-// import must not carry a file the tool's allowed_paths do not grant into
-// the sandbox.
+// bundled, nor files that are not JavaScript, TypeScript or JSON, nor
+// project files a package in node_modules imports: an import must not
+// carry a file the tool's allowed_paths do not grant into the sandbox.
 func bundleInputs(path, root string) (string, []string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
