@@ -13,8 +13,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
@@ -387,30 +385,6 @@ func (c *client) publish(params json.RawMessage) {
 	close(c.wake)
 	c.wake = make(chan struct{})
 	c.mu.Unlock()
-}
-
-// cleanText is a server's text as the model and a terminal may see it:
-// without control characters but newlines and tabs (an escape sequence
-// recolours or rewrites a person's screen, a carriage return hides what
-// precedes it) or bidirectional overrides, and cut to max bytes.
-func cleanText(s string, max int) string {
-	s = strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\t' {
-			return r
-		}
-		if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) {
-			return -1
-		}
-		return r
-	}, s)
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }
 
 // touch sends the file's current text to the server (didOpen the first

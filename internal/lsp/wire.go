@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 )
 
 // readMessage reads one Content-Length framed message.
@@ -78,6 +80,30 @@ func uriPath(uri string) string {
 		return ""
 	}
 	return filepath.Clean(filepath.FromSlash(u.Path))
+}
+
+// cleanText is a server's text as the model and a terminal may see it:
+// without control characters but newlines and tabs (an escape sequence
+// recolours or rewrites a person's screen, a carriage return hides what
+// precedes it) or bidirectional overrides, and cut to max bytes.
+func cleanText(s string, max int) string {
+	s = strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return r
+		}
+		if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) {
+			return -1
+		}
+		return r
+	}, s)
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // languageID is the LSP language identifier for a file, by extension; the
