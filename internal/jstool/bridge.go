@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"net/url"
 	"os"
@@ -215,16 +214,19 @@ func (b *Bridge) file(op string, arg json.RawMessage) (any, error) {
 	defer root.Close()
 	switch op {
 	case "fs.read":
-		st, err := root.Stat(rel)
+		f, err := openRegular(root, rel, os.O_RDONLY)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", in.Path, err)
 		}
-		if st.Size() > maxFileBytes {
+		defer f.Close()
+		// Bounded by the read itself, not a Stat before it: the file may
+		// grow in between.
+		data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", in.Path, err)
+		}
+		if len(data) > maxFileBytes {
 			return nil, fmt.Errorf("read %s: over %d bytes", in.Path, maxFileBytes)
-		}
-		data, err := root.ReadFile(rel)
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", in.Path, err)
 		}
 		return base64.StdEncoding.EncodeToString(data), nil
 	case "fs.write":
@@ -232,7 +234,18 @@ func (b *Bridge) file(op string, arg json.RawMessage) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := root.WriteFile(rel, data, 0o644); err != nil {
+		f, err := openRegular(root, rel, os.O_WRONLY|os.O_CREATE)
+		if err != nil {
+			return nil, fmt.Errorf("write %s: %w", in.Path, err)
+		}
+		defer f.Close()
+		if err := f.Truncate(0); err != nil {
+			return nil, fmt.Errorf("write %s: %w", in.Path, err)
+		}
+		if _, err := f.Write(data); err != nil {
+			return nil, fmt.Errorf("write %s: %w", in.Path, err)
+		}
+		if err := f.Close(); err != nil {
 			return nil, fmt.Errorf("write %s: %w", in.Path, err)
 		}
 		return nil, nil
@@ -245,7 +258,12 @@ func (b *Bridge) file(op string, arg json.RawMessage) (any, error) {
 		}
 		return nil, nil
 	default: // fs.readdir
-		ents, err := fs.ReadDir(root.FS(), rel)
+		f, err := root.OpenFile(rel, os.O_RDONLY|openNonblock, 0)
+		if err != nil {
+			return nil, fmt.Errorf("readdir %s: %w", in.Path, err)
+		}
+		defer f.Close()
+		ents, err := f.ReadDir(-1)
 		if err != nil {
 			return nil, fmt.Errorf("readdir %s: %w", in.Path, err)
 		}
@@ -253,8 +271,37 @@ func (b *Bridge) file(op string, arg json.RawMessage) (any, error) {
 		for _, e := range ents {
 			names = append(names, e.Name())
 		}
+		sort.Strings(names)
 		return names, nil
 	}
+}
+
+// errNotRegular refuses FIFOs, devices and sockets: reading or writing
+// one can block the host call — where the script's time limit cannot stop
+// it — or never end.
+var errNotRegular = errors.New("not a regular file; a JS tool reads and writes only regular files")
+
+// openRegular opens rel in root without blocking (a FIFO with no other
+// end would hold the open itself) and refuses what is not a regular file,
+// judged on the opened file, not on a Stat before the open.
+func openRegular(root *os.Root, rel string, flag int) (*os.File, error) {
+	f, err := root.OpenFile(rel, flag|openNonblock, 0o644)
+	if err != nil {
+		if errors.Is(err, errNoReader) {
+			return nil, errNotRegular // a FIFO nothing reads
+		}
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, errNotRegular
+	}
+	return f, nil
 }
 
 // resolve finds the granted directory holding p (a guest path of

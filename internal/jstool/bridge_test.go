@@ -50,3 +50,36 @@ func TestBridgeRefusesHostileRequests(t *testing.T) {
 		t.Fatalf("a granted read = %v, %v", v, err)
 	}
 }
+
+// TestBridgeRefusesFilesThatAreNotRegular: a FIFO (or a device) inside
+// allowed_paths must not hold the host call, where the script's time
+// limit cannot reach, until something else opens the other end.
+func TestBridgeRefusesFilesThatAreNotRegular(t *testing.T) {
+	work := t.TempDir()
+	fifo := filepath.Join(work, "pipe")
+	if err := mkfifo(fifo); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	b := &Bridge{Tool: "t", Paths: map[string]string{work: "/work"}}
+	for op, want := range map[string]string{"fs.read": "not a regular file", "fs.write": "not a regular file", "fs.readdir": "not a directory"} {
+		t.Run(op, func(t *testing.T) {
+			done := make(chan error, 1)
+			go func() {
+				_, err := b.Handle(context.Background(), noPause{}, op, json.RawMessage(`{"path":"/work/pipe","data":"eA=="}`))
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Fatalf("err = %v, want %q", err, want)
+				}
+			case <-time.After(30 * time.Second):
+				// Unblock the stuck open so the test process can end.
+				if f, err := os.OpenFile(fifo, os.O_RDWR, 0); err == nil {
+					f.Close()
+				}
+				t.Fatalf("%s of a FIFO never returned", op)
+			}
+		})
+	}
+}

@@ -32,9 +32,9 @@ func bundle(path string) (string, error) {
 // bundleInputs is bundle that also returns the files the bundle was made
 // of (absolute paths), for the build cache. Files outside root (default:
 // the folder holding the tool folder) and outside node_modules are not
-// bundled, nor files that are not JavaScript, TypeScript or JSON: an
-// import must not carry a file the tool's allowed_paths do not grant into
-// the sandbox.
+// bundled, nor files that are not JavaScript, TypeScript or JSON, nor
+// project files a package in node_modules imports: an import must not
+// carry a file the tool's allowed_paths do not grant into the sandbox.
 func bundleInputs(path, root string) (string, []string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -70,22 +70,53 @@ func bundleInputs(path, root string) (string, []string, error) {
 		return "", nil, fmt.Errorf("build %s: esbuild wrote %d files, want 1", abs, len(res.OutputFiles))
 	}
 	var meta struct {
-		Inputs map[string]json.RawMessage `json:"inputs"`
+		Inputs map[string]struct {
+			Imports []struct {
+				Path string `json:"path"`
+			} `json:"imports"`
+		} `json:"inputs"`
 	}
 	if err := json.Unmarshal([]byte(res.Metafile), &meta); err != nil {
 		return "", nil, fmt.Errorf("build %s: metafile: %w", abs, err)
 	}
-	var inputs []string
-	for in := range meta.Inputs {
+	// file is an input's absolute path, "" for a namespaced module
+	// (toolhost:…, <stdin>).
+	file := func(in string) string {
 		if strings.HasPrefix(in, "<") || strings.Contains(in, ":") && !filepath.IsAbs(in) {
-			continue // a namespaced module (toolhost:…, <stdin>)
+			return ""
 		}
 		if !filepath.IsAbs(in) {
 			in = filepath.Join(dir, in)
 		}
+		return in
+	}
+	var inputs []string
+	for in, m := range meta.Inputs {
+		in = file(in)
+		if in == "" {
+			continue
+		}
 		inputs = append(inputs, in)
+		// A package imports packages, not the project's files: a
+		// hostile one would carry the project's config (keys, tokens)
+		// into the sandbox.
+		if !inNodeModules(in) {
+			continue
+		}
+		for _, imp := range m.Imports {
+			if to := file(imp.Path); to != "" && !inNodeModules(to) {
+				return "", nil, fmt.Errorf("build %s: %s reaches out of node_modules to %s; a package may import only packages", abs, in, to)
+			}
+		}
 	}
 	return string(res.OutputFiles[0].Contents), inputs, nil
+}
+
+// inNodeModules reports whether the absolute path is inside a
+// node_modules folder.
+func inNodeModules(path string) bool {
+	sep := string(filepath.Separator)
+	return strings.Contains(path, sep+"node_modules"+sep)
 }
 
 func buildError(file, dir string, msgs []api.Message) error {
@@ -173,11 +204,13 @@ func bundleable(path, root string) error {
 		return fmt.Errorf("%s is not JavaScript, TypeScript or JSON; a tool reads other files at run time, inside its allowed_paths", path)
 	}
 	sep := string(filepath.Separator)
-	if strings.Contains(path, sep+"node_modules"+sep) {
-		return nil
+	if rel, err := filepath.Rel(root, path); !inNodeModules(path) && (err != nil || rel == ".." || strings.HasPrefix(rel, ".."+sep)) {
+		return fmt.Errorf("%s is outside the project (%s) and not in node_modules; a tool cannot import it", path, root)
 	}
-	if rel, err := filepath.Rel(root, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+sep) {
-		return nil
+	// esbuild reads without a time limit: a FIFO would hold the load for
+	// ever, a device feed it without end.
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file; a tool imports only files", path)
 	}
-	return fmt.Errorf("%s is outside the project (%s) and not in node_modules; a tool cannot import it", path, root)
+	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,7 +24,7 @@ import (
 // checked against their own hash (so damage rebuilds them), not signed:
 // someone who can write the user's cache could change what a tool does,
 // but only inside the sandbox and with that tool's own grants, as editing
-// the tool file would.
+// the tool file would. Folders and files are the user's only (0700, 0600).
 
 type manifest struct {
 	Toolhost string            `json:"toolhost"` // sha256 of prelude and engine version
@@ -81,7 +80,7 @@ func buildCached(ctx context.Context, v *vm, path, root, cacheDir string) ([]byt
 	if err != nil {
 		return nil, "", err
 	}
-	if cacheDir != "" && os.MkdirAll(dir, 0o755) == nil {
+	if cacheDir != "" && os.MkdirAll(dir, 0o700) == nil {
 		sum := sha256.Sum256(bc)
 		if writeAtomic(filepath.Join(dir, name), append(slices.Clip(bc), sum[:]...)) == nil {
 			writeManifest(mpath, name, inputs)
@@ -162,12 +161,25 @@ func writeManifest(mpath, bytecode string, inputs []string) {
 	writeAtomic(mpath, b)
 }
 
+// writeAtomic replaces p with b through a temporary file of a fresh name
+// (two loads of one file may write at once), readable by the user only:
+// cached code runs unparsed and holds what the tool's top level computed.
 func writeAtomic(p string, b []byte) error {
-	tmp := fmt.Sprintf("%s.tmp%d", p, os.Getpid())
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+	f, err := os.CreateTemp(filepath.Dir(p), filepath.Base(p)+".tmp*")
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, p)
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), p)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
 }
 
 // The snapshot cache, under <cache>/snapshots: the memory of an instance
@@ -219,7 +231,7 @@ func readSnapshot(p string) (*snapshot, []Def) {
 }
 
 func writeSnapshot(p string, s *snapshot, defs []Def) {
-	if p == "" || os.MkdirAll(filepath.Dir(p), 0o755) != nil {
+	if p == "" || os.MkdirAll(filepath.Dir(p), 0o700) != nil {
 		return
 	}
 	h, _ := json.Marshal(snapHeader{Defs: defs, SP: s.sp, RT: s.rtPtr, Ctx: s.cPtr, Bytes: len(s.mem)})

@@ -62,3 +62,34 @@ func TestTheBuildCacheFollowsTheToolsInputs(t *testing.T) {
 		t.Fatalf("with damaged bytecode = %q, want it compiled again", got)
 	}
 }
+
+// TestTheCacheIsTheUsersOwn: cached bytecode and snapshots run without
+// being parsed again and hold what the tool's top level computed, so
+// other users may neither read nor replace them.
+func TestTheCacheIsTheUsersOwn(t *testing.T) {
+	dir := project(t, "greet.ts")
+	cache := t.TempDir()
+	f, err := Load(context.Background(), filepath.Join(dir, "greet.ts"), LoadOptions{Runtime: testRuntime(t), CacheDir: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close(context.Background())
+	n := 0
+	filepath.WalkDir(cache, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p == cache {
+			return nil // the caller's
+		}
+		info, _ := d.Info()
+		if perm := info.Mode().Perm(); perm&0o077 != 0 {
+			t.Errorf("%s has mode %v; others may use it", p, perm)
+		}
+		n++
+		return nil
+	})
+	if n < 4 {
+		t.Errorf("the cache holds %d entries; want its folders, bytecode, manifest and snapshot", n)
+	}
+}

@@ -308,9 +308,22 @@ func TestImportsCannotCarryFilesIntoTheSandbox(t *testing.T) {
 		{"a JSON file outside the project", `import s from ` + strconvQuote(filepath.Join(outside, "secret.json")) + "; const two = 0", "outside the project"},
 		{"a link inside the project to a file outside", `import s from "./link.json"; const two = 0`, "outside the project"},
 		{"a text file, even inside the project", `import s from "./notes.txt"; const two = 0`, "not JavaScript, TypeScript or JSON"},
+		{"a text import of a file outside", `import s from ` + strconvQuote(filepath.Join(outside, "secret.json")) + ` with { type: "text" }; const two = 0`, "outside the project"},
+		{"a ?raw import of a system file", `import s from "/etc/hostname?raw"; const two = 0`, "not JavaScript, TypeScript or JSON"},
+		{"a FIFO named like JSON, which would hold the build", `import s from "./pipe.json"; const two = 0`, "not a regular file"},
+		{"a package reaching out of node_modules into the project", `import s from "evil"; const two = 0`, "reaches out of node_modules"},
 		{"a project file is fine", `import { two } from "./lib"; const s = undefined`, ""},
 	}
+	// A hostile package imports the project's config (keys, tokens) to
+	// carry it into the sandbox.
+	os.WriteFile(filepath.Join(dir, "..", "opencode.json"), []byte(`{"provider":{"key":"s3cret"}}`), 0o644)
+	os.MkdirAll(filepath.Join(dir, "node_modules", "evil"), 0o755)
+	os.WriteFile(filepath.Join(dir, "node_modules", "evil", "package.json"), []byte(`{"name":"evil","main":"index.js"}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "node_modules", "evil", "index.js"), []byte(`import c from "../../../opencode.json"; export default c;`), 0o644)
 	os.Symlink(filepath.Join(outside, "secret.json"), filepath.Join(dir, "link.json"))
+	if err := mkfifo(filepath.Join(dir, "pipe.json")); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := filepath.Join(dir, fmt.Sprintf("i%d.ts", i))

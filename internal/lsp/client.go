@@ -22,6 +22,18 @@ import (
 // make toolhost allocate without limit.
 const maxMessage = 64 << 20
 
+// Bounds on what one publication keeps: diagnostics per file and bytes
+// per message (cut with "…"). The edit tools show 20 errors a file; the
+// rest feeds clients' displays, which need no more.
+const (
+	maxFileDiagnostics   = 1000
+	maxDiagnosticMessage = 2000
+	// maxPublishedFiles bounds the files whose diagnostics are kept,
+	// besides those sent to the server: a server publishing for ever new
+	// files must not grow toolhost without limit.
+	maxPublishedFiles = 10000
+)
+
 // client is a minimal JSON-RPC 2.0 client over a server's stdio, with
 // LSP's Content-Length framing. It answers the requests servers make of
 // their client (configuration, capability registration, progress) so that
@@ -29,7 +41,7 @@ const maxMessage = 64 << 20
 type client struct {
 	name   string
 	cmd    *exec.Cmd
-	stdin  io.WriteCloser
+	stdin  *os.File // a pipe, so writes can have a deadline
 	stderr *tailBuffer
 	init   map[string]any // the config's initialization options
 
@@ -70,19 +82,28 @@ func start(ctx context.Context, s config.ResolvedLSPServer, path, root string) (
 	for k, v := range s.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	stdin, err := cmd.StdinPipe()
+	// A pipe of our own rather than StdinPipe: its writes take a
+	// deadline, so a server that stops reading cannot hold a write.
+	stdinR, stdin, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
+	cmd.Stdin = stdinR
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
+		stdinR.Close()
+		stdin.Close()
 		return nil, err
 	}
 	c := &client{name: s.Name, cmd: cmd, stdin: stdin, stderr: &tailBuffer{max: 2048}, init: s.Initialization,
 		calls: map[int]chan message{}, diags: map[string][]runtime.Diagnostic{}, seq: map[string]uint64{},
 		open: map[string]int{}, wake: make(chan struct{}), dead: make(chan struct{}), exited: make(chan struct{})}
 	cmd.Stderr = c.stderr
-	if err := cmd.Start(); err != nil {
+	startInOwnGroup(cmd)
+	err = cmd.Start()
+	stdinR.Close() // the server's now
+	if err != nil {
+		stdin.Close()
 		return nil, fmt.Errorf("start %s: %w", s.Command[0], err)
 	}
 	go c.read(bufio.NewReader(stdout))
@@ -120,12 +141,12 @@ func start(ctx context.Context, s config.ResolvedLSPServer, path, root string) (
 		c.kill()
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
-	if err := c.notify("initialized", map[string]any{}); err != nil {
+	if err := c.notify(ctx, "initialized", map[string]any{}); err != nil {
 		c.kill()
 		return nil, err
 	}
 	if s.Initialization != nil {
-		_ = c.notify("workspace/didChangeConfiguration", map[string]any{"settings": s.Initialization})
+		_ = c.notify(ctx, "workspace/didChangeConfiguration", map[string]any{"settings": s.Initialization})
 	}
 	return c, nil
 }
@@ -159,12 +180,11 @@ func (c *client) exitError() error {
 	return fmt.Errorf("%w%s", err, c.stderrTail())
 }
 
-// kill ends the process without ceremony.
+// kill ends the process, and every process it started that stayed in its
+// group, without ceremony.
 func (c *client) kill() {
 	c.stdin.Close()
-	if c.cmd.Process != nil {
-		c.cmd.Process.Kill()
-	}
+	killGroup(c.cmd)
 }
 
 // shutdown asks the server to exit within ctx, then kills it, and waits
@@ -172,7 +192,7 @@ func (c *client) kill() {
 func (c *client) shutdown(ctx context.Context) {
 	if c.alive() {
 		_, _ = c.call(ctx, "shutdown", nil)
-		_ = c.notify("exit", nil)
+		_ = c.notify(ctx, "exit", nil)
 		c.stdin.Close()
 		select {
 		case <-c.exited:
@@ -186,21 +206,42 @@ func (c *client) shutdown(ctx context.Context) {
 	}
 }
 
-func (c *client) write(m any) error {
+// errStoppedReading is a write's error when the server took nothing by the
+// deadline.
+var errStoppedReading = errors.New("the language server stopped reading its input and was stopped")
+
+// writeTimeout bounds a write that has no deadline of its own (answers
+// to the server's requests).
+const writeTimeout = 10 * time.Second
+
+// write sends m by ctx's deadline (writeTimeout when it has none). A
+// server that has not taken it by then has stopped reading; it is killed,
+// since its input may now hold half a message.
+func (c *client) write(ctx context.Context, m any) error {
 	b, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(writeTimeout)
+	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	if _, err := fmt.Fprintf(c.stdin, "Content-Length: %d\r\n\r\n%s", len(b), b); err != nil {
+	c.stdin.SetWriteDeadline(deadline)
+	_, err = fmt.Fprintf(c.stdin, "Content-Length: %d\r\n\r\n%s", len(b), b)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		c.kill()
+		return errStoppedReading
+	}
+	if err != nil {
 		return fmt.Errorf("write to language server: %w", err)
 	}
 	return nil
 }
 
-func (c *client) notify(method string, params any) error {
-	return c.write(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+func (c *client) notify(ctx context.Context, method string, params any) error {
+	return c.write(ctx, map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
 }
 
 func (c *client) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
@@ -215,7 +256,7 @@ func (c *client) call(ctx context.Context, method string, params any) (json.RawM
 		delete(c.calls, id)
 		c.mu.Unlock()
 	}()
-	if err := c.write(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params}); err != nil {
+	if err := c.write(ctx, map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params}); err != nil {
 		return nil, err
 	}
 	select {
@@ -252,7 +293,12 @@ func (c *client) read(r *bufio.Reader) {
 				ch := c.calls[id]
 				c.mu.Unlock()
 				if ch != nil {
-					ch <- m
+					// Buffered for one answer; a server that answers
+					// again is ignored, not waited on.
+					select {
+					case ch <- m:
+					default:
+					}
 				}
 			}
 		}
@@ -281,7 +327,7 @@ func (c *client) answer(m message) {
 	case "workspace/workspaceFolders":
 		result = []any{map[string]any{"uri": fileURI(c.cmd.Dir), "name": filepath.Base(c.cmd.Dir)}}
 	}
-	_ = c.write(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": result})
+	_ = c.write(context.Background(), map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": result})
 }
 
 // section is settings' value at a dotted section, nil when absent.
@@ -318,7 +364,21 @@ func (c *client) publish(params json.RawMessage) {
 	if p.Diagnostics == nil {
 		p.Diagnostics = []runtime.Diagnostic{}
 	}
+	if len(p.Diagnostics) > maxFileDiagnostics {
+		p.Diagnostics = p.Diagnostics[:maxFileDiagnostics]
+	}
+	for i := range p.Diagnostics {
+		d := &p.Diagnostics[i]
+		d.Message = cleanText(d.Message, maxDiagnosticMessage)
+		d.Source = cleanText(d.Source, 100)
+	}
 	c.mu.Lock()
+	_, known := c.diags[path]
+	_, sent := c.open[path]
+	if !known && !sent && len(c.diags) >= maxPublishedFiles {
+		c.mu.Unlock()
+		return
+	}
 	c.diags[path] = p.Diagnostics
 	c.seq[path]++
 	c.last = time.Now()
@@ -332,7 +392,7 @@ func (c *client) publish(params json.RawMessage) {
 // plus the matching didChangeWatchedFiles, and returns the file's
 // publication count before, which wait compares against (also with an
 // error). ok is false when there is nothing to wait for (a deleted file).
-func (c *client) touch(path string, text []byte, exists bool) (mark uint64, ok bool, err error) {
+func (c *client) touch(ctx context.Context, path string, text []byte, exists bool) (mark uint64, ok bool, err error) {
 	c.mu.Lock()
 	mark = c.seq[path]
 	version, opened := c.open[path]
@@ -348,25 +408,25 @@ func (c *client) touch(path string, text []byte, exists bool) (mark uint64, ok b
 	case !exists:
 		change = 3 // Deleted
 		if opened {
-			if err := c.notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}}); err != nil {
+			if err := c.notify(ctx, "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}}); err != nil {
 				return mark, false, err
 			}
 		}
 	case !opened:
-		if err := c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+		if err := c.notify(ctx, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{
 			"uri": uri, "languageId": languageID(path), "version": version + 1, "text": string(text),
 		}}); err != nil {
 			return mark, false, err
 		}
 	default:
-		if err := c.notify("textDocument/didChange", map[string]any{
+		if err := c.notify(ctx, "textDocument/didChange", map[string]any{
 			"textDocument":   map[string]any{"uri": uri, "version": version + 1},
 			"contentChanges": []any{map[string]any{"text": string(text)}},
 		}); err != nil {
 			return mark, false, err
 		}
 	}
-	if err := c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": uri, "type": change}}}); err != nil {
+	if err := c.notify(ctx, "workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": uri, "type": change}}}); err != nil {
 		return mark, false, err
 	}
 	return mark, exists, nil

@@ -38,6 +38,8 @@ const (
 	maxFileBytes = 8 << 20
 	// shutdownTimeout bounds one server's polite shutdown in Close.
 	shutdownTimeout = 3 * time.Second
+	// maxNote bounds one note, in bytes.
+	maxNote = 4096
 )
 
 // Options configure a Manager. Zero values are the defaults.
@@ -123,7 +125,8 @@ func (m *Manager) ServersFor(path string) []config.ResolvedLSPServer {
 // Diagnose implements runtime.Diagnoser: it sends each file's text to the
 // servers for its extension (starting them for root on first use), waits
 // up to Options.Wait for their diagnostics, and returns what the servers
-// of root have published. Files outside root are skipped. Problems with a
+// of root have published for files inside root. Files outside root are
+// skipped. Problems with a
 // server become notes, each said once: a configured server that will not
 // start, a crash (the server is started again on the next change, and
 // given up after MaxCrashes). A built-in server whose program is not on
@@ -140,7 +143,7 @@ func (m *Manager) Diagnose(ctx context.Context, root string, files []string) run
 	for i, f := range files {
 		f = filepath.Clean(f)
 		files[i] = f
-		if rel, err := filepath.Rel(root, f); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		if !inside(root, f) {
 			continue
 		}
 		for _, s := range m.ServersFor(f) {
@@ -164,7 +167,9 @@ func (m *Manager) Diagnose(ctx context.Context, root string, files []string) run
 	wg.Wait()
 	for _, n := range notes {
 		if n != "" {
-			out.Notes = append(out.Notes, n)
+			// Notes quote servers (stderr, error messages), and reach
+			// the model and a person's terminal.
+			out.Notes = append(out.Notes, cleanText(n, maxNote))
 		}
 	}
 	// What every server of root knows, touched files included even when
@@ -185,12 +190,21 @@ func (m *Manager) Diagnose(ctx context.Context, root string, files []string) run
 			continue
 		}
 		for p, ds := range c.snapshot() {
+			if !inside(root, p) {
+				continue // the model is told of the project's files only
+			}
 			if len(ds) > 0 || slices.Contains(files, p) {
 				out.Files[p] = append(out.Files[p], ds...)
 			}
 		}
 	}
 	return out
+}
+
+// inside reports whether the clean path p is root or under it.
+func inside(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 func (m *Manager) server(name string) config.ResolvedLSPServer {
@@ -266,24 +280,34 @@ func (m *Manager) diagnoseWith(ctx context.Context, root string, s config.Resolv
 	ctx, cancel := context.WithTimeout(ctx, m.opts.Wait)
 	defer cancel()
 	marks := map[string]uint64{}
+	var sendErr error
 	for _, f := range files {
 		text, exists, err := readText(f)
 		if err != nil {
 			m.log.Debug("file not sent to language server", "server", s.Name, "file", f, "err", err)
 			continue
 		}
-		mark, wait, err := c.touch(f, text, exists)
+		mark, wait, err := c.touch(ctx, f, text, exists)
 		if err != nil {
 			// The server is going away: waiting for this file's
-			// diagnostics ends with why.
+			// diagnostics ends with why (or, when the wait ends first,
+			// the send's error says it). One that stopped reading is
+			// gone already.
 			marks[f] = mark
+			sendErr = err
 			break
 		}
 		if wait {
 			marks[f] = mark
 		}
 	}
-	if err := c.wait(ctx, marks, m.opts.Settle); err != nil {
+	err := sendErr
+	if !errors.Is(err, errStoppedReading) {
+		if err = c.wait(ctx, marks, m.opts.Settle); err == nil {
+			err = sendErr
+		}
+	}
+	if err != nil {
 		e.c = nil
 		e.crashes++
 		m.log.Warn("language server crashed", "server", s.Name, "root", root, "crashes", e.crashes, "err", err)

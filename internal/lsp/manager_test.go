@@ -282,3 +282,75 @@ func TestCancellingTheCallEndsTheWait(t *testing.T) {
 		t.Errorf("%d servers started, want 1", n)
 	}
 }
+
+// TestDiagnoseKeepsToTheProjectAndCleansMessages: what a server publishes
+// reaches the model. Files outside the project are not reported (a
+// hostile or confused server must not name and describe other places), and
+// a message loses the terminal controls it carried (escape sequences,
+// carriage returns that overwrite what a person reads) and its excess.
+func TestDiagnoseKeepsToTheProjectAndCleansMessages(t *testing.T) {
+	t.Parallel()
+	m, _ := fakeManager(t)
+	root := filepath.Join(t.TempDir(), "proj")
+	long := strings.Repeat("y", 3*maxDiagnosticMessage)
+	f := write(t, filepath.Join(root, "a.fk"), "x ERROR: red \x1b[31mtext\x1b[0m\rhidden\x07 tab\there\n"+
+		"ERROR: "+long+"\nOTHER ../outside.fk 2\nOTHER b.fk 1\n")
+	d := m.Diagnose(context.Background(), root, []string{f})
+	for p := range d.Files {
+		if rel, err := filepath.Rel(root, p); err != nil || strings.HasPrefix(rel, "..") {
+			t.Errorf("diagnostics reported for %s, outside the project %s", p, root)
+		}
+	}
+	if len(d.Files[filepath.Join(root, "b.fk")]) != 1 {
+		t.Errorf("the project's other file lost its diagnostics: %+v", d.Files)
+	}
+	got := d.Files[f]
+	if len(got) != 2 {
+		t.Fatalf("diagnostics of a.fk: %+v", got)
+	}
+	if want := "red [31mtext[0mhidden tab\there"; got[0].Message != want {
+		t.Errorf("message = %q, want %q", got[0].Message, want)
+	}
+	if n := len(got[1].Message); n > maxDiagnosticMessage+len("…") || !strings.HasSuffix(got[1].Message, "…") {
+		t.Errorf("a long message kept %d bytes (limit %d): %q…", n, maxDiagnosticMessage, got[1].Message[:20])
+	}
+}
+
+// TestAServerThatStopsReadingCannotHoldAnEdit: sending a file to a server
+// that reads nothing fills the pipe; the write must end with the wait, and
+// the server (whose input now holds half a message) be replaced.
+func TestAServerThatStopsReadingCannotHoldAnEdit(t *testing.T) {
+	t.Parallel()
+	m, log := fakeManager(t)
+	m.opts.Wait = time.Second // the bound under test; the test's own limit is generous
+	root := t.TempDir()
+	f := write(t, filepath.Join(root, "a.fk"), "DEAF\n")
+	m.Diagnose(context.Background(), root, []string{f})
+	big := write(t, filepath.Join(root, "b.fk"), strings.Repeat("a long line of text\n", 1<<16))
+	done := make(chan []string, 1)
+	go func() { done <- m.Diagnose(context.Background(), root, []string{big}).Notes }()
+	select {
+	case notes := <-done:
+		if len(notes) != 1 || !strings.Contains(notes[0], "stopped reading") {
+			t.Errorf("notes %q, want one saying the server stopped reading", notes)
+		}
+	case <-time.After(generous):
+		t.Fatalf("an edit waited %s on a server that reads nothing: %q", generous, lsptest.Log(t, log))
+	}
+}
+
+// TestACrashNoteCarriesNoTerminalControls: a crash note quotes the
+// server's stderr, and reaches the model and a person's terminal.
+func TestACrashNoteCarriesNoTerminalControls(t *testing.T) {
+	t.Parallel()
+	m, _ := fakeManager(t)
+	root := t.TempDir()
+	f := write(t, filepath.Join(root, "a.fk"), "CRASH \x1b[2J\x1b]0;title\x07\rhidden\u202e\n")
+	d := m.Diagnose(context.Background(), root, []string{f})
+	if len(d.Notes) != 1 || !strings.Contains(d.Notes[0], "crashing as asked") {
+		t.Fatalf("notes %q", d.Notes)
+	}
+	if strings.ContainsAny(d.Notes[0], "\x1b\x07\r\u202e") {
+		t.Errorf("note %q carries terminal controls", d.Notes[0])
+	}
+}

@@ -11,18 +11,17 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 )
 
 // readMessage reads one Content-Length framed message.
 func readMessage(r *bufio.Reader) (message, error) {
 	length := -1
 	for {
-		line, err := r.ReadString('\n')
+		line, err := readLine(r, maxHeaderLine)
 		if err != nil {
 			return message{}, err
-		}
-		if len(line) > 4096 {
-			return message{}, errors.New("language server sent a header line over 4096 bytes")
 		}
 		line = strings.TrimRight(line, "\r\n")
 		if line == "" {
@@ -48,6 +47,29 @@ func readMessage(r *bufio.Reader) (message, error) {
 	return m, nil
 }
 
+// maxHeaderLine bounds one header line of a message.
+const maxHeaderLine = 4096
+
+// readLine reads up to and including '\n', refusing a line over max bytes
+// as soon as it is: a server that never ends a line must not make
+// toolhost buffer all it sends.
+func readLine(r *bufio.Reader, max int) (string, error) {
+	var line []byte
+	for {
+		part, err := r.ReadSlice('\n')
+		if len(line)+len(part) > max {
+			return "", fmt.Errorf("language server sent a header line over %d bytes", max)
+		}
+		line = append(line, part...)
+		switch {
+		case err == nil:
+			return string(line), nil
+		case !errors.Is(err, bufio.ErrBufferFull):
+			return "", err
+		}
+	}
+}
+
 func fileURI(path string) string {
 	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
 }
@@ -58,6 +80,30 @@ func uriPath(uri string) string {
 		return ""
 	}
 	return filepath.Clean(filepath.FromSlash(u.Path))
+}
+
+// cleanText is a server's text as the model and a terminal may see it:
+// without control characters but newlines and tabs (an escape sequence
+// recolours or rewrites a person's screen, a carriage return hides what
+// precedes it) or bidirectional overrides, and cut to max bytes.
+func cleanText(s string, max int) string {
+	s = strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return r
+		}
+		if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) {
+			return -1
+		}
+		return r
+	}, s)
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // languageID is the LSP language identifier for a file, by extension; the

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"bufio"
+	"io"
 	"strings"
 	"testing"
 )
@@ -59,5 +60,36 @@ func TestURIsRoundTrip(t *testing.T) {
 		if got := uriPath(u); got != "" {
 			t.Errorf("uriPath(%q) = %q, want none", u, got)
 		}
+	}
+}
+
+// countingReader yields n bytes of 'x' (no newline) and counts what was
+// taken.
+type countingReader struct{ n, read int }
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	if c.read >= c.n {
+		return 0, io.EOF
+	}
+	k := min(len(p), c.n-c.read)
+	for i := range k {
+		p[i] = 'x'
+	}
+	c.read += k
+	return k, nil
+}
+
+// TestReadMessageStopsAtAnEndlessHeaderLine: a server that never ends a
+// header line must be refused once the line passes the limit, not after
+// toolhost has buffered all it sends (without end, all its memory).
+func TestReadMessageStopsAtAnEndlessHeaderLine(t *testing.T) {
+	t.Parallel()
+	src := &countingReader{n: 256 << 20}
+	_, err := readMessage(bufio.NewReader(src))
+	if err == nil || !strings.Contains(err.Error(), "header line over 4096 bytes") {
+		t.Fatalf("err = %v", err)
+	}
+	if src.read > 1<<20 {
+		t.Fatalf("read %d bytes of one header line before refusing it", src.read)
 	}
 }

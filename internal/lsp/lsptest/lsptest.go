@@ -8,8 +8,13 @@
 //     column, with message msg; "WARN: msg" a warning;
 //   - a line "OTHER name n" publishes n errors for the file name beside it;
 //   - text containing "CRASH" makes the server exit with status 3 before
-//     answering;
-//   - text containing "SILENT" gets no answer at all.
+//     answering, writing the rest of the text to its stderr;
+//   - text containing "SILENT" gets no answer at all;
+//   - text containing "DEAF" makes the server stop reading its input (it
+//     lives on, reading nothing);
+//   - text containing "ORPHAN" makes the server start a child ("sleep")
+//     that shares its stdout and outlives it, logged as "pid orphan
+//     childpid".
 //
 // With EnvLog set to a file, each process appends "pid method [path]" per
 // message received, so a test can count processes and what they were told.
@@ -22,6 +27,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -135,11 +141,22 @@ func serve(in io.Reader, out io.Writer) {
 				text = p.ContentChanges[len(p.ContentChanges)-1].Text
 			}
 			if strings.Contains(text, "CRASH") {
-				fmt.Fprintln(os.Stderr, "fake language server: crashing as asked")
+				_, last, _ := strings.Cut(text, "CRASH")
+				fmt.Fprintln(os.Stderr, "fake language server: crashing as asked"+strings.TrimRight(last, "\n"))
 				os.Exit(3)
 			}
 			if strings.Contains(text, "SILENT") {
 				continue
+			}
+			if strings.Contains(text, "DEAF") {
+				select {}
+			}
+			if strings.Contains(text, "ORPHAN") {
+				child := exec.Command("sleep", "3600")
+				child.Stdout = os.Stdout
+				if child.Start() == nil {
+					logf("orphan", strconv.Itoa(child.Process.Pid))
+				}
 			}
 			for file, ds := range diagnose(path, text) {
 				send(map[string]any{"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics",
