@@ -315,23 +315,27 @@ func (b *Bridge) resolve(p string, write bool) (dir, rel string, err error) {
 		p = filepath.Join(b.Context.Directory, p)
 	}
 	p = filepath.Clean(p)
-	hosts := make([]string, 0, len(b.Paths))
-	for h := range b.Paths {
-		hosts = append(hosts, h)
-	}
-	sort.Strings(hosts)
-	for _, h := range hosts {
+	// The most specific grant decides, as nested mounts do: with "/proj"
+	// writable and "ro:/proj/secret", /proj/secret/x is read-only. Of two
+	// grants equally specific, the read-only one wins.
+	best, bestLen, bestRO, bestRel := "", -1, false, ""
+	for h, guest := range b.Paths {
 		host, ro := strings.CutPrefix(h, "ro:")
-		for _, base := range []string{filepath.Clean(b.Paths[h]), host} {
+		for _, base := range []string{filepath.Clean(guest), host} {
 			r, ok := within(base, p)
 			if !ok {
 				continue
 			}
-			if write && ro {
-				return "", "", fmt.Errorf("%s is read-only for this tool (\"ro:\" in wasm.%s.allowed_paths)", p, b.Tool)
+			if n := len(base); n > bestLen || (n == bestLen && ro && !bestRO) {
+				best, bestLen, bestRO, bestRel = host, n, ro, r
 			}
-			return host, r, nil
 		}
+	}
+	if bestLen >= 0 {
+		if write && bestRO {
+			return "", "", fmt.Errorf("%s is read-only for this tool (\"ro:\" in wasm.%s.allowed_paths)", p, b.Tool)
+		}
+		return best, bestRel, nil
 	}
 	return "", "", fmt.Errorf("%s is outside the tool's allowed_paths; grant its folder in wasm.%s.allowed_paths in the config", p, b.Tool)
 }

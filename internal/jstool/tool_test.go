@@ -216,6 +216,7 @@ func TestFilesStayInsideAllowedPaths(t *testing.T) {
 	outside := t.TempDir()
 	os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("s"), 0o644)
 	os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(work, "link.txt"))
+	os.Mkdir(filepath.Join(work, "secret"), 0o755)
 	tests := []struct {
 		name, args, want string
 		paths            map[string]string
@@ -226,6 +227,8 @@ func TestFilesStayInsideAllowedPaths(t *testing.T) {
 		{"a read-only grant refuses writes", `{"from":"in.txt","to":"out.txt"}`, "read-only", map[string]string{"ro:" + work: "/work"}},
 		{"a path outside the grant is refused", `{"from":"../` + filepath.Base(outside) + `/secret.txt","to":"x"}`, "outside the tool's allowed_paths", map[string]string{work: "/work"}},
 		{"a link out of the grant is refused", `{"from":"link.txt","to":"x.txt"}`, "path escapes", map[string]string{work: "/work"}},
+		{"a read-only grant inside a writable one decides its folder", `{"from":"in.txt","to":"secret/out.txt"}`, "read-only", map[string]string{work: "/work", "ro:" + filepath.Join(work, "secret"): "/secret"}},
+		{"the same, by the guest path", `{"from":"in.txt","to":"/secret/out.txt"}`, "read-only", map[string]string{work: "/work", "ro:" + filepath.Join(work, "secret"): "/secret"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
