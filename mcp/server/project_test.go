@@ -352,14 +352,7 @@ func TestTheResourcesFolderIsServed(t *testing.T) {
 	f := newProjectFixture(t)
 	cs := f.connect(t, nil)
 	ctx := context.Background()
-	list, err := cs.ListResources(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var uris []string
-	for _, r := range list.Resources {
-		uris = append(uris, r.URI)
-	}
+	uris := resourceURIs(t, cs)
 	if strings.Join(uris, " ") != "docs://guide.md docs://logo.png items://17/info.json watch://me" {
 		t.Errorf("resources = %v (the link out of the folder is not listed)", uris)
 	}
@@ -529,14 +522,7 @@ func TestResourcesAndEmbedsFollowTheReadRules(t *testing.T) {
 	f := newProjectFixtureWith(t, `{"read": {"*": "allow", "resources/docs/logo.png": "deny", "notes.md": "ask"}}`)
 	cs := f.connect(t, nil)
 	ctx := context.Background()
-	list, err := cs.ListResources(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var uris []string
-	for _, r := range list.Resources {
-		uris = append(uris, r.URI)
-	}
+	uris := resourceURIs(t, cs)
 	if strings.Join(uris, " ") != "docs://guide.md items://17/info.json watch://me" {
 		t.Errorf("resources = %v, want the denied logo left out", uris)
 	}
@@ -661,4 +647,18 @@ func TestASessionMayNotSubscribeWithoutLimit(t *testing.T) {
 	if err := cs.Subscribe(ctx, &sdk.SubscribeParams{URI: "watch://me"}); err != nil {
 		t.Errorf("after an unsubscribe, a new subscription: %v", err)
 	}
+}
+
+// resourceURIs lists the server's resources by URI.
+func resourceURIs(t *testing.T, cs *sdk.ClientSession) []string {
+	t.Helper()
+	list, err := cs.ListResources(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uris []string
+	for _, r := range list.Resources {
+		uris = append(uris, r.URI)
+	}
+	return uris
 }
