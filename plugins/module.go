@@ -359,7 +359,7 @@ func (h *Engine) compile(ctx context.Context, name string, data []byte, l limits
 		rt.Close(context.Background())
 		return nil, fmt.Errorf("compile: %w", err)
 	}
-	mod, err := rt.CompileModule(ctx, code)
+	mod, err := compileModule(ctx, rt, code)
 	if err != nil {
 		rt.Close(context.Background())
 		if !interruptible {
@@ -368,6 +368,19 @@ func (h *Engine) compile(ctx context.Context, name string, data []byte, l limits
 		return nil, fmt.Errorf("compile: %w", err)
 	}
 	return newCompiled(rt, mod, interruptible, l, name, h.log), nil
+}
+
+// compileModule is rt.CompileModule with a panic inside wazero turned
+// into an error. wazero v1.12.0's validator indexes out of range on some
+// malformed modules (FuzzInstrumentLoops found one), and a file dropped
+// into a tool folder must cost a load error, never the process.
+func compileModule(ctx context.Context, rt wazero.Runtime, code []byte) (mod wazero.CompiledModule, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			mod, err = nil, fmt.Errorf("wazero failed on it (%v): the file is not a valid WebAssembly module", v)
+		}
+	}()
+	return rt.CompileModule(ctx, code)
 }
 
 // withTerminationMarker returns wasm with a custom section appended, so
