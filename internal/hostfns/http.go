@@ -128,10 +128,7 @@ func (p HTTPPolicy) hostAllowed(host string) bool {
 // allowed host always; internal ones only when listed themselves.
 func (p HTTPPolicy) addrAllowed(ip netip.Addr) bool {
 	ip = ip.Unmap()
-	internal := ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast() ||
-		cgnat.Contains(ip) || ip == metadataV4
-	if !internal {
+	if !isInternal(ip) {
 		return true
 	}
 	for _, pat := range p.AllowedHosts {
@@ -142,9 +139,37 @@ func (p HTTPPolicy) addrAllowed(ip netip.Addr) bool {
 	return false
 }
 
+// isInternal reports whether ip is an address of this machine or its
+// networks rather than of the internet. An IPv6 address that carries an
+// IPv4 one to a translator — NAT64 (64:ff9b::/96, 64:ff9b:1::/48) and
+// 6to4 (2002::/16) — is judged by the IPv4 address it leads to; the
+// deprecated site-local range fec0::/10 is internal.
+func isInternal(ip netip.Addr) bool {
+	if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
+		ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast() ||
+		cgnat.Contains(ip) || ip == metadataV4 || siteLocal.Contains(ip) {
+		return true
+	}
+	if !ip.Is6() {
+		return false
+	}
+	b := ip.As16()
+	switch {
+	case nat64.Contains(ip) || nat64Local.Contains(ip):
+		return isInternal(netip.AddrFrom4([4]byte(b[12:16])))
+	case sixToFour.Contains(ip):
+		return isInternal(netip.AddrFrom4([4]byte(b[2:6])))
+	}
+	return false
+}
+
 var (
 	cgnat      = netip.MustParsePrefix("100.64.0.0/10")
 	metadataV4 = netip.MustParseAddr("169.254.169.254")
+	siteLocal  = netip.MustParsePrefix("fec0::/10")
+	nat64      = netip.MustParsePrefix("64:ff9b::/96")
+	nat64Local = netip.MustParsePrefix("64:ff9b:1::/48")
+	sixToFour  = netip.MustParsePrefix("2002::/16")
 )
 
 func (p HTTPPolicy) refuse(what string) error {

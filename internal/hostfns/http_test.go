@@ -50,6 +50,15 @@ func TestHTTPPolicyRefusesInternalAddressesUnlessListedThemselves(t *testing.T) 
 		{"fe80::1", false},
 		{"100.64.0.1", false},
 		{"0.0.0.0", false},
+		{"64:ff9b::7f00:1", false},     // NAT64 to 127.0.0.1
+		{"64:ff9b::a9fe:a9fe", false},  // NAT64 to the metadata address
+		{"64:ff9b::5db8:d822", true},   // NAT64 to 93.184.216.34
+		{"64:ff9b:1::c0a8:101", false}, // local-use NAT64 to 192.168.1.1
+		{"2002:7f00:1::1", false},      // 6to4 of 127.0.0.1
+		{"2002:0a00:0001::1", false},   // 6to4 of 10.0.0.1
+		{"2002:5db8:d822::1", true},    // 6to4 of 93.184.216.34
+		{"fec0::1", false},             // site-local
+		{"2606:4700:4700::1111", true}, // a public IPv6 address
 	}
 	for _, tt := range tests {
 		if got := p.addrAllowed(netip.MustParseAddr(tt.addr)); got != tt.want {
