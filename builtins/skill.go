@@ -1,22 +1,19 @@
 package builtins
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"text/template"
 
-	"go.yaml.in/yaml/v4"
-
+	"github.com/toolhost/toolhost/internal/skill"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/permission"
 )
@@ -26,13 +23,10 @@ import (
 const skillToolName = "skill"
 
 // skillFileName is the file that makes a directory a skill.
-const skillFileName = "SKILL.md"
+const skillFileName = skill.FileName
 
 // skillFileSample caps how many of a skill's other files are listed.
 const skillFileSample = 10
-
-// skillRoots are the folders of a config directory that hold skills.
-var skillRoots = []string{"skill", "skills"}
 
 //go:embed skill.txt
 var skillDescriptionTemplate string
@@ -48,20 +42,14 @@ type skillParams struct {
 	Name string `json:"name" jsonschema_description:"The name of the skill from available_skills"`
 }
 
-// skillInfo is one discovered skill.
-type skillInfo struct {
-	Name        string
-	Description string
-	Location    string // the SKILL.md file
-	Content     string // the body after the front matter
-}
+// skillInfo is one discovered skill; discovery and parsing are shared
+// with the MCP server's prompts (internal/skill).
+type skillInfo = skill.Info
 
-// skillFrontMatter is the YAML header of a SKILL.md file; other keys
-// (license, allowed-tools, metadata) are ignored.
-type skillFrontMatter struct {
-	Name        string `yaml:"name"`
-	Description string `yaml:"description"`
-}
+var (
+	discoverSkills = skill.Discover
+	parseSkill     = skill.Parse
+)
 
 // Skill returns the skill tool. Skills are SKILL.md files, with `name` and
 // `description` in YAML front matter, anywhere under skill/ or skills/ of
@@ -169,78 +157,4 @@ func loadSkill(ctx context.Context, dirs []string, p skillParams, tc *runtime.Co
 		Output:   out,
 		Metadata: map[string]any{"name": s.Name, "dir": dir},
 	}, nil
-}
-
-// discoverSkills finds every skill under the skill roots of dirs, sorted by
-// name; a later directory's skill replaces an earlier one of the same name.
-// Files that cannot be read or lack a name or description are skipped and
-// reported in problems.
-func discoverSkills(dirs []string) (skills []skillInfo, problems []error) {
-	byName := map[string]skillInfo{}
-	for _, dir := range dirs {
-		for _, root := range skillRoots {
-			root := filepath.Join(dir, root)
-			if st, err := os.Stat(root); err != nil || !st.IsDir() {
-				continue
-			}
-			_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-				if err != nil {
-					problems = append(problems, fmt.Errorf("scan %s: %w", path, err))
-					return nil
-				}
-				if d.IsDir() || d.Name() != skillFileName {
-					return nil
-				}
-				s, err := parseSkill(path)
-				if err != nil {
-					problems = append(problems, err)
-					return nil
-				}
-				byName[s.Name] = s
-				return nil
-			})
-		}
-	}
-	for _, s := range byName {
-		skills = append(skills, s)
-	}
-	slices.SortFunc(skills, func(a, b skillInfo) int { return strings.Compare(a.Name, b.Name) })
-	return skills, problems
-}
-
-// parseSkill reads a SKILL.md: a front matter block between "---" lines,
-// then the instructions.
-func parseSkill(path string) (skillInfo, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return skillInfo{}, fmt.Errorf("read skill %s: %w", path, err)
-	}
-	data = bytes.TrimPrefix(data, []byte("\ufeff"))
-	text := strings.ReplaceAll(string(data), "\r\n", "\n")
-	rest, ok := strings.CutPrefix(text, "---\n")
-	if !ok {
-		return skillInfo{}, fmt.Errorf("skill %s: no front matter; start the file with a --- line, name: and description:, and another --- line", path)
-	}
-	header, body, ok := strings.Cut("\n"+rest, "\n---")
-	if !ok {
-		return skillInfo{}, fmt.Errorf("skill %s: front matter is not closed; add a --- line after it", path)
-	}
-	// The closing line may carry trailing spaces; the body starts after it.
-	if nl := strings.IndexByte(body, '\n'); nl >= 0 {
-		if strings.TrimSpace(body[:nl]) != "" {
-			return skillInfo{}, fmt.Errorf("skill %s: front matter is not closed by a line of its own", path)
-		}
-		body = body[nl+1:]
-	} else {
-		body = ""
-	}
-	var fm skillFrontMatter
-	if err := yaml.Unmarshal([]byte(header), &fm); err != nil {
-		return skillInfo{}, fmt.Errorf("skill %s: front matter: %w", path, err)
-	}
-	fm.Name, fm.Description = strings.TrimSpace(fm.Name), strings.TrimSpace(fm.Description)
-	if fm.Name == "" || fm.Description == "" {
-		return skillInfo{}, fmt.Errorf("skill %s: front matter needs both name and description", path)
-	}
-	return skillInfo{Name: fm.Name, Description: fm.Description, Location: path, Content: body}, nil
 }

@@ -28,7 +28,6 @@ package prompts
 import (
 	"bytes"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -36,9 +35,11 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v4"
+
+	"github.com/toolhost/toolhost/internal/skill"
 )
 
-// MaxFile caps a SKILL.md or command file.
+// MaxFile caps a command file (internal/skill caps a SKILL.md alike).
 const MaxFile = 256 << 10
 
 // Kinds of prompt.
@@ -80,12 +81,10 @@ func Discover(dirs []string) ([]Prompt, []error) {
 	byName := map[string]Prompt{}
 	var errs []error
 	for _, dir := range dirs {
-		for _, sub := range []string{"skill", "skills"} {
-			ps, es := skills(filepath.Join(dir, sub))
-			errs = append(errs, es...)
-			for _, p := range ps {
-				byName[p.Name] = p
-			}
+		ps, es := skills(dir)
+		errs = append(errs, es...)
+		for _, p := range ps {
+			byName[p.Name] = p
 		}
 		for _, sub := range []string{"command", "commands"} {
 			ps, es := commands(filepath.Join(dir, sub))
@@ -103,29 +102,19 @@ func Discover(dirs []string) ([]Prompt, []error) {
 	return out, errs
 }
 
-func skills(root string) ([]Prompt, []error) {
+// skills are the skills of one config directory as prompts, found and
+// read as the skill tool does (internal/skill); a name a prompt cannot
+// carry is an error.
+func skills(dir string) ([]Prompt, []error) {
+	infos, errs := skill.Discover([]string{dir})
 	var out []Prompt
-	var errs []error
-	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || d.Name() != "SKILL.md" {
-			return nil
+	for _, s := range infos {
+		if !nameRe.MatchString(s.Name) {
+			errs = append(errs, fmt.Errorf("%s: skill name %q: use letters, digits, _ . - (at most 64)", s.Location, s.Name))
+			continue
 		}
-		var fm struct {
-			Name        string `yaml:"name"`
-			Description string `yaml:"description"`
-		}
-		body, err := readFrontMatter(path, &fm)
-		if err != nil {
-			errs = append(errs, err)
-			return nil
-		}
-		if !nameRe.MatchString(fm.Name) {
-			errs = append(errs, fmt.Errorf("%s: skill name %q: use letters, digits, _ . - (at most 64)", path, fm.Name))
-			return nil
-		}
-		out = append(out, Prompt{Name: fm.Name, Description: fm.Description, Kind: KindSkill, Template: body, File: path})
-		return nil
-	})
+		out = append(out, Prompt{Name: s.Name, Description: s.Description, Kind: KindSkill, Template: strings.TrimSpace(s.Content), File: s.Location})
+	}
 	return out, errs
 }
 
