@@ -124,6 +124,11 @@ func (d *lineDFA) matchLine(line []byte) (match, ok bool) {
 // step builds the transition of state s on byte b; -1 when the state
 // limit is reached.
 func (d *lineDFA) step(s int32, b byte) int32 {
+	if d.full {
+		// No new state can be made: say so before working out which
+		// state it would have been (the regexp takes the line).
+		return -1
+	}
 	var moved []uint32
 	for _, pc := range d.states[s].pcs {
 		in := &d.prog.Inst[pc]
