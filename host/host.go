@@ -158,7 +158,7 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 	// end: the front end that has one adds builtins.Task with its runner.
 	reg.Add(runtime.SourceBuiltin, builtins.WebSearch(), builtins.CodeSearch(), builtins.LSP())
 	var pluginsAt plugins.PluginFolders
-	if opts.Watch {
+	if opts.Watch && !opts.NoWasm {
 		// Before the plugins load: what changes while they do is reloaded.
 		pluginsAt = plugins.LookAtPluginFolders(watchDirs(h.Dirs, h.Worktree, opts.Directory))
 	}
