@@ -15,6 +15,16 @@ func alwaysFor(rel string, isDir bool) []string {
 	return []string{permission.Literal(rel)}
 }
 
+// alwaysForEach is alwaysFor for every pattern of a request about one
+// file (filePatterns: the name given and, through a link, the target).
+func alwaysForEach(patterns []string, isDir bool) []string {
+	var out []string
+	for _, p := range patterns {
+		out = append(out, alwaysFor(p, isDir)...)
+	}
+	return out
+}
+
 // alwaysForAll is alwaysFor for the files of one request (apply_patch).
 func alwaysForAll(rels []string) []string {
 	out := make([]string, 0, len(rels))

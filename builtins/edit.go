@@ -138,10 +138,11 @@ func editFile(ctx context.Context, tc *runtime.Context, path, target string, edi
 
 	rel := displayPath(tc, path)
 	d := diffTexts(rel, lfText(before), lfText(after))
+	patterns := filePatterns(tc, path)
 	if err := tc.Ask(ctx, permission.Request{
 		Permission: permissionEdit,
-		Patterns:   filePatterns(tc, path),
-		Always:     alwaysFor(rel, false),
+		Patterns:   patterns,
+		Always:     alwaysForEach(patterns, false),
 		Metadata:   map[string]any{"filepath": path, "diff": d.Unified},
 	}); err != nil {
 		return runtime.Result{}, err

@@ -92,3 +92,34 @@ func TestALinkInsideTheProjectDoesNotGetAroundARule(t *testing.T) {
 		t.Errorf("the allowed link: %q, %v", res.Output, err)
 	}
 }
+
+// When nobody can be asked, the refusal suggests a rule that would allow
+// the read: for a link, one for the target the rules ask about, not for
+// the link's name (which would not be enough).
+func TestARefusalThroughALinkSuggestsARuleForTheTarget(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(root, ".git"), 0o755)
+	os.WriteFile(filepath.Join(root, ".env"), []byte("SECRET=1\n"), 0o644)
+	if err := os.Symlink(".env", filepath.Join(root, "notes.txt")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	reg, err := runtime.NewRegistry(runtime.Options{
+		Directory: root, Worktree: root, DataDir: t.TempDir(),
+		Agents: map[string]*runtime.Agent{"build": {Name: "build", Rules: permission.Ruleset{
+			{Permission: "*", Pattern: "*", Action: permission.Allow},
+			{Permission: "read", Pattern: "*.env", Action: permission.Ask},
+		}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg.Add(runtime.SourceBuiltin, Read())
+	_, err = callTool(t, reg, "read", map[string]any{"filePath": filepath.Join(root, "notes.txt")})
+	if err == nil || !strings.Contains(err.Error(), `{".env": "allow"}`) {
+		t.Fatalf("err = %v, want a suggested rule for .env", err)
+	}
+}

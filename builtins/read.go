@@ -117,10 +117,11 @@ func runRead(ctx context.Context, p readParams, tc *runtime.Context) (runtime.Re
 		return runtime.Result{}, err
 	}
 	rel := displayPath(tc, path)
+	patterns := filePatterns(tc, path)
 	if err := tc.Ask(ctx, permission.Request{
 		Permission: permissionRead,
-		Patterns:   filePatterns(tc, path),
-		Always:     alwaysFor(rel, isDir),
+		Patterns:   patterns,
+		Always:     alwaysForEach(patterns, isDir),
 		Metadata:   map[string]any{"filepath": path},
 	}); err != nil {
 		return runtime.Result{}, err

@@ -75,10 +75,11 @@ func Write() runtime.Tool {
 
 		rel := displayPath(tc, path)
 		d := diffTexts(rel, lfText(before), lfText(p.Content))
+		patterns := filePatterns(tc, path)
 		if err := tc.Ask(ctx, permission.Request{
 			Permission: permissionEdit,
-			Patterns:   filePatterns(tc, path),
-			Always:     alwaysFor(rel, false),
+			Patterns:   patterns,
+			Always:     alwaysForEach(patterns, false),
 			Metadata:   map[string]any{"filepath": path, "diff": d.Unified, "exists": exists},
 		}); err != nil {
 			return runtime.Result{}, err

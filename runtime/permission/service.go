@@ -179,9 +179,14 @@ func (s *Service) decide(ctx context.Context, rules Ruleset, req Request) (Outco
 		return AllowedByGrant, nil
 	}
 	if s.asker == nil {
+		// The rule to suggest: the request's own "always" rule for the
+		// pattern that needs approval, when it has one that covers it.
 		example := askPattern
-		if len(req.Always) > 0 {
-			example = req.Always[0]
+		for _, a := range req.Always {
+			if Match(a, askPattern) {
+				example = a
+				break
+			}
 		}
 		return "", &DeniedError{Permission: req.Permission, Pattern: askPattern, Reason: fmt.Sprintf(noAskerReason, req.Permission, example)}
 	}
