@@ -247,16 +247,7 @@ func (ib *Inbox) Ask(ctx context.Context, req permission.Request) (permission.Re
 // unanswered is the refusal of a question nobody answered: why, and what
 // the user can do besides adding the rule.
 func unanswered(req permission.Request, why, remedy string) *permission.UnansweredError {
-	pattern := "*"
-	if len(req.Patterns) > 0 {
-		pattern = req.Patterns[0]
-	}
-	return &permission.UnansweredError{
-		Permission: req.Permission,
-		Pattern:    pattern,
-		Why:        why,
-		Remedy:     fmt.Sprintf("%s, or add %s to toolhost.json", remedy, permission.SuggestRule(req.Permission, permission.RulePattern(req))),
-	}
+	return permission.Unanswered(req, why, strings.ReplaceAll(remedy, "%", "%%")+", or add %s to toolhost.json", nil)
 }
 
 // Reply answers the parked request id. It returns ErrUnknown or

@@ -101,17 +101,7 @@ func orInbox(ctx context.Context, req permission.Request, reply permission.Reply
 const unansweredRemedy = `add %s to toolhost.json, or let their MCP client answer permission questions (for Claude Code: an Elicitation hook in settings.json; see docs/mcp.md in toolhost)`
 
 func unanswered(req permission.Request, why string, cause error) *permission.UnansweredError {
-	pattern := "*"
-	if len(req.Patterns) > 0 {
-		pattern = req.Patterns[0]
-	}
-	return &permission.UnansweredError{
-		Permission: req.Permission,
-		Pattern:    pattern,
-		Why:        why,
-		Remedy:     fmt.Sprintf(unansweredRemedy, permission.SuggestRule(req.Permission, permission.RulePattern(req))),
-		Err:        cause,
-	}
+	return permission.Unanswered(req, why, unansweredRemedy, cause)
 }
 
 // maxQuoted bounds client-supplied text quoted back in a message.

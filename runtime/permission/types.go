@@ -177,6 +177,24 @@ type UnansweredError struct {
 	Err error
 }
 
+// Unanswered is the UnansweredError of req, which nobody answered for the
+// reason why. remedy says what the user can do; its one %s is replaced by
+// the narrowest rule that would allow req (SuggestRule of RulePattern).
+// cause, when not nil, is the failure behind it.
+func Unanswered(req Request, why, remedy string, cause error) *UnansweredError {
+	pattern := "*"
+	if len(req.Patterns) > 0 {
+		pattern = req.Patterns[0]
+	}
+	return &UnansweredError{
+		Permission: req.Permission,
+		Pattern:    pattern,
+		Why:        why,
+		Remedy:     fmt.Sprintf(remedy, SuggestRule(req.Permission, RulePattern(req))),
+		Err:        cause,
+	}
+}
+
 func (e *UnansweredError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "permission %s for %q needs the user's approval, but the question could not be shown to them or was not answered", e.Permission, e.Pattern)
