@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/toolhost/toolhost/internal/httpguard"
@@ -52,9 +53,13 @@ const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 //go:embed web
 var webFS embed.FS
 
-var pageTemplates = template.Must(template.New("").Funcs(template.FuncMap{
-	"ms": func(ms int64) string { return (time.Duration(ms) * time.Millisecond).Round(time.Millisecond).String() },
-}).ParseFS(webFS, "web/*.html"))
+// pageTemplates are parsed on first use: a toolhost that serves no inbox
+// does not pay for them at start.
+var pageTemplates = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("").Funcs(template.FuncMap{
+		"ms": func(ms int64) string { return (time.Duration(ms) * time.Millisecond).Round(time.Millisecond).String() },
+	}).ParseFS(webFS, "web/*.html"))
+})
 
 // HandlerOptions configure Handler.
 type HandlerOptions struct {
@@ -166,7 +171,7 @@ func (ib *Inbox) fragment(name string) http.HandlerFunc {
 
 func (ib *Inbox) render(w http.ResponseWriter, name string, d pageData) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if err := pageTemplates.ExecuteTemplate(w, name, d); err != nil {
+	if err := pageTemplates().ExecuteTemplate(w, name, d); err != nil {
 		ib.log.Error("render the permission inbox", "template", name, "err", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/evanw/esbuild/pkg/api"
 )
@@ -140,7 +141,9 @@ func buildError(file, dir string, msgs []api.Message) error {
 // nodeBuiltins are the Node and Bun modules a tool might import. fs is
 // provided (confined to allowed_paths); path is pure and provided; the
 // rest resolve to a module that fails on use, naming the alternative.
-var nodeBuiltins = regexp.MustCompile(`^(node:.*|bun|bun:.*|assert|buffer|child_process|cluster|crypto|dgram|dns|events|fs|fs/promises|http|http2|https|net|os|path|perf_hooks|process|querystring|readline|stream|string_decoder|timers|tls|tty|url|util|v8|vm|worker_threads|zlib)$`)
+var nodeBuiltins = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(node:.*|bun|bun:.*|assert|buffer|child_process|cluster|crypto|dgram|dns|events|fs|fs/promises|http|http2|https|net|os|path|perf_hooks|process|querystring|readline|stream|string_decoder|timers|tls|tty|url|util|v8|vm|worker_threads|zlib)$`)
+})
 
 // toolhostModules resolves @opencode-ai/plugin (when the project does not
 // install it) and the Node and Bun built-ins to modules of thNamespace.
@@ -155,7 +158,7 @@ func toolhostModules(root string) api.Plugin {
 			}
 			return api.OnResolveResult{Path: "opencode-plugin", Namespace: thNamespace, PluginData: a.ResolveDir}, nil
 		})
-		b.OnResolve(api.OnResolveOptions{Filter: nodeBuiltins.String()}, func(a api.OnResolveArgs) (api.OnResolveResult, error) {
+		b.OnResolve(api.OnResolveOptions{Filter: nodeBuiltins().String()}, func(a api.OnResolveArgs) (api.OnResolveResult, error) {
 			name := strings.TrimPrefix(a.Path, "node:")
 			return api.OnResolveResult{Path: "builtin:" + name, Namespace: thNamespace}, nil
 		})

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Langs are the --lang values `toolhost tool new` scaffolds with Scaffold.
@@ -21,13 +22,13 @@ func IsLang(lang string) bool {
 	return false
 }
 
-var scaffoldName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,48}$`)
+var scaffoldName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]{1,48}$`) })
 
 // Scaffold writes configDir/tool/<name>.ts (or .js), an OpenCode-format
 // tool file that runs as it is: no build step. It refuses to overwrite a
 // file, and says when zod is not installed above configDir.
 func Scaffold(configDir, name, lang string) (path, hint string, err error) {
-	if !scaffoldName.MatchString(name) {
+	if !scaffoldName().MatchString(name) {
 		return "", "", fmt.Errorf("tool name %q: use letters, digits, _ and - (at most 48), as model APIs require", name)
 	}
 	ext, src := ".ts", tsTemplate

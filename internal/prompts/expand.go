@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/toolhost/toolhost/internal/resources"
 )
@@ -46,8 +47,10 @@ var (
 var (
 	// placeholderRe finds every placeholder at once, so a value that
 	// itself contains "$1" or "${x}" is never expanded again.
-	placeholderRe = regexp.MustCompile(`\$ARGUMENTS|\$[1-9]|\$\{[A-Za-z_][A-Za-z0-9_]{0,63}\}`)
-	refRe         = regexp.MustCompile(`(?:^|\s)@(\S+)`)
+	placeholderRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\$ARGUMENTS|\$[1-9]|\$\{[A-Za-z_][A-Za-z0-9_]{0,63}\}`)
+	})
+	refRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|\s)@(\S+)`) })
 )
 
 // Expand fills p in with args (argument name → value) and embeds what its
@@ -72,7 +75,7 @@ func Expand(p Prompt, args map[string]string, r Resolver) (Expanded, error) {
 	sub := substituter(p, args)
 	var out Expanded
 	total := 0
-	for _, m := range refRe.FindAllStringSubmatch(p.Template, -1) {
+	for _, m := range refRe().FindAllStringSubmatch(p.Template, -1) {
 		if len(out.Embeds) >= MaxEmbeds {
 			break
 		}
@@ -80,7 +83,7 @@ func Expand(p Prompt, args map[string]string, r Resolver) (Expanded, error) {
 		filled := sub(ref)
 		// Whether the client chose it is decided by the template, not by
 		// the value: a value may read the same as its placeholder.
-		fromArg := placeholderRe.MatchString(ref)
+		fromArg := placeholderRe().MatchString(ref)
 		var c resources.Content
 		var err error
 		switch {
@@ -120,7 +123,7 @@ func substituter(p Prompt, args map[string]string) func(string) string {
 	}
 	words := strings.Fields(all)
 	return func(s string) string {
-		return placeholderRe.ReplaceAllStringFunc(s, func(m string) string {
+		return placeholderRe().ReplaceAllStringFunc(s, func(m string) string {
 			switch {
 			case m == "$ARGUMENTS":
 				return all

@@ -33,6 +33,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v4"
 
@@ -72,7 +73,7 @@ type Argument struct {
 // uses $ARGUMENTS or $1 … $9.
 const ArgumentsName = "arguments"
 
-var nameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+var nameRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`) })
 
 // Discover returns the prompts of dirs (lowest precedence first), sorted
 // by name. Files that cannot be read or parsed are returned as errors
@@ -109,7 +110,7 @@ func skills(dir string) ([]Prompt, []error) {
 	infos, errs := skill.Discover([]string{dir})
 	var out []Prompt
 	for _, s := range infos {
-		if !nameRe.MatchString(s.Name) {
+		if !nameRe().MatchString(s.Name) {
 			errs = append(errs, fmt.Errorf("%s: skill name %q: use letters, digits, _ . - (at most 64)", s.Location, s.Name))
 			continue
 		}
@@ -119,9 +120,9 @@ func skills(dir string) ([]Prompt, []error) {
 }
 
 var (
-	positionalRe = regexp.MustCompile(`\$(ARGUMENTS|[1-9])`)
-	argNameRe    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
-	namedRe      = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]{0,63})\}`)
+	positionalRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$(ARGUMENTS|[1-9])`) })
+	argNameRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`) })
+	namedRe      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]{0,63})\}`) })
 )
 
 func commands(root string) ([]Prompt, []error) {
@@ -137,7 +138,7 @@ func commands(root string) ([]Prompt, []error) {
 			continue
 		}
 		path := filepath.Join(root, e.Name())
-		if !nameRe.MatchString(name) {
+		if !nameRe().MatchString(name) {
 			errs = append(errs, fmt.Errorf("%s: command name %q: use letters, digits, _ . - (at most 64)", path, name))
 			continue
 		}
@@ -155,7 +156,7 @@ func commands(root string) ([]Prompt, []error) {
 			errs = append(errs, fmt.Errorf("%s: %w", path, err))
 			continue
 		}
-		if len(p.Arguments) == 0 && positionalRe.MatchString(body) {
+		if len(p.Arguments) == 0 && positionalRe().MatchString(body) {
 			p.Arguments = []Argument{{Name: ArgumentsName, Description: "What to pass to the command ($ARGUMENTS; its words are $1, $2 …)"}}
 		}
 		out = append(out, p)
@@ -168,7 +169,7 @@ func commands(root string) ([]Prompt, []error) {
 func checkArguments(p Prompt) error {
 	var names []string
 	for _, a := range p.Arguments {
-		if !argNameRe.MatchString(a.Name) {
+		if !argNameRe().MatchString(a.Name) {
 			return fmt.Errorf("argument name %q: use letters, digits and _ (at most 64), not starting with a digit", a.Name)
 		}
 		if slices.Contains(names, a.Name) {
@@ -176,7 +177,7 @@ func checkArguments(p Prompt) error {
 		}
 		names = append(names, a.Name)
 	}
-	for _, m := range namedRe.FindAllStringSubmatch(p.Template, -1) {
+	for _, m := range namedRe().FindAllStringSubmatch(p.Template, -1) {
 		if !slices.Contains(names, m[1]) {
 			return fmt.Errorf("the template uses ${%s}, which is not declared under arguments in the front matter", m[1])
 		}

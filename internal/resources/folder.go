@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -72,11 +73,11 @@ func NewFolder(dir string) *Folder { return &Folder{dir: dir} }
 func (f *Folder) Dir() string { return f.dir }
 
 var (
-	schemeRe      = regexp.MustCompile(`^[a-z][a-z0-9+.-]{0,31}$`)
-	placeholderRe = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]{0,63})\}`)
+	schemeRe      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9+.-]{0,31}$`) })
+	placeholderRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]{0,63})\}`) })
 	// templateSegRe is what a template path segment may hold besides
 	// placeholders: characters that need no escaping in a URI path.
-	templateSegRe = regexp.MustCompile(`^[A-Za-z0-9._~!$&'()*+,;=:@{}-]+$`)
+	templateSegRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9._~!$&'()*+,;=:@{}-]+$`) })
 )
 
 // List returns the folder's resources and templates, sorted by URI. Hidden
@@ -135,7 +136,7 @@ func resourceOf(p string) (Resource, bool) {
 	scheme, rest := TopScheme, segs
 	if len(segs) > 1 {
 		scheme, rest = segs[0], segs[1:]
-		if !schemeRe.MatchString(scheme) {
+		if !schemeRe().MatchString(scheme) {
 			return Resource{}, false
 		}
 	}
@@ -153,14 +154,14 @@ func resourceOf(p string) (Resource, bool) {
 	pattern := "^" + regexp.QuoteMeta(scheme+"://")
 	vars := []string{}
 	for i, s := range rest {
-		if !templateSegRe.MatchString(s) {
+		if !templateSegRe().MatchString(s) {
 			return Resource{}, false
 		}
 		if i > 0 {
 			pattern += "/"
 		}
 		last := 0
-		for _, m := range placeholderRe.FindAllStringSubmatchIndex(s, -1) {
+		for _, m := range placeholderRe().FindAllStringSubmatchIndex(s, -1) {
 			lit := s[last:m[0]]
 			if strings.ContainsAny(lit, "{}") {
 				return Resource{}, false
@@ -254,7 +255,7 @@ func (f *Folder) Read(uri string) (Content, error) {
 // left alone.
 func fill(text string, vals map[string]string, mimeType string) string {
 	isJSON := mimeType == "application/json" || strings.HasSuffix(mimeType, "+json")
-	return placeholderRe.ReplaceAllStringFunc(text, func(m string) string {
+	return placeholderRe().ReplaceAllStringFunc(text, func(m string) string {
 		v, ok := vals[m[1:len(m)-1]]
 		if !ok {
 			return m
