@@ -2,13 +2,45 @@ package runtime
 
 import "sync"
 
-// changeFeed tells subscribers that the registry's tools or hooks changed,
-// so front ends that copy the tool list (the MCP server, a watching agent
-// loop) can refresh it. The zero value has no subscribers.
-type changeFeed struct {
+// subscribers is a set of values (change callbacks, call watchers) that
+// may be added and removed while calls list them. The zero value is empty.
+type subscribers[T any] struct {
 	mu   sync.Mutex
 	next int
-	subs map[int]func()
+	m    map[int]T
+}
+
+// add puts v in the set until cancel is called; calling cancel more than
+// once is harmless.
+func (s *subscribers[T]) add(v T) (cancel func()) {
+	s.mu.Lock()
+	if s.m == nil {
+		s.m = map[int]T{}
+	}
+	id := s.next
+	s.next++
+	s.m[id] = v
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		delete(s.m, id)
+		s.mu.Unlock()
+	}
+}
+
+// list is the set now; nil when empty, so a call path with no watchers
+// allocates nothing.
+func (s *subscribers[T]) list() []T {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.m) == 0 {
+		return nil
+	}
+	out := make([]T, 0, len(s.m))
+	for _, v := range s.m {
+		out = append(out, v)
+	}
+	return out
 }
 
 // Subscribe calls fn after every change of the registry's tools or hooks
@@ -19,34 +51,13 @@ type changeFeed struct {
 // from several goroutines may call fn concurrently; a subscriber that
 // rebuilds a list serialises itself. fn is not told what changed: list
 // again. Calling cancel more than once is harmless; after it returns, fn
-// is not called for later changes.
-func (r *Registry) Subscribe(fn func()) (cancel func()) {
-	f := &r.changes
-	f.mu.Lock()
-	if f.subs == nil {
-		f.subs = map[int]func(){}
-	}
-	id := f.next
-	f.next++
-	f.subs[id] = fn
-	f.mu.Unlock()
-	return func() {
-		f.mu.Lock()
-		delete(f.subs, id)
-		f.mu.Unlock()
-	}
-}
+// is not called for later changes. Front ends that copy the tool list
+// (the MCP server, a watching agent loop) use it to refresh.
+func (r *Registry) Subscribe(fn func()) (cancel func()) { return r.changes.add(fn) }
 
 // changed calls every subscriber. The caller must not hold r.mu.
 func (r *Registry) changed() {
-	f := &r.changes
-	f.mu.Lock()
-	fns := make([]func(), 0, len(f.subs))
-	for _, fn := range f.subs {
-		fns = append(fns, fn)
-	}
-	f.mu.Unlock()
-	for _, fn := range fns {
+	for _, fn := range r.changes.list() {
 		fn()
 	}
 }

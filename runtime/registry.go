@@ -60,8 +60,8 @@ type Registry struct {
 	defs  map[defKey]*prepared
 	gen   uint64 // counts changes of tools and hooks; see Generation
 
-	changes  changeFeed   // told of every change of tools or hooks (changes.go)
-	watchers callWatchers // told of every call (watch.go)
+	changes  subscribers[func()]      // told of every change of tools or hooks (changes.go)
+	watchers subscribers[CallWatcher] // told of every call (watch.go)
 }
 
 // NewRegistry returns an empty registry; add tools with Add and Register.

@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"encoding/json"
-	"sync"
 	"time"
 )
 
@@ -28,43 +27,8 @@ type WatchedCall struct {
 	Start     time.Time
 }
 
-// callWatchers holds the registry's watchers. The zero value has none.
-type callWatchers struct {
-	mu   sync.Mutex
-	next int
-	ws   map[int]CallWatcher
-}
-
 // WatchCalls tells w of every call from now on, until cancel is called.
-func (r *Registry) WatchCalls(w CallWatcher) (cancel func()) {
-	f := &r.watchers
-	f.mu.Lock()
-	if f.ws == nil {
-		f.ws = map[int]CallWatcher{}
-	}
-	id := f.next
-	f.next++
-	f.ws[id] = w
-	f.mu.Unlock()
-	return func() {
-		f.mu.Lock()
-		delete(f.ws, id)
-		f.mu.Unlock()
-	}
-}
-
-func (f *callWatchers) list() []CallWatcher {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if len(f.ws) == 0 {
-		return nil
-	}
-	out := make([]CallWatcher, 0, len(f.ws))
-	for _, w := range f.ws {
-		out = append(out, w)
-	}
-	return out
-}
+func (r *Registry) WatchCalls(w CallWatcher) (cancel func()) { return r.watchers.add(w) }
 
 // watchCall tells ws of the call's start and outcome.
 func watchCall(ws []CallWatcher) step {
