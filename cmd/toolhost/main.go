@@ -8,4 +8,9 @@ import (
 	"github.com/toolhost/toolhost/internal/cli"
 )
 
-func main() { os.Exit(cli.Main(os.Args[1:])) }
+func main() {
+	stop := startProfile()
+	code := cli.Main(os.Args[1:])
+	stop()
+	os.Exit(code)
+}

@@ -23,7 +23,8 @@ var build struct {
 	err  error
 }
 
-// Binary returns the path of the toolhost binary, building it on first use.
+// Binary returns the path of the toolhost binary, building it on first use
+// (with the build tags in TOOLHOST_E2E_TAGS, if set).
 // Call Cleanup from TestMain after m.Run to remove it.
 func Binary(t testing.TB) string {
 	t.Helper()
@@ -33,7 +34,13 @@ func Binary(t testing.TB) string {
 			return
 		}
 		build.path = filepath.Join(build.dir, "toolhost")
-		out, err := exec.Command("go", "build", "-o", build.path, "github.com/toolhost/toolhost/cmd/toolhost").CombinedOutput()
+		args := []string{"build", "-o", build.path}
+		// TOOLHOST_E2E_TAGS builds the binary with build tags, such as
+		// "pprof" (cmd/toolhost/pprof.go) to profile it under a test.
+		if tags := os.Getenv("TOOLHOST_E2E_TAGS"); tags != "" {
+			args = append(args, "-tags", tags)
+		}
+		out, err := exec.Command("go", append(args, "github.com/toolhost/toolhost/cmd/toolhost")...).CombinedOutput()
 		if err != nil {
 			build.err = fmt.Errorf("build toolhost: %w\n%s", err, out)
 		}

@@ -57,8 +57,10 @@ type readServer struct {
 func readServers(b *testing.B) []readServer {
 	dir := npmServers(b)
 	p := newProject(b, "")
-	// GOGC and GODEBUG reach the server, to compare collector settings.
-	for _, k := range []string{"GOGC", "GODEBUG"} {
+	// GOGC and GODEBUG reach the server, to compare collector settings, and
+	// TOOLHOST_CPUPROFILE, to profile a binary built with
+	// TOOLHOST_E2E_TAGS=pprof.
+	for _, k := range []string{"GOGC", "GODEBUG", "TOOLHOST_CPUPROFILE"} {
 		if v := os.Getenv(k); v != "" {
 			p.Env = append(p.Env, k+"="+v)
 		}

@@ -185,7 +185,7 @@ func (s *Server) releaseAsked(ctx context.Context, pc *parkedCall, q question) *
 	stored := s.storeReleased(ctx, pc)
 	pc.cancel()
 	if !stored {
-		return toResult(runtime.Result{}, errDraining)
+		return toResult(runtime.Result{}, errDraining, nil)
 	}
 	return &sdk.CallToolResult{
 		Content:       []sdk.Content{},
@@ -207,26 +207,26 @@ func (s *Server) answerReleased(ctx context.Context, req *sdk.CallToolRequest) (
 	}
 	var rc releasedCall
 	if err := json.Unmarshal(raw, &rc); err != nil || time.Now().After(rc.Expires) {
-		return toResult(runtime.Result{}, errExpired), true
+		return toResult(runtime.Result{}, errExpired, nil), true
 	}
 	ans, _ := req.Params.InputResponses[inputKey].(*sdk.ElicitResult)
 	reply, err := answerOf(rc.Request, ans)
 	if err != nil {
 		// Unanswered: nothing to record, and the call did not run.
-		return toResult(runtime.Result{}, err), true
+		return toResult(runtime.Result{}, err, nil), true
 	}
 	if reply.Kind == permission.Reject {
 		var no error = &permission.RejectedError{Permission: rc.Request.Permission}
 		if reply.Message != "" {
 			no = &permission.CorrectedError{Permission: rc.Request.Permission, Message: reply.Message}
 		}
-		return toResult(runtime.Result{}, no), true
+		return toResult(runtime.Result{}, no, nil), true
 	}
 	if err := s.reg.Permissions().RecordAnswer(ctx, rc.Request, reply); err != nil {
-		return toResult(runtime.Result{}, fmt.Errorf("this call was not run: the toolhost server replica serving it shut down while it waited for this answer, and the answer could not be recorded (%w); call the tool again and answer again", err)), true
+		return toResult(runtime.Result{}, fmt.Errorf("this call was not run: the toolhost server replica serving it shut down while it waited for this answer, and the answer could not be recorded (%w); call the tool again and answer again", err), nil), true
 	}
 	s.log.Info("drain: answer to a released call recorded", "session", rc.Request.SessionID, "tool", rc.Request.Tool, "permission", rc.Request.Permission, "reply", reply.Kind)
-	return toResult(runtime.Result{}, &releasedError{tool: req.Params.Name, reply: reply.Kind}), true
+	return toResult(runtime.Result{}, &releasedError{tool: req.Params.Name, reply: reply.Kind}, nil), true
 }
 
 // releasedError tells the client that its answer was kept but the call

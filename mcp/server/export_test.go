@@ -1,6 +1,10 @@
 package server
 
-import "time"
+import (
+	"context"
+	"io"
+	"time"
+)
 
 // The answer nobody takes is withdrawn sooner in tests; the replicas in
 // them take answers within milliseconds.
@@ -11,3 +15,9 @@ func (s *Server) WatchedURIs() []string { return s.proj.watchedURIs() }
 
 // MaxSubscriptions is maxSubscriptions, for tests.
 const MaxSubscriptions = maxSubscriptions
+
+// ServeStream serves one client over r and w as ServeStdio does over the
+// process's stdin and stdout.
+func (s *Server) ServeStream(ctx context.Context, r io.ReadCloser, w io.Writer) error {
+	return s.serveStream(ctx, r, w)
+}

@@ -131,7 +131,7 @@ func (s *Server) resume(ctx context.Context, req *sdk.CallToolRequest) *sdk.Call
 		return s.resumeElsewhere(ctx, req)
 	}
 	if pc == nil {
-		return toResult(runtime.Result{}, errExpired)
+		return toResult(runtime.Result{}, errExpired, nil)
 	}
 	pc.expiry.Stop()
 	// A retry without an answer (or with one of another kind) hands the
@@ -174,12 +174,12 @@ func (s *Server) serve(ctx context.Context, pc *parkedCall) *sdk.CallToolResult 
 		}
 	case f := <-pc.done:
 		pc.cancel()
-		return toResult(f.res, f.err)
+		return toResult(f.res, f.err, nil)
 	case <-ctx.Done():
 		// The client gave up on the call (cancelled, disconnected).
 		pc.cancel()
 		f := <-pc.done
-		return toResult(f.res, f.err)
+		return toResult(f.res, f.err, nil)
 	}
 }
 

@@ -164,7 +164,7 @@ func (s *Server) resumeElsewhere(ctx context.Context, req *sdk.CallToolRequest) 
 		if raw, ok := takeKey(ctx, r.store, relayRoundNS, state); ok {
 			var res sdk.CallToolResult
 			if err := json.Unmarshal(raw, &res); err != nil {
-				return toResult(runtime.Result{}, fmt.Errorf("the replica running this call sent a round that does not decode: %w", err))
+				return toResult(runtime.Result{}, fmt.Errorf("the replica running this call sent a round that does not decode: %w", err), nil)
 			}
 			return &res
 		}
@@ -178,12 +178,12 @@ func (s *Server) resumeElsewhere(ctx context.Context, req *sdk.CallToolRequest) 
 		case <-wake:
 		case <-ack.C:
 			if _, withdrawn := takeKey(ctx, r.store, relayAnswerNS, state); withdrawn {
-				return toResult(runtime.Result{}, errExpired)
+				return toResult(runtime.Result{}, errExpired, nil)
 			}
 		case <-ctx.Done():
 			// The client gave up; withdraw an answer not yet taken.
 			_, _ = takeKey(context.WithoutCancel(ctx), r.store, relayAnswerNS, state)
-			return toResult(runtime.Result{}, ctx.Err())
+			return toResult(runtime.Result{}, ctx.Err(), nil)
 		}
 	}
 }
@@ -191,5 +191,5 @@ func (s *Server) resumeElsewhere(ctx context.Context, req *sdk.CallToolRequest) 
 // storeUnavailable answers a retry whose answer could not be stored; the
 // call stays parked and the client may retry.
 func storeUnavailable(err error) *sdk.CallToolResult {
-	return toResult(runtime.Result{}, fmt.Errorf("this answer could not be passed to the server replica running the call; retry: %w", err))
+	return toResult(runtime.Result{}, fmt.Errorf("this answer could not be passed to the server replica running the call; retry: %w", err), nil)
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
+	"os"
 	"sync"
 	"time"
 
@@ -106,6 +108,7 @@ type Server struct {
 	sdk  *sdk.Server
 
 	sessions sync.Map // *sdk.ServerSession → toolhost session id
+	splicers sync.Map // *sdk.ServerSession → *splicer (stdio)
 	parked   parkedCalls
 	relay    *relay     // nil without a shared store (relay.go)
 	drain    drainState // drain.go
@@ -192,7 +195,39 @@ func (s *Server) Connect(ctx context.Context, t sdk.Transport) (*sdk.ServerSessi
 // ServeStdio serves one client on the process's stdin and stdout until it
 // disconnects or ctx ends.
 func (s *Server) ServeStdio(ctx context.Context) error {
-	return s.sdk.Run(ctx, &sdk.StdioTransport{})
+	return s.serveStream(ctx, os.Stdin, os.Stdout)
+}
+
+// serveStream serves one client reading newline-delimited JSON-RPC from r
+// and writing it to w, which it does not close (stream.go). Tool results
+// are spliced into the responses as they are written (splice.go).
+func (s *Server) serveStream(ctx context.Context, r io.ReadCloser, w io.Writer) error {
+	sp := newSplicer(w)
+	ss, err := s.sdk.Connect(ctx, &streamTransport{r: r, w: sp}, nil)
+	if err != nil {
+		return fmt.Errorf("serve mcp: %w", err)
+	}
+	s.splicers.Store(ss, sp)
+	defer s.splicers.Delete(ss)
+	done := make(chan error, 1)
+	go func() { done <- ss.Wait() }()
+	select {
+	case <-ctx.Done():
+		ss.Close()
+		<-done
+		return ctx.Err()
+	case err := <-done:
+		return err
+	}
+}
+
+// splicerOf is the splicer under a session's connection, nil for a
+// session that does not splice (Streamable HTTP, in-memory).
+func (s *Server) splicerOf(ss *sdk.ServerSession) *splicer {
+	if v, ok := s.splicers.Load(ss); ok {
+		return v.(*splicer)
+	}
+	return nil
 }
 
 // annotations are the MCP hints of what a tool declares it does
@@ -257,7 +292,7 @@ func (s *Server) handler(id string) sdk.ToolHandler {
 		res, err := s.reg.Call(ctx, call)
 		done(err)
 		p.detach()
-		r := toResult(res, err)
+		r := toResult(res, err, s.splicerOf(req.Session))
 		s.proj.linkOutput(res, r)
 		return r, nil
 	}
@@ -290,12 +325,18 @@ func (s *Server) sessionID(req *sdk.CallToolRequest) string {
 
 // toResult turns a registry result or error into an MCP result. Errors are
 // results with isError set, never protocol errors, so the model reads them.
-func toResult(res runtime.Result, err error) *sdk.CallToolResult {
+// With a splicer (stdio), the output and metadata are encoded here, once,
+// and stand in the result as placeholders (splice.go); sp may be nil.
+func toResult(res runtime.Result, err error, sp *splicer) *sdk.CallToolResult {
 	if err != nil {
 		r := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: err.Error()}}, IsError: true}
 		return r
 	}
-	content := []sdk.Content{&sdk.TextContent{Text: res.Output}}
+	text := res.Output
+	if sp != nil {
+		text = sp.text(text)
+	}
+	content := []sdk.Content{&sdk.TextContent{Text: text}}
 	for _, a := range res.Attachments {
 		if c := attachmentContent(a); c != nil {
 			content = append(content, c)
@@ -304,8 +345,15 @@ func toResult(res runtime.Result, err error) *sdk.CallToolResult {
 	r := &sdk.CallToolResult{Content: content}
 	r.Meta = sdk.Meta{MetaTitleKey: res.Title}
 	if len(res.Metadata) > 0 {
-		if _, err := json.Marshal(res.Metadata); err == nil {
-			r.Meta[MetaMetadataKey] = res.Metadata
+		// Metadata that does not encode is left out rather than failing
+		// the call: the output is what the model needs.
+		if raw, err := json.Marshal(res.Metadata); err == nil {
+			r.Meta[MetaMetadataKey] = json.RawMessage(raw)
+			if sp != nil {
+				if p, ok := sp.value(raw); ok {
+					r.Meta[MetaMetadataKey] = p
+				}
+			}
 		}
 	}
 	return r

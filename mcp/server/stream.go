@@ -1,0 +1,314 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	segjson "github.com/segmentio/encoding/json"
+)
+
+// streamConn is the stdio connection: newline-delimited JSON-RPC over a
+// byte stream, as the MCP specification's stdio transport defines it (a
+// message per line, no newline inside one).
+//
+// It replaces the SDK's IOTransport connection, which decodes every
+// message three times over: a json.Decoder finds where the value ends, a
+// failed attempt reads it as a batch array, and only then is it decoded as
+// a message — a third of the server's CPU per call once results were
+// spliced (BENCHMARKS.md, "MCP"). Here a message is a line, found with
+// one byte search, and decoded once. Everything the SDK's connection does
+// besides is kept: batches (JSON-RPC arrays, accepted until a protocol
+// version that removed them, 2025-06-18, is negotiated, and answered with
+// one array), a frame size limit, and a Read that Close unblocks.
+//
+// The one difference: the SDK's decoder also accepts a message spread
+// over several lines; the specification forbids that, and the TypeScript
+// and Python SDKs split on newlines as this does.
+type streamConn struct {
+	rc io.Closer // the input, closed by Close to end the reader
+	w  io.Writer // the output: a splicer over stdout
+
+	incoming chan lineOrErr
+	closed   chan struct{}
+	closeErr error
+	once     sync.Once
+
+	queue []jsonrpc.Message // the rest of a batch; Reads are serialised
+
+	writeMu sync.Mutex
+
+	mu      sync.Mutex
+	initID  jsonrpc.ID // the initialize request's id, to read the version from its response
+	version string     // the negotiated protocol version, "" before initialize
+	batches map[jsonrpc.ID]*inBatch
+}
+
+// inBatch is a batch of requests whose responses are collected until the
+// last one, then written as one array.
+type inBatch struct {
+	index     map[jsonrpc.ID]int
+	responses []*jsonrpc.Response
+	left      int
+}
+
+type lineOrErr struct {
+	line []byte
+	err  error
+}
+
+// maxLine bounds one message, as the SDK's DefaultMaxLineLength does.
+const maxLine = sdk.DefaultMaxLineLength
+
+// batchesRemoved is the first protocol version without JSON-RPC batches.
+const batchesRemoved = "2025-06-18"
+
+var errFrameTooLarge = fmt.Errorf("an MCP message is longer than %d bytes; send messages of at most that size, one per line", maxLine)
+
+// streamTransport connects a streamConn over r and w (sdk.Transport).
+type streamTransport struct {
+	r io.ReadCloser
+	w io.Writer
+}
+
+func (t *streamTransport) Connect(context.Context) (sdk.Connection, error) {
+	return newStreamConn(t.r, t.w), nil
+}
+
+func newStreamConn(r io.ReadCloser, w io.Writer) *streamConn {
+	c := &streamConn{rc: r, w: w, incoming: make(chan lineOrErr), closed: make(chan struct{})}
+	// Reads of stdin block in the kernel and closing it does not wake
+	// them, so lines are read on a goroutine of their own and Read
+	// selects on them and on Close, as the SDK's connection does.
+	go c.readLines(bufio.NewReaderSize(r, 64<<10))
+	return c
+}
+
+func (c *streamConn) readLines(br *bufio.Reader) {
+	for {
+		line, err := readLine(br)
+		if len(line) == 0 && err == nil {
+			continue // a blank line between messages
+		}
+		if len(line) > 0 && errors.Is(err, io.EOF) {
+			err = nil // a last message without its newline; EOF comes next
+		}
+		select {
+		case c.incoming <- lineOrErr{line, err}:
+		case <-c.closed:
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// readLine returns the next line without its line ending, copied.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var long []byte
+	for {
+		part, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			if len(long)+len(part) > maxLine {
+				return nil, errFrameTooLarge
+			}
+			long = append(long, part...)
+			continue
+		}
+		if len(long)+len(part) > maxLine+2 { // the limit counts the message, not its line ending
+			return nil, errFrameTooLarge
+		}
+		line := append(long, part...)
+		if long == nil {
+			line = bytes.Clone(part)
+		}
+		return bytes.TrimSpace(line), err
+	}
+}
+
+// Read returns the next message.
+func (c *streamConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if len(c.queue) > 0 {
+		msg := c.queue[0]
+		c.queue = c.queue[1:]
+		return msg, nil
+	}
+	var v lineOrErr
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case v = <-c.incoming:
+	case <-c.closed:
+		return nil, io.EOF
+	}
+	if v.err != nil {
+		return nil, v.err
+	}
+	if v.line[0] == '[' {
+		msgs, err := c.readBatch(v.line)
+		if err != nil {
+			return nil, err
+		}
+		c.queue = msgs[1:]
+		return msgs[0], nil
+	}
+	// The SDK's decoder reads the first JSON value of its input and
+	// ignores the rest; a line must be one value and nothing else.
+	if !segjson.Valid(v.line) {
+		return nil, fmt.Errorf("a line is not one JSON-RPC message: %.80q; send one JSON object per line", v.line)
+	}
+	msg, err := jsonrpc.DecodeMessage(v.line)
+	if err != nil {
+		return nil, err
+	}
+	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "initialize" && req.IsCall() {
+		c.mu.Lock()
+		c.initID = req.ID
+		c.mu.Unlock()
+	}
+	return msg, nil
+}
+
+// readBatch decodes a JSON-RPC batch and records its requests, whose
+// responses Write will collect.
+func (c *streamConn) readBatch(line []byte) ([]jsonrpc.Message, error) {
+	c.mu.Lock()
+	version := c.version
+	c.mu.Unlock()
+	if version >= batchesRemoved {
+		return nil, fmt.Errorf("JSON-RPC batching is not supported in %s and later (this session uses %s)", batchesRemoved, version)
+	}
+	var raws []json.RawMessage
+	if err := json.Unmarshal(line, &raws); err != nil {
+		return nil, fmt.Errorf("decode JSON-RPC batch: %w", err)
+	}
+	if len(raws) == 0 {
+		return nil, errors.New("empty JSON-RPC batch")
+	}
+	msgs := make([]jsonrpc.Message, 0, len(raws))
+	b := &inBatch{index: map[jsonrpc.ID]int{}}
+	for _, raw := range raws {
+		msg, err := jsonrpc.DecodeMessage(raw)
+		if err != nil {
+			return nil, err
+		}
+		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+			if _, dup := b.index[req.ID]; dup {
+				return nil, fmt.Errorf("JSON-RPC batch holds request id %v twice", req.ID.Raw())
+			}
+			b.index[req.ID] = len(b.responses)
+			b.responses = append(b.responses, nil)
+		}
+		msgs = append(msgs, msg)
+	}
+	if b.left = len(b.responses); b.left > 0 {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for id := range b.index {
+			if _, ok := c.batches[id]; ok {
+				return nil, fmt.Errorf("JSON-RPC batch reuses request id %v of an unanswered batch", id.Raw())
+			}
+		}
+		if c.batches == nil {
+			c.batches = map[jsonrpc.ID]*inBatch{}
+		}
+		for id := range b.index {
+			c.batches[id] = b
+		}
+	}
+	return msgs, nil
+}
+
+// Write writes one message, or completes a batch.
+func (c *streamConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		c.noteVersion(resp)
+		if done, inBatch := c.answerBatch(resp); inBatch {
+			if done == nil {
+				return nil
+			}
+			raws := make([]json.RawMessage, len(done))
+			for i, r := range done {
+				raw, err := jsonrpc.EncodeMessage(r)
+				if err != nil {
+					return fmt.Errorf("encode JSON-RPC batch response: %w", err)
+				}
+				raws[i] = raw
+			}
+			data, err := json.Marshal(raws)
+			if err != nil {
+				return fmt.Errorf("encode JSON-RPC batch response: %w", err)
+			}
+			_, err = c.w.Write(append(data, '\n'))
+			return err
+		}
+	}
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return fmt.Errorf("encode JSON-RPC message: %w", err)
+	}
+	_, err = c.w.Write(append(data, '\n'))
+	return err
+}
+
+// noteVersion records the protocol version of the initialize response.
+func (c *streamConn) noteVersion(resp *jsonrpc.Response) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.initID.IsValid() || resp.ID != c.initID || resp.Error != nil {
+		return
+	}
+	var r struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	if json.Unmarshal(resp.Result, &r) == nil {
+		c.version = r.ProtocolVersion
+	}
+	c.initID = jsonrpc.ID{}
+}
+
+// answerBatch files a response to a batched request: inBatch reports
+// whether it was one, done holds the batch's responses once it is whole.
+func (c *streamConn) answerBatch(resp *jsonrpc.Response) (done []*jsonrpc.Response, inBatch bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, ok := c.batches[resp.ID]
+	if !ok {
+		return nil, false
+	}
+	delete(c.batches, resp.ID)
+	b.responses[b.index[resp.ID]] = resp
+	if b.left--; b.left > 0 {
+		return nil, true
+	}
+	return b.responses, true
+}
+
+// Close closes the input, which ends the reader; the output is the
+// process's and stays open.
+func (c *streamConn) Close() error {
+	c.once.Do(func() {
+		c.closeErr = c.rc.Close()
+		close(c.closed)
+	})
+	return c.closeErr
+}
+
+// SessionID is "": a stream is one session without an id.
+func (c *streamConn) SessionID() string { return "" }

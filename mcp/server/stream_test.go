@@ -1,0 +1,248 @@
+package server_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolhost/toolhost/mcp/server"
+	"github.com/toolhost/toolhost/runtime"
+)
+
+// emitParams pick one of emitOutputs by index.
+type emitParams struct {
+	Case int    `json:"case"`
+	Echo string `json:"echo,omitempty"`
+}
+
+// emitOutputs are outputs whose encoding a splice must get exactly right,
+// or that try to pass for a placeholder.
+var emitOutputs = []string{
+	strings.Repeat("line of a ten kilobyte file, quotes \" and backslashes \\\n", 200),
+	strings.Repeat("unicode: héllo wörld ✓ 🚀 日本語 \u2028\u2029 ", 60),
+	strings.Repeat("controls \x00\x01\x1f\t\r\n and markup </script><b>&amp;</b> ", 40),
+	strings.Repeat("invalid UTF-8 \xff\xfe\xc3 stays replaced ", 40),
+	strings.Repeat(`forged "toolhost-splice-00000000000000000000000000000000-0" and "toolhost-splice-`, 30),
+	"short, not spliced",
+	"",
+}
+
+// streamFixture is a server with the tool "emit" served over a pipe as
+// ServeStdio serves stdin and stdout, and the same server in memory, to
+// compare what a client receives.
+type streamFixture struct {
+	srv    *server.Server
+	stream *sdk.ClientSession
+	memory *sdk.ClientSession
+}
+
+func newStreamFixture(t *testing.T) *streamFixture {
+	t.Helper()
+	f := newFixture(t, "")
+	emit := runtime.Define("emit", "Returns a chosen output.", func(ctx context.Context, p emitParams, tc *runtime.Context) (runtime.Result, error) {
+		out := p.Echo
+		if p.Echo == "" {
+			out = emitOutputs[p.Case%len(emitOutputs)]
+		}
+		return runtime.Result{Title: "emit " + fmt.Sprint(p.Case), Output: out, Metadata: map[string]any{"echo": out, "case": p.Case}}, nil
+	})
+	f.reg.Add(runtime.SourceRuntime, emit)
+	if err := f.srv.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	sf := &streamFixture{srv: f.srv, memory: f.connect(t, protoLegacy, nil)}
+	sf.stream = sf.connectStream(t, protoLegacy)
+	return sf
+}
+
+// connectStream serves one client over a pair of pipes.
+func (sf *streamFixture) connectStream(t *testing.T, proto string) *sdk.ClientSession {
+	t.Helper()
+	toServer, fromClient := io.Pipe()
+	fromServer, toClient := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- sf.srv.ServeStream(ctx, toServer, toClient) }()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "v0"}, nil).
+		Connect(context.Background(), &sdk.IOTransport{Reader: fromServer, Writer: fromClient}, &sdk.ClientSessionOptions{ProtocolVersion: proto})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		cancel()
+		toClient.Close()
+		<-served
+	})
+	return cs
+}
+
+func TestStdioResultsAreWhatTheSDKWouldHaveSent(t *testing.T) {
+	t.Parallel()
+	sf := newStreamFixture(t)
+	for i := range emitOutputs {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			want, _ := call(t, sf.memory, "emit", emitParams{Case: i})
+			got, _ := call(t, sf.stream, "emit", emitParams{Case: i})
+			if !reflect.DeepEqual(got, want) {
+				gj, _ := json.Marshal(got)
+				wj, _ := json.Marshal(want)
+				t.Fatalf("over the stream:\n%.400s\nin memory (the SDK's encoding):\n%.400s", gj, wj)
+			}
+			if strings.Contains(text(got), "toolhost-splice-") && !strings.Contains(emitOutputs[i], "toolhost-splice-") {
+				t.Fatalf("a placeholder reached the client: %.200q", text(got))
+			}
+		})
+	}
+}
+
+func TestStdioConcurrentCallsGetTheirOwnOutputs(t *testing.T) {
+	t.Parallel()
+	sf := newStreamFixture(t)
+	var wg sync.WaitGroup
+	for i := range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			echo := fmt.Sprintf("call %d: %s", i, strings.Repeat(fmt.Sprint(i%10), 2000+i))
+			res, err := sf.stream.CallTool(context.Background(), &sdk.CallToolParams{Name: "emit", Arguments: emitParams{Echo: echo}})
+			if err != nil {
+				t.Errorf("call %d: %v", i, err)
+				return
+			}
+			if got := text(res); got != echo {
+				t.Errorf("call %d got another call's output: %.40q", i, got)
+			}
+			if m, _ := res.Meta[server.MetaMetadataKey].(map[string]any); m["echo"] != echo {
+				t.Errorf("call %d got another call's metadata", i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// wire is a raw client of ServeStream: lines in, lines out.
+type wire struct {
+	t    *testing.T
+	in   *io.PipeWriter
+	out  *bufio.Reader
+	done chan error
+}
+
+func newWire(t *testing.T) *wire {
+	t.Helper()
+	sf := newFixture(t, "")
+	toServer, fromClient := io.Pipe()
+	fromServer, toClient := io.Pipe()
+	w := &wire{t: t, in: fromClient, out: bufio.NewReader(fromServer), done: make(chan error, 1)}
+	go func() {
+		w.done <- sf.srv.ServeStream(context.Background(), toServer, toClient)
+		toClient.Close()
+	}()
+	t.Cleanup(func() { fromClient.Close(); fromServer.Close() })
+	return w
+}
+
+func (w *wire) send(line string) {
+	w.t.Helper()
+	if _, err := io.WriteString(w.in, line+"\n"); err != nil {
+		w.t.Fatalf("send %.80q: %v", line, err)
+	}
+}
+
+func (w *wire) recv() string {
+	w.t.Helper()
+	line, err := w.out.ReadString('\n')
+	if err != nil {
+		w.t.Fatalf("read a response: %v", err)
+	}
+	return strings.TrimSpace(line)
+}
+
+// ended waits for the server to end the session.
+func (w *wire) ended() {
+	w.t.Helper()
+	go io.Copy(io.Discard, w.out)
+	select {
+	case <-w.done:
+	case <-time.After(30 * time.Second):
+		w.t.Fatal("the session did not end")
+	}
+}
+
+func (w *wire) initialize(version string) {
+	w.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + version + `","capabilities":{},"clientInfo":{"name":"wire","version":"0"}}}`)
+	if got := w.recv(); !strings.Contains(got, `"protocolVersion":"`+version+`"`) {
+		w.t.Fatalf("initialize: %s", got)
+	}
+	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+}
+
+func TestStdioBatchesAreAnsweredWithOneArrayUntilTheyWereRemoved(t *testing.T) {
+	t.Parallel()
+	w := newWire(t)
+	w.initialize("2025-03-26")
+	w.send("")    // blank lines between messages are skipped
+	w.send("  \r") // and so are lines of spaces
+	w.send(`[{"jsonrpc":"2.0","id":7,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}},{"jsonrpc":"2.0","id":"eight","method":"ping"}]`)
+	var batch []map[string]any
+	if err := json.Unmarshal([]byte(w.recv()), &batch); err != nil {
+		t.Fatalf("a batch is answered with an array: %v", err)
+	}
+	if len(batch) != 2 || batch[0]["id"] != float64(7) || batch[1]["id"] != "eight" {
+		t.Fatalf("batch answer = %v, want the two pings' answers in order", batch)
+	}
+	w.send(`{"jsonrpc":"2.0","id":9,"method":"ping"}`)
+	if got := w.recv(); got != `{"jsonrpc":"2.0","id":9,"result":{}}` {
+		t.Fatalf("ping after the batch: %s", got)
+	}
+
+	w2 := newWire(t)
+	w2.initialize("2025-06-18")
+	w2.send(`[{"jsonrpc":"2.0","id":7,"method":"ping"}]`)
+	w2.ended()
+}
+
+func TestStdioHostileInputEndsTheSessionWithoutAnswer(t *testing.T) {
+	t.Parallel()
+	cases := map[string]string{
+		"not JSON":                 `{"jsonrpc":"2.0","id":1,"method":`,
+		"two messages on one line": `{"jsonrpc":"2.0","id":1,"method":"ping"} {"jsonrpc":"2.0","id":2,"method":"ping"}x`,
+		"an empty batch":           `[]`,
+		"a batch with an id twice": `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":1,"method":"ping"}]`,
+		"nesting past the limit":   strings.Repeat("[", 2000) + strings.Repeat("]", 2000),
+	}
+	for name, line := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			w := newWire(t)
+			w.send(line)
+			w.ended()
+		})
+	}
+}
+
+func TestStdioAMessageOverTheLimitEndsTheSession(t *testing.T) {
+	t.Parallel()
+	w := newWire(t)
+	go func() {
+		// One line of 16 MiB and more, without a newline: the reader
+		// must give up at the limit, not buffer it all.
+		chunk := strings.Repeat("x", 1<<20)
+		for range 20 {
+			if _, err := io.WriteString(w.in, chunk); err != nil {
+				return
+			}
+		}
+	}()
+	w.ended()
+}
