@@ -191,7 +191,7 @@ func TestStdioBatchesAreAnsweredWithOneArrayUntilTheyWereRemoved(t *testing.T) {
 	t.Parallel()
 	w := newWire(t)
 	w.initialize("2025-03-26")
-	w.send("")    // blank lines between messages are skipped
+	w.send("")     // blank lines between messages are skipped
 	w.send("  \r") // and so are lines of spaces
 	w.send(`[{"jsonrpc":"2.0","id":7,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}},{"jsonrpc":"2.0","id":"eight","method":"ping"}]`)
 	var batch []map[string]any
