@@ -36,6 +36,14 @@ func recordRead(ctx context.Context, tc *runtime.Context, path string) error {
 	if err != nil {
 		return fmt.Errorf("record read of %s: %w", path, err)
 	}
+	return recordReadOf(ctx, tc, path, info)
+}
+
+// recordReadOf is recordRead with the file's state as the caller saw it
+// before reading. Should the file change between that look and the read,
+// the stamp is older than what the model saw, so a later edit is refused
+// as "modified since read" — the safe side.
+func recordReadOf(ctx context.Context, tc *runtime.Context, path string, info os.FileInfo) error {
 	st := readStamp{MTime: info.ModTime(), Size: info.Size(), ReadAt: time.Now()}
 	store, err := sessionStore(tc)
 	if err != nil {

@@ -24,6 +24,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/toolhost/toolhost/internal/fspath"
@@ -63,10 +64,13 @@ func instructionsFor(ctx context.Context, tc *runtime.Context, path string) ([]i
 	if tc.Directory != "" {
 		stop[filepath.Clean(tc.Directory)] = true
 	}
-	realRoot := resolvePath(root)
+	realRoot := "" // resolved when a file is found: most reads find none
 	var out []instruction
 	for dir := filepath.Dir(path); !stop[dir] && fspath.Within(root, dir); {
 		if found := findInstruction(dir, names); found != "" && found != path {
+			if realRoot == "" {
+				realRoot = resolvePath(root)
+			}
 			in, ok, err := loadInstruction(ctx, tc, realRoot, found, path)
 			if err != nil {
 				return out, err
@@ -209,7 +213,14 @@ func claimIfInstruction(ctx context.Context, tc *runtime.Context, path string) e
 	if root == "" || !fspath.Within(filepath.Clean(root), path) {
 		return nil
 	}
-	if findInstruction(filepath.Dir(path), tc.Config.InstructionFiles()) != path {
+	names := tc.Config.InstructionFiles()
+	dir := filepath.Dir(path)
+	// Most reads are of other files: tell by the name before asking the
+	// file system which instruction file the directory has.
+	if !slices.ContainsFunc(names, func(n string) bool { return filepath.Join(dir, n) == path }) {
+		return nil
+	}
+	if findInstruction(dir, names) != path {
 		return nil
 	}
 	_, err := claimInstruction(ctx, tc, path, path)

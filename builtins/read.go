@@ -193,7 +193,7 @@ func runRead(ctx context.Context, p readParams, tc *runtime.Context) (runtime.Re
 	}
 	out.WriteString("\n</content>")
 
-	if err := recordRead(ctx, tc, path); err != nil {
+	if err := recordReadOf(ctx, tc, path, info); err != nil {
 		return runtime.Result{}, err
 	}
 	if offset == 1 && !pg.more && !pg.cut {

@@ -110,6 +110,7 @@ func (r *Registry) newInvocation(c Call, agent *Agent) *invocation {
 		Client:      c.Client,
 		StateDirs:   r.StateDirs(),
 		paths:       newCallPaths(),
+		roots:       &r.roots,
 	}
 	if tc.Extra == nil {
 		tc.Extra = map[string]any{}

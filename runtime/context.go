@@ -84,7 +84,8 @@ type Context struct {
 
 	onMetadata func(title string, meta map[string]any)
 	ask        func(ctx context.Context, req permission.Request) error
-	paths      *callPaths // resolved paths and external decisions of this call (pathcache.go)
+	paths      *callPaths    // resolved paths and external decisions of this call (pathcache.go)
+	roots      *projectRoots // the registry's memory of its roots' real paths; nil outside a registry
 }
 
 // ExtraBypassCwdCheck, set to true in Extra, lets file tools reach paths

@@ -2,7 +2,12 @@ package runtime
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
+
+	"github.com/toolhost/toolhost/internal/fspath"
 )
 
 // callPaths remembers, for one call, what its paths resolve to and what
@@ -47,7 +52,7 @@ func newCallPaths() *callPaths {
 func (c *Context) RealPath(p string) string {
 	pc := c.paths
 	if pc == nil {
-		return realPath(p)
+		return c.resolve(p)
 	}
 	pc.mu.Lock()
 	r, ok := pc.real[p]
@@ -55,11 +60,86 @@ func (c *Context) RealPath(p string) string {
 	if ok {
 		return r
 	}
-	r = realPath(p)
+	r = c.resolve(p)
 	pc.mu.Lock()
 	pc.real[p] = r
 	pc.mu.Unlock()
 	return r
+}
+
+// resolve is realPath(p), taking the project's roots from the registry's
+// memory (projectRoots) and walking only the part of p below them.
+func (c *Context) resolve(p string) string {
+	if c.roots == nil || !filepath.IsAbs(p) {
+		return realPath(p)
+	}
+	p = filepath.Clean(p)
+	for _, root := range [...]string{c.Worktree, c.Directory} {
+		if root == "" || !filepath.IsAbs(root) {
+			continue
+		}
+		root = filepath.Clean(root)
+		if p == root {
+			return c.roots.real(root)
+		}
+		if rel, ok := strings.CutPrefix(p, root); ok && len(root) > 1 && rel[0] == filepath.Separator {
+			if r, ok := fspath.RealBelow(c.RealPath(root), rel[1:]); ok {
+				return r
+			}
+			break
+		}
+	}
+	return realPath(p)
+}
+
+// projectRoots remembers, across calls, the real paths of the project's
+// roots (a registry's Worktree and Directory). Every file tool call
+// resolves the root — one lstat per component of its path, a tenth of a
+// read call over MCP — though it seldom changes. A remembered root is
+// used only while the root's path and the remembered real path both still
+// lead to the directory it was resolved from (a stat each, one when they
+// are the same string); otherwise it is resolved again. Should a parent
+// of the root be moved and replaced by a link to the same directory, the
+// remembered path still leads into the project, so what it contains is
+// still the project: a stale answer can make a path inside look outside
+// (and be asked about), never the reverse.
+type projectRoots struct {
+	mu sync.Mutex
+	m  map[string]rootEntry
+}
+
+type rootEntry struct {
+	real string
+	dir  os.FileInfo
+}
+
+// real returns the real path of root (absolute and clean).
+func (pr *projectRoots) real(root string) string {
+	info, err := os.Stat(root)
+	if err != nil || !info.IsDir() {
+		return realPath(root)
+	}
+	pr.mu.Lock()
+	e, ok := pr.m[root]
+	pr.mu.Unlock()
+	if ok && os.SameFile(e.dir, info) {
+		if e.real == root {
+			return e.real
+		}
+		if ri, err := os.Stat(e.real); err == nil && os.SameFile(ri, info) {
+			return e.real
+		}
+	}
+	real := realPath(root)
+	if ri, err := os.Stat(real); err == nil && os.SameFile(ri, info) {
+		pr.mu.Lock()
+		if pr.m == nil {
+			pr.m = map[string]rootEntry{}
+		}
+		pr.m[root] = rootEntry{real: real, dir: info}
+		pr.mu.Unlock()
+	}
+	return real
 }
 
 // rememberAllowed records that CheckExternalDirectory let target through.

@@ -108,3 +108,67 @@ func TestRealPathResolvesOncePerCall(t *testing.T) {
 		t.Errorf("a Context built by hand resolved %s, want %s", got, b)
 	}
 }
+
+func TestARememberedRootFollowsTheRootWhenItChanges(t *testing.T) {
+	t.Parallel()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := filepath.Join(base, "a"), filepath.Join(base, "b")
+	for _, d := range []string{a, b, filepath.Join(a, "sub"), filepath.Join(b, "sub")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The project is reached through a link, as a checkout under a
+	// linked home directory is; a link inside it leads out.
+	project := filepath.Join(base, "project")
+	if err := os.Symlink(a, project); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(base, filepath.Join(a, "up")); err != nil {
+		t.Fatal(err)
+	}
+	var roots projectRoots // the registry's, shared by its calls
+	newCall := func() *Context {
+		c := NewContext(Context{Directory: project, Worktree: project}, nil, nil)
+		c.roots = &roots
+		return c
+	}
+	tests := []struct{ in, want string }{
+		{project, a},
+		{filepath.Join(project, "sub", "f.txt"), filepath.Join(a, "sub", "f.txt")},
+		{filepath.Join(project, "up", "b"), b},
+		{filepath.Join(project, "sub", "..", "up"), base},
+	}
+	for range 2 { // resolved, then remembered
+		c := newCall()
+		for _, tt := range tests {
+			if got := c.RealPath(tt.in); got != tt.want {
+				t.Errorf("RealPath(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		}
+		if c.Contains(filepath.Join(project, "up", "b")) {
+			t.Error("a link inside the project that leads out counts as inside")
+		}
+	}
+
+	// The link now leads to b: the next call sees b, and a is outside.
+	if err := os.Remove(project); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(b, project); err != nil {
+		t.Fatal(err)
+	}
+	c := newCall()
+	if got, want := c.RealPath(filepath.Join(project, "sub", "f.txt")), filepath.Join(b, "sub", "f.txt"); got != want {
+		t.Errorf("after the root moved, RealPath = %q, want %q", got, want)
+	}
+	if c.Contains(filepath.Join(a, "sub", "f.txt")) {
+		t.Error("the project's old place still counts as inside")
+	}
+	if !c.Contains(filepath.Join(b, "sub", "f.txt")) {
+		t.Error("the project's new place is outside")
+	}
+}

@@ -60,6 +60,8 @@ type Registry struct {
 	defs  map[defKey]*prepared
 	gen   uint64 // counts changes of tools and hooks; see Generation
 
+	roots projectRoots // real paths of Worktree and Directory (pathcache.go)
+
 	changes  subscribers[func()]      // told of every change of tools or hooks (changes.go)
 	watchers subscribers[CallWatcher] // told of every call (watch.go)
 }

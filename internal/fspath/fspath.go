@@ -7,6 +7,8 @@
 package fspath
 
 import (
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -43,4 +45,35 @@ func Within(root, target string) bool {
 	}
 	rel, err := filepath.Rel(root, target)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// RealBelow is Real(filepath.Join(base, rel)) for a base that is already
+// real (no links in it), walking rel alone: one lstat per component of
+// rel instead of one per component of the whole path. rel is relative
+// and clean, without "..". ok is false when a component of rel is a link
+// (or rel is not as described): the caller then calls Real, which knows
+// every link.
+func RealBelow(base, rel string) (real string, ok bool) {
+	if rel == "." || rel == "" {
+		return base, true
+	}
+	if filepath.IsAbs(rel) || filepath.Clean(rel) != rel || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	cur := base
+	for rest := rel; rest != ""; {
+		name, after, _ := strings.Cut(rest, string(filepath.Separator))
+		next := filepath.Join(cur, name)
+		info, err := os.Lstat(next)
+		if err != nil {
+			// Not there (or not reachable): like Real, the longest
+			// existing prefix is resolved and the rest appended.
+			return filepath.Join(cur, rest), true
+		}
+		if info.Mode()&fs.ModeSymlink != 0 {
+			return "", false
+		}
+		cur, rest = next, after
+	}
+	return cur, true
 }

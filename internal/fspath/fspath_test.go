@@ -53,3 +53,52 @@ func TestWithin(t *testing.T) {
 		}
 	}
 }
+
+func TestRealBelowAgreesWithRealOrDefersToIt(t *testing.T) {
+	t.Parallel()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"a/b", "outside"} {
+		if err := os.MkdirAll(filepath.Join(base, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(base, "a", "b", "f.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(base, "outside"), filepath.Join(base, "a", "lnk")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("f.txt", filepath.Join(base, "a", "b", "rel-lnk")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		rel    string
+		wantOK bool
+	}{
+		{".", true},
+		{"a/b/f.txt", true},
+		{"a/b/missing/deeper", true},
+		{"a/b/f.txt/under-a-file", true},
+		{"a/lnk", false},
+		{"a/lnk/x", false},
+		{"a/b/rel-lnk", false},
+		{"../escape", false},
+		{"a/../a/b", false},
+		{"/abs", false},
+	}
+	for _, tt := range tests {
+		got, ok := RealBelow(base, tt.rel)
+		if ok != tt.wantOK {
+			t.Errorf("RealBelow(%q) ok = %v, want %v", tt.rel, ok, tt.wantOK)
+			continue
+		}
+		if ok {
+			if want := Real(filepath.Join(base, tt.rel)); got != want {
+				t.Errorf("RealBelow(%q) = %q, Real = %q", tt.rel, got, want)
+			}
+		}
+	}
+}
