@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"text/template"
 	"unicode/utf8"
 
@@ -139,9 +140,12 @@ func runRead(ctx context.Context, p readParams, tc *runtime.Context) (runtime.Re
 	}
 	defer f.Close()
 	// One buffer for the sample and the page: the sample is not read
-	// twice (a pipe or device cannot seek back), and the buffer fits a
-	// small file, so a 10 KB read does not allocate 64 KB.
-	br := bufio.NewReaderSize(f, int(min(max(info.Size()+1, readBinarySample), 64<<10)))
+	// twice (a pipe or device cannot seek back). The buffers are reused
+	// across calls: nothing read keeps a reference to one (readPage copies
+	// the page's lines out).
+	br := readBuffers.Get().(*bufio.Reader)
+	br.Reset(f)
+	defer func() { br.Reset(nil); readBuffers.Put(br) }()
 	head, err := br.Peek(readBinarySample)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return runtime.Result{}, fmt.Errorf("read %s: %w", path, err)
@@ -168,21 +172,21 @@ func runRead(ctx context.Context, p readParams, tc *runtime.Context) (runtime.Re
 	}
 
 	var out strings.Builder
-	out.Grow(pg.bytes + 8*len(pg.lines) + len(path) + 128)
+	out.Grow(pg.bytes + 8*pg.lines() + len(path) + 128)
 	out.WriteString("<path>")
 	out.WriteString(path)
 	out.WriteString("</path>\n<type>file</type>\n<content>\n")
 	var num []byte
-	for i, l := range pg.lines {
+	for i := range pg.lines() {
 		if i > 0 {
 			out.WriteByte('\n')
 		}
 		num = strconv.AppendInt(num[:0], int64(offset+i), 10)
 		out.Write(num)
 		out.WriteString(": ")
-		out.WriteString(l)
+		out.Write(pg.line(i))
 	}
-	last := offset + len(pg.lines) - 1
+	last := offset + pg.lines() - 1
 	switch {
 	case pg.cut:
 		fmt.Fprintf(&out, "\n\n(Output capped at %d KB. Showing lines %d-%d. Use offset=%d to continue.)", readMaxBytes/1024, offset, last, last+1)
@@ -207,16 +211,49 @@ func runRead(ctx context.Context, p readParams, tc *runtime.Context) (runtime.Re
 		Title:  rel,
 		Output: out.String(),
 		Metadata: map[string]any{
-			"preview":   strings.Join(pg.lines[:min(20, len(pg.lines))], "\n"),
+			"preview":   pg.preview(20),
 			"truncated": pg.more || pg.cut,
 			"filepath":  path,
 		},
 	})
 }
 
+// lines is how many lines the page shows.
+func (pg *page) lines() int { return len(pg.ends) }
+
+// line is the i-th line shown (0-based), valid as long as pg.
+func (pg *page) line(i int) []byte {
+	start := 0
+	if i > 0 {
+		start = pg.ends[i-1]
+	}
+	return pg.data[start:pg.ends[i]]
+}
+
+// preview is the first n lines shown, joined by newlines.
+func (pg *page) preview(n int) string {
+	n = min(n, pg.lines())
+	if n == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.Grow(pg.ends[n-1] + n)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.Write(pg.line(i))
+	}
+	return b.String()
+}
+
+// readBuffers are read's file buffers, 64 KiB each.
+var readBuffers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+
 // page is what readPage found.
 type page struct {
-	lines []string // the lines shown, long ones cut
+	data  []byte // the lines shown, long ones cut, one after the other
+	ends  []int  // where each line ends in data
 	count int      // lines in the file (when cut, only those read so far)
 	more  bool     // lines remain after the page
 	cut   bool     // the byte cap ended the page early
@@ -229,7 +266,7 @@ type page struct {
 // Memory is bounded by the page, not the file: lines before the page are
 // skipped by counting newlines in the read buffer, long lines are cut while
 // read, and lines after the page are only counted.
-func readPage(r io.Reader, offset, limit int) (page, error) {
+func readPage(r io.Reader, offset, limit int) (pg page, err error) {
 	br, ok := r.(*bufio.Reader)
 	if !ok {
 		br = bufio.NewReaderSize(r, 64<<10)
@@ -237,7 +274,6 @@ func readPage(r io.Reader, offset, limit int) (page, error) {
 	if b, _ := br.Peek(len(utf8BOM)); string(b) == utf8BOM {
 		br.Discard(len(utf8BOM))
 	}
-	var pg page
 	n, err := skipLines(br, offset-1)
 	pg.count = n
 	if err != nil {
@@ -247,6 +283,12 @@ func readPage(r io.Reader, offset, limit int) (page, error) {
 		return pg, nil // the file ended before the page
 	}
 
+	// The page's lines are gathered in one buffer, sized by what is
+	// already read: two allocations, not one per line.
+	buffered, _ := br.Peek(br.Buffered())
+	arena := make([]byte, 0, min(len(buffered)+1, readMaxBytes+readMaxLineLength*utf8.UTFMax))
+	ends := make([]int, 0, min(limit, bytes.Count(buffered, []byte{'\n'})+1))
+	defer func() { pg.data, pg.ends = arena, ends }()
 	bytesOut := 0
 	maxRaw := readMaxLineLength * utf8.UTFMax
 	for {
@@ -257,7 +299,7 @@ func readPage(r io.Reader, offset, limit int) (page, error) {
 		if line == nil {
 			return pg, nil // end of file
 		}
-		if len(pg.lines) >= limit {
+		if len(ends) >= limit {
 			pg.more = true
 			pg.count++
 			rest, err := countLines(br)
@@ -265,22 +307,36 @@ func readPage(r io.Reader, offset, limit int) (page, error) {
 			return pg, err
 		}
 		pg.count++
-		s := strings.TrimSuffix(string(line), "\r")
-		if utf8.RuneCountInString(s) > readMaxLineLength {
-			s = truncateRunes(s, readMaxLineLength) + readLineSuffix
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		var suffix string
+		// A line of at most readMaxLineLength bytes has at most as many
+		// characters: only longer ones are counted.
+		if len(line) > readMaxLineLength && utf8.RuneCount(line) > readMaxLineLength {
+			line, suffix = truncateRunesBytes(line, readMaxLineLength), readLineSuffix
 		}
-		size := len(s)
-		if len(pg.lines) > 0 {
+		size := len(line) + len(suffix)
+		if len(ends) > 0 {
 			size++
 		}
 		if bytesOut+size > readMaxBytes {
 			pg.cut, pg.more = true, true
 			return pg, nil
 		}
-		pg.lines = append(pg.lines, s)
+		arena = append(append(arena, line...), suffix...)
+		ends = append(ends, len(arena))
 		bytesOut += size
 		pg.bytes = bytesOut
 	}
+}
+
+// truncateRunesBytes returns the first n runes of b.
+func truncateRunesBytes(b []byte, n int) []byte {
+	i := 0
+	for k := 0; k < n && i < len(b); k++ {
+		_, size := utf8.DecodeRune(b[i:])
+		i += size
+	}
+	return b[:i]
 }
 
 // skipLines consumes n lines and returns how many there were (fewer at end
@@ -386,16 +442,6 @@ func readLineCappedRest(br *bufio.Reader, maxRaw int, kept []byte) ([]byte, erro
 			return nil, err
 		}
 	}
-}
-
-// truncateRunes returns the first n runes of s.
-func truncateRunes(s string, n int) string {
-	i := 0
-	for k := 0; k < n && i < len(s); k++ {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-	}
-	return s[:i]
 }
 
 // readAttachment returns the content of r, an image or PDF sniffed as ct,

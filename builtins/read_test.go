@@ -90,10 +90,10 @@ func TestReadPageCountsLinesOfAnyLength(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pg.count != 5 || !pg.more || len(pg.lines) != 2 || pg.lines[0] != "two" {
-		t.Fatalf("page = %d lines %q..., count %d, more %v; want lines 2-3 of 5", len(pg.lines), pg.lines[0], pg.count, pg.more)
+	if pg.count != 5 || !pg.more || pg.lines() != 2 || string(pg.line(0)) != "two" {
+		t.Fatalf("page = %d lines %q..., count %d, more %v; want lines 2-3 of 5", pg.lines(), pg.line(0), pg.count, pg.more)
 	}
-	if !strings.HasSuffix(pg.lines[1], readLineSuffix) {
+	if !strings.HasSuffix(string(pg.line(1)), readLineSuffix) {
 		t.Errorf("the huge line was not cut")
 	}
 }

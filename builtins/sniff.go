@@ -139,23 +139,36 @@ func looksBinary(sample []byte) bool {
 	if len(sample) == 0 {
 		return false
 	}
+	if bytes.IndexByte(sample, 0) >= 0 {
+		return true
+	}
 	control := 0
 	for _, b := range sample {
-		if b == 0 {
-			return true
-		}
-		if b < 9 || (b > 13 && b < 32) {
-			control++
-		}
+		control += int(controlByte[b])
 	}
 	return float64(control)/float64(len(sample)) > 0.3
 }
+
+// controlByte marks the bytes looksBinary counts as control characters:
+// below 32, other than tab, newline, vertical tab, form feed and carriage
+// return (9 to 13).
+var controlByte = func() (t [256]uint8) {
+	for b := range 32 {
+		if b < 9 || b > 13 {
+			t[b] = 1
+		}
+	}
+	return t
+}()
 
 // looksText says sample is text beyond doubt: not binary by looksBinary,
 // and valid UTF-8 (a rune cut by the sample's end excepted).
 func looksText(sample []byte) bool {
 	if looksBinary(sample) {
 		return false
+	}
+	if utf8.Valid(sample) {
+		return true
 	}
 	for i := 0; i < len(sample); {
 		r, n := utf8.DecodeRune(sample[i:])

@@ -82,10 +82,13 @@ func newFixture(t testing.TB, permissionJSON string) *fixture {
 	if err := json.Unmarshal([]byte(`{"permission": `+permissionJSON+`}`), &cfg); err != nil {
 		t.Fatal(err)
 	}
-	store, err := session.Open(filepath.Join(t.TempDir(), "sessions.db"))
+	bolt, err := session.Open(filepath.Join(t.TempDir(), "sessions.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	// As the host opens it: read stamps are written behind.
+	store := session.NewWriteBehind(bolt, session.DefaultWriteBehindWindow)
+	t.Cleanup(func() { store.Close() })
 	reg, err := runtime.NewRegistry(runtime.Options{Config: &cfg, Store: store, Asker: server.Asker{}, Directory: dir, DataDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)

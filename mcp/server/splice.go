@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"io"
 	"strconv"
 	"sync"
@@ -56,7 +55,7 @@ type splicer struct {
 
 	mu      sync.Mutex
 	next    uint64
-	pending map[uint64][]byte // placeholder number → the JSON value it stands for
+	pending map[uint64]spliced // placeholder number → the value it stands for
 	out     []byte            // the last response written, reused
 }
 
@@ -64,24 +63,17 @@ func newSplicer(w io.Writer) *splicer {
 	var token [16]byte
 	_, _ = rand.Read(token[:]) // never fails (crypto/rand's contract since Go 1.24)
 	prefix := "toolhost-splice-" + hex.EncodeToString(token[:]) + "-"
-	return &splicer{w: w, prefix: prefix, marker: []byte(`"` + prefix), pending: map[uint64][]byte{}}
+	return &splicer{w: w, prefix: prefix, marker: []byte(`"` + prefix), pending: map[uint64]spliced{}}
 }
 
 // text returns what to put in a result in place of s: a placeholder for
 // s as a JSON string, or s itself when it is short or too many values are
-// pending.
+// pending. s is escaped when the response is written, straight into it.
 func (sp *splicer) text(s string) string {
 	if len(s) < spliceMin {
 		return s
 	}
-	var b bytes.Buffer
-	b.Grow(len(s) + len(s)/16 + 3)
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil { // a string always encodes
-		return s
-	}
-	if p, ok := sp.hold(bytes.TrimSuffix(b.Bytes(), []byte("\n"))); ok {
+	if p, ok := sp.hold(spliced{text: s}); ok {
 		return p
 	}
 	return s
@@ -89,9 +81,23 @@ func (sp *splicer) text(s string) string {
 
 // value returns a placeholder for the JSON value raw (already encoded),
 // or false when too many values are pending.
-func (sp *splicer) value(raw []byte) (string, bool) { return sp.hold(raw) }
+func (sp *splicer) value(raw []byte) (string, bool) { return sp.hold(spliced{raw: raw}) }
 
-func (sp *splicer) hold(raw []byte) (string, bool) {
+// spliced is what a placeholder stands for: a string, to be written as a
+// JSON string, or an encoded JSON value.
+type spliced struct {
+	text string
+	raw  []byte
+}
+
+func (v spliced) appendTo(dst []byte) []byte {
+	if v.raw != nil {
+		return append(dst, v.raw...)
+	}
+	return appendJSONString(dst, v.text)
+}
+
+func (sp *splicer) hold(v spliced) (string, bool) {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	if len(sp.pending) >= spliceMaxPending {
@@ -99,7 +105,7 @@ func (sp *splicer) hold(raw []byte) (string, bool) {
 	}
 	n := sp.next
 	sp.next++
-	sp.pending[n] = raw
+	sp.pending[n] = v
 	return sp.prefix + strconv.FormatUint(n, 10), true
 }
 
@@ -125,7 +131,7 @@ func (sp *splicer) Write(p []byte) (int, error) {
 		digits := rest[len(sp.marker):]
 		end := bytes.IndexByte(digits, '"')
 		n, err := strconv.ParseUint(string(digits[:max(end, 0)]), 10, 64)
-		raw, ok := sp.pending[n]
+		v, ok := sp.pending[n]
 		if end < 0 || err != nil || !ok {
 			// Not one of ours to fill: keep it as it is.
 			out = append(out, sp.marker...)
@@ -133,7 +139,7 @@ func (sp *splicer) Write(p []byte) (int, error) {
 			continue
 		}
 		delete(sp.pending, n)
-		out = append(out, raw...)
+		out = v.appendTo(out)
 		rest = digits[end+1:]
 	}
 	out = append(out, rest...)

@@ -132,7 +132,7 @@ func TestStdioConcurrentCallsGetTheirOwnOutputs(t *testing.T) {
 
 // wire is a raw client of ServeStream: lines in, lines out.
 type wire struct {
-	t    *testing.T
+	t    testing.TB
 	in   *io.PipeWriter
 	out  *bufio.Reader
 	done chan error
@@ -140,7 +140,11 @@ type wire struct {
 
 func newWire(t *testing.T) *wire {
 	t.Helper()
-	sf := newFixture(t, "")
+	return newWireOn(t, newFixture(t, ""))
+}
+
+func newWireOn(t testing.TB, sf *fixture) *wire {
+	t.Helper()
 	toServer, fromClient := io.Pipe()
 	fromServer, toClient := io.Pipe()
 	w := &wire{t: t, in: fromClient, out: bufio.NewReader(fromServer), done: make(chan error, 1)}

@@ -1,0 +1,93 @@
+package server
+
+import (
+	"encoding/binary"
+	"unicode/utf8"
+)
+
+// appendJSONString appends s to dst as a JSON string, byte for byte as
+// encoding/json writes it with HTML escaping off (json.Encoder with
+// SetEscapeHTML(false)): quotes, backslashes and control characters
+// escaped (\b, \f, \n, \r, \t, else \u00XX), invalid UTF-8 as \ufffd, and
+// U+2028 and U+2029 escaped for JavaScript readers. FuzzAppendJSONString
+// holds it to that.
+//
+// It exists because a tool's output is the largest thing a response
+// carries and this is on every call's path: written straight into the
+// response buffer (splice.go), runs of plain bytes copied whole, it costs
+// a fraction of encoding/json's per-byte loop and allocates nothing.
+func appendJSONString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		// Eight plain ASCII bytes at a time, the common case.
+		for i+8 <= len(s) && plain8(binary.LittleEndian.Uint64([]byte(s[i:i+8]))) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
+		b := s[i]
+		if b < utf8.RuneSelf {
+			if jsonPlain[b] {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '"', '\\':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// plain8 reports whether none of the eight bytes in x needs escaping or
+// decoding: each is ASCII, at least 0x20, and neither '"' nor '\\'.
+func plain8(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	hasZero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
+	below20 := (x - 0x20*ones) & ^x & highs
+	return (x&highs)|below20|hasZero(x^('"'*ones))|hasZero(x^('\\'*ones)) == 0
+}
+
+// jsonPlain tells the ASCII bytes a JSON string holds as they are.
+var jsonPlain = func() (t [utf8.RuneSelf]bool) {
+	for b := 0x20; b < utf8.RuneSelf; b++ {
+		t[b] = b != '"' && b != '\\'
+	}
+	return t
+}()
