@@ -24,6 +24,9 @@ func openChecked(tc *runtime.Context, path string) (*os.File, error) {
 			if err != nil {
 				return nil, err
 			}
+			if f, ok := openBeneath(root, rel); ok {
+				return f, nil
+			}
 			r, err := os.OpenRoot(root)
 			if err != nil {
 				return nil, err
