@@ -254,10 +254,10 @@ var readBuffers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64
 type page struct {
 	data  []byte // the lines shown, long ones cut, one after the other
 	ends  []int  // where each line ends in data
-	count int      // lines in the file (when cut, only those read so far)
-	more  bool     // lines remain after the page
-	cut   bool     // the byte cap ended the page early
-	bytes int      // bytes of the lines shown
+	count int    // lines in the file (when cut, only those read so far)
+	more  bool   // lines remain after the page
+	cut   bool   // the byte cap ended the page early
+	bytes int    // bytes of the lines shown
 }
 
 // readPage streams r and returns lines offset..offset+limit-1 (1-based),
