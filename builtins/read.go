@@ -150,7 +150,8 @@ func runRead(ctx context.Context, p readParams, tc *runtime.Context) (runtime.Re
 	if err != nil && !errors.Is(err, io.EOF) {
 		return runtime.Result{}, fmt.Errorf("read %s: %w", path, err)
 	}
-	switch ct := sniffContent(head); ct.action {
+	ct, text := sniff(head)
+	switch ct.action {
 	case sniffAttach:
 		res, err := readAttachment(ctx, tc, br, path, rel, ct, info.Size())
 		if err != nil {
@@ -160,7 +161,7 @@ func runRead(ctx context.Context, p readParams, tc *runtime.Context) (runtime.Re
 	case sniffRefuse:
 		return runtime.Result{}, fmt.Errorf("Cannot read binary file: %s (content: %s). Only PNG, JPEG, GIF and WebP images and PDFs can be read as attachments; convert it to PNG first, for example: magick %s out.png", path, ct.name, filepath.Base(path))
 	}
-	if looksBinary(head) {
+	if !text && looksBinary(head) {
 		return runtime.Result{}, fmt.Errorf("Cannot read binary file: %s", path)
 	}
 	pg, err := readPage(br, offset, limit)

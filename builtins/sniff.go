@@ -64,34 +64,42 @@ var heifBrands = map[string]bool{"heic": true, "heix": true, "hevc": true, "hevx
 // readBinarySample), is. A header cut short matches nothing, so a
 // truncated image is judged like any other bytes.
 func sniffContent(head []byte) contentType {
+	ct, _ := sniff(head)
+	return ct
+}
+
+// sniff is sniffContent, and also tells whether head was found to be text
+// beyond doubt (looksText), so that read need not test it again.
+func sniff(head []byte) (ct contentType, text bool) {
 	switch {
 	case len(head) >= 16 && bytes.HasPrefix(head, []byte("\x89PNG\r\n\x1a\n")) && string(head[12:16]) == "IHDR":
-		return ctPNG
+		return ctPNG, text
 	case len(head) >= 4 && bytes.HasPrefix(head, []byte("\xff\xd8\xff")):
-		return ctJPEG
+		return ctJPEG, text
 	case len(head) >= 8 && bytes.HasPrefix(head, []byte("%PDF-")) && head[5] >= '1' && head[5] <= '9' && head[6] == '.':
-		return ctPDF
+		return ctPDF, text
 	case len(head) >= 8 && (bytes.HasPrefix(head, []byte("II*\x00")) || bytes.HasPrefix(head, []byte("MM\x00*")) ||
 		bytes.HasPrefix(head, []byte("II+\x00")) || bytes.HasPrefix(head, []byte("MM\x00+"))):
-		return ctTIFF
+		return ctTIFF, text
 	}
 	// Printable signatures: the rest must not read as text.
-	if !looksText(head) {
+	text = looksText(head)
+	if !text {
 		switch {
 		case len(head) >= 13 && (bytes.HasPrefix(head, []byte("GIF87a")) || bytes.HasPrefix(head, []byte("GIF89a"))):
-			return ctGIF
+			return ctGIF, text
 		case len(head) >= 16 && string(head[:4]) == "RIFF" && string(head[8:12]) == "WEBP":
-			return ctWebP
+			return ctWebP, text
 		case len(head) >= 18 && string(head[:2]) == "BM" && bmpHeaderSizes[binary.LittleEndian.Uint32(head[14:18])]:
-			return ctBMP
+			return ctBMP, text
 		case len(head) >= 16 && string(head[4:8]) == "ftyp":
-			return ftypType(head)
+			return ftypType(head), text
 		}
 	}
 	if isSVG(head) {
-		return ctSVG
+		return ctSVG, text
 	}
-	return ctNone
+	return ctNone, text
 }
 
 // ftypType reads an ISO BMFF file-type box (size, "ftyp", major brand,
