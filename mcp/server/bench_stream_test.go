@@ -2,10 +2,10 @@ package server_test
 
 import (
 	"fmt"
-	"syscall"
-	"time"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // BenchmarkStdioRead is the server's side of a tools/call read of a 10 KB

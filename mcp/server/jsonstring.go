@@ -1,7 +1,7 @@
 package server
 
 import (
-	"encoding/binary"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -20,8 +20,14 @@ func appendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		// Eight plain ASCII bytes at a time, the common case.
-		for i+8 <= len(s) && plain8(binary.LittleEndian.Uint64([]byte(s[i:i+8]))) {
+		// Eight plain ASCII bytes at a time, the common case; a word that
+		// holds another byte tells where the first such byte is.
+		for i+8 <= len(s) {
+			m := special8(load8(s[i : i+8]))
+			if m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				break
+			}
 			i += 8
 		}
 		if i >= len(s) {
@@ -75,13 +81,23 @@ func appendJSONString(dst []byte, s string) []byte {
 
 const hexDigits = "0123456789abcdef"
 
-// plain8 reports whether none of the eight bytes in x needs escaping or
-// decoding: each is ASCII, at least 0x20, and neither '"' nor '\\'.
-func plain8(x uint64) bool {
+// load8 reads eight bytes of s as one word (the compiler merges the
+// loads; a []byte conversion would copy).
+func load8(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// special8 marks, with its high bit, each of the eight bytes in x (least
+// significant first) that needs escaping or decoding: not ASCII, below
+// 0x20, '"' or '\\'. Bits above the first marked byte may be wrong (the
+// subtractions borrow); the lowest is exact, which is all its callers use.
+func special8(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	hasZero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
 	below20 := (x - 0x20*ones) & ^x & highs
-	return (x&highs)|below20|hasZero(x^('"'*ones))|hasZero(x^('\\'*ones)) == 0
+	return (x & highs) | below20 | hasZero(x^('"'*ones)) | hasZero(x^('\\'*ones))
 }
 
 // jsonPlain tells the ASCII bytes a JSON string holds as they are.

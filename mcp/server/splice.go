@@ -56,7 +56,7 @@ type splicer struct {
 	mu      sync.Mutex
 	next    uint64
 	pending map[uint64]spliced // placeholder number → the value it stands for
-	out     []byte            // the last response written, reused
+	out     []byte             // the last response written, reused
 }
 
 func newSplicer(w io.Writer) *splicer {

@@ -54,6 +54,8 @@ type Connection struct {
 	writer  Writer
 	handler Handler
 
+	handlers handlerPool // toolhost patch: goroutines that run handlers (handlerpool.go)
+
 	onInternalError func(error)
 	onDone          func()
 }
@@ -131,6 +133,7 @@ func (c *Connection) updateInFlight(f func(*inFlightState)) {
 			if c.onDone != nil {
 				c.onDone()
 			}
+			c.handlers.close()
 			close(c.done)
 		}
 	}
@@ -681,11 +684,11 @@ func (c *Connection) handleAsync() {
 
 		releaser := &releaser{ch: make(chan struct{})}
 		ctx := context.WithValue(req.ctx, asyncKey, releaser)
-		go func() {
+		c.handlers.run(func() {
 			defer releaser.release(true)
 			result, err := c.handler.Handle(ctx, req.Request)
 			c.processResult(c.handler, req, result, err)
-		}()
+		})
 		<-releaser.ch
 	}
 }
