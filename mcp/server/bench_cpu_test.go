@@ -57,10 +57,11 @@ type readServer struct {
 func readServers(b *testing.B) []readServer {
 	dir := npmServers(b)
 	p := newProject(b, "")
-	// GOGC and GODEBUG reach the server, to compare collector settings, and
+	// GOGC, GODEBUG and GOMAXPROCS reach the server, to compare runtime
+	// settings, and
 	// TOOLHOST_CPUPROFILE, to profile a binary built with
 	// TOOLHOST_E2E_TAGS=pprof.
-	for _, k := range []string{"GOGC", "GODEBUG", "TOOLHOST_CPUPROFILE"} {
+	for _, k := range []string{"GOGC", "GODEBUG", "GOMAXPROCS", "TOOLHOST_CPUPROFILE"} {
 		if v := os.Getenv(k); v != "" {
 			p.Env = append(p.Env, k+"="+v)
 		}

@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -42,6 +44,9 @@ type streamConn struct {
 	once     sync.Once
 
 	queue []jsonrpc.Message // the rest of a batch; Reads are serialised
+
+	direct   *bufio.Reader // a pollable input, read by Read itself; nil: by readLines
+	deadline deadliner     // direct's file, whose deadline ends a Read
 
 	writeMu sync.Mutex
 
@@ -82,24 +87,46 @@ func (t *streamTransport) Connect(context.Context) (sdk.Connection, error) {
 	return newStreamConn(t.r, t.w), nil
 }
 
+// deadliner is an input whose blocked Read a deadline or Close ends: a
+// pipe on the runtime's poller (pollable).
+type deadliner interface {
+	SetReadDeadline(time.Time) error
+}
+
 func newStreamConn(r io.ReadCloser, w io.Writer) *streamConn {
 	c := &streamConn{rc: r, w: w, incoming: make(chan lineOrErr), closed: make(chan struct{})}
-	// Reads of stdin block in the kernel and closing it does not wake
-	// them, so lines are read on a goroutine of their own and Read
+	br := bufio.NewReaderSize(r, 64<<10)
+	if d, ok := r.(deadliner); ok && d.SetReadDeadline(time.Time{}) == nil {
+		// Read reads the pipe itself: a goroutine less to hand each
+		// message through, and a thread less to wake.
+		c.direct, c.deadline = br, d
+		return c
+	}
+	// Other inputs (an io.Pipe, a terminal) may block in a way Close does
+	// not end, so lines are read on a goroutine of their own and Read
 	// selects on them and on Close, as the SDK's connection does.
-	go c.readLines(bufio.NewReaderSize(r, 64<<10))
+	go c.readLines(br)
 	return c
+}
+
+// nextLine returns the next line that is not blank, without its line
+// ending; a last line without a newline is a line, and io.EOF comes after.
+func nextLine(br *bufio.Reader) ([]byte, error) {
+	for {
+		line, err := readLine(br)
+		if len(line) == 0 && err == nil {
+			continue
+		}
+		if len(line) > 0 && errors.Is(err, io.EOF) {
+			err = nil
+		}
+		return line, err
+	}
 }
 
 func (c *streamConn) readLines(br *bufio.Reader) {
 	for {
-		line, err := readLine(br)
-		if len(line) == 0 && err == nil {
-			continue // a blank line between messages
-		}
-		if len(line) > 0 && errors.Is(err, io.EOF) {
-			err = nil // a last message without its newline; EOF comes next
-		}
+		line, err := nextLine(br)
 		select {
 		case c.incoming <- lineOrErr{line, err}:
 		case <-c.closed:
@@ -145,12 +172,16 @@ func (c *streamConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		return msg, nil
 	}
 	var v lineOrErr
-	select {
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case v = <-c.incoming:
-	case <-c.closed:
-		return nil, io.EOF
+	if c.direct != nil {
+		v = c.readDirect(ctx)
+	} else {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case v = <-c.incoming:
+		case <-c.closed:
+			return nil, io.EOF
+		}
 	}
 	if v.err != nil {
 		return nil, v.err
@@ -178,6 +209,26 @@ func (c *streamConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		c.mu.Unlock()
 	}
 	return msg, nil
+}
+
+// readDirect reads the next line from a pollable input, ending the wait
+// when ctx ends (a deadline in the past) or the connection is closed.
+func (c *streamConn) readDirect(ctx context.Context) lineOrErr {
+	select {
+	case <-c.closed:
+		return lineOrErr{err: io.EOF}
+	default:
+	}
+	stop := context.AfterFunc(ctx, func() { c.deadline.SetReadDeadline(time.Now()) })
+	line, err := nextLine(c.direct)
+	stop()
+	switch {
+	case ctx.Err() != nil:
+		return lineOrErr{err: ctx.Err()}
+	case err != nil && errors.Is(err, os.ErrClosed):
+		return lineOrErr{err: io.EOF}
+	}
+	return lineOrErr{line, err}
 }
 
 // readBatch decodes a JSON-RPC batch and records its requests, whose

@@ -1,0 +1,31 @@
+//go:build unix
+
+package server
+
+import (
+	"os"
+	"syscall"
+)
+
+// pollable returns f read through the runtime's network poller when it is
+// a pipe or a socket (an MCP client's stdin always is): a read then parks
+// the goroutine instead of holding a thread in the kernel, which the
+// runtime must replace while it waits and hand work back to when it
+// returns — about nine context switches per call over stdio before. Other
+// files (a terminal, a regular file) are returned as they are.
+func pollable(f *os.File) *os.File {
+	info, err := f.Stat()
+	if err != nil || info.Mode()&(os.ModeNamedPipe|os.ModeSocket) == 0 {
+		return f
+	}
+	fd := int(f.Fd())
+	if err := syscall.SetNonblock(fd, true); err != nil {
+		return f
+	}
+	// f.Fd() made f's descriptor blocking again; the new File, over a
+	// non-blocking descriptor, registers with the poller.
+	if err := syscall.SetNonblock(fd, true); err != nil {
+		return f
+	}
+	return os.NewFile(uintptr(fd), f.Name())
+}
