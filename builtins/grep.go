@@ -455,7 +455,7 @@ func (w *grepWorker) searchFile(e walkEntry, m *grepMatcher) {
 			return
 		}
 	}
-	f, err := openForGrep(path)
+	f, err := openForGrep(e, path)
 	if err != nil {
 		w.skipped++
 		return

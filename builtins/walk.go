@@ -54,6 +54,10 @@ type walkEntry struct {
 	// for links that lead nowhere (dangling, looping), which must not be
 	// opened.
 	target string
+	// dir is the directory holding the entry, open while the entry is
+	// visited and closed after: a visitor may open name through it, never
+	// keep it. Not set for the walk's root.
+	dir dirHandle
 }
 
 // walkOptions tunes walk. The zero value walks everything .gitignore allows.
@@ -226,13 +230,15 @@ func (w *walker) readDir(worker int, job dirJob) []dirJob {
 	// Open the resolved path without following a link in its last
 	// component: the directory read is the one that was checked, even if
 	// the path walked through was swapped for a link since.
-	f, err := os.OpenFile(job.real.path, os.O_RDONLY|oNoFollow, 0)
+	f, dir, err := openWalkDir(job.real.path)
 	if err != nil {
 		w.unreadable.Add(1)
 		return nil
 	}
+	// Held open while the entries are visited: a visitor may open them
+	// through it (walkEntry.dir).
+	defer f.Close()
 	entries, err := f.ReadDir(-1) // unsorted: callers order their own results
-	f.Close()
 	if err != nil && len(entries) == 0 {
 		w.unreadable.Add(1)
 		return nil
@@ -296,7 +302,7 @@ func (w *walker) readDir(worker int, job dirJob) []dirJob {
 			subdirs = append(subdirs, dirJob{abs: abs, rel: rel, ign: ign, real: &realDir{path: real, parent: job.real}, outside: outside})
 			continue
 		}
-		w.visit(worker, walkEntry{path: abs, rel: rel, name: name, typ: typ, target: target})
+		w.visit(worker, walkEntry{path: abs, rel: rel, name: name, typ: typ, target: target, dir: dir})
 	}
 	return subdirs
 }
