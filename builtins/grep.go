@@ -245,7 +245,7 @@ func literalNeedle(runes []rune, fold bool) []grepNeedle {
 // index returns the first position of n in buf, or -1.
 func (n *grepNeedle) index(buf []byte) int {
 	if !n.fold {
-		return bytes.Index(buf, n.s)
+		return indexRare(buf, n.s)
 	}
 	// Look for the first byte in either case, then compare the rest.
 	lo, up := n.s[0], n.s[0]
@@ -278,6 +278,71 @@ func (n *grepNeedle) index(buf []byte) int {
 	}
 	return -1
 }
+
+// indexRare is bytes.Index(buf, s), looking first for the byte of s that
+// is rarest in text (byteCommonness) rather than its first byte: in source
+// code "ErrUnexpectedEOF" starts with a letter found every few dozen bytes,
+// and each false start costs a call and a comparison, while its F is far
+// rarer. ripgrep chooses its needle byte the same way.
+func indexRare(buf, s []byte) int {
+	if len(s) < 2 {
+		return bytes.Index(buf, s)
+	}
+	r := 0
+	for i := 1; i < len(s); i++ {
+		if byteCommonness[s[i]] < byteCommonness[s[r]] {
+			r = i
+		}
+	}
+	c := s[r]
+	for pos := r; pos < len(buf); {
+		i := bytes.IndexByte(buf[pos:], c)
+		if i < 0 {
+			return -1
+		}
+		start := pos + i - r
+		if start+len(s) > len(buf) {
+			return -1
+		}
+		if bytes.Equal(buf[start:start+len(s)], s) {
+			return start
+		}
+		pos += i + 1
+	}
+	return -1
+}
+
+// byteCommonness ranks bytes by how often they appear in source code and
+// prose, higher for more common: white space, then lower-case letters in
+// English frequency order, then common punctuation, upper-case letters
+// (in the same order), digits, other ASCII, and last control bytes and
+// bytes of multi-byte UTF-8. A rough order is all indexRare needs.
+var byteCommonness = func() (t [256]uint8) {
+	for b := range 256 {
+		switch {
+		case b >= 0x80:
+			t[b] = 10
+		case b < 0x20:
+			t[b] = 5
+		default:
+			t[b] = 20
+		}
+	}
+	t[' '], t['\n'], t['\t'] = 255, 250, 245
+	const letters = "etaoinshrdlcumwfgypbvkjxqz"
+	for i := range len(letters) {
+		t[letters[i]] = uint8(240 - 4*i)
+		t[letters[i]-'a'+'A'] = uint8(110 - 3*i)
+	}
+	for i, c := range []byte(`(),.;="_/*{}:-[]'&<>!+`) {
+		t[c] = uint8(150 - i)
+	}
+	for c := byte('0'); c <= '9'; c++ {
+		t[c] = 95
+	}
+	t['0'], t['1'], t['2'] = 100, 100, 100
+	return t
+}()
 
 // equalFoldASCII reports whether b equals lower ignoring ASCII case.
 func equalFoldASCII(b, lower []byte) bool {
@@ -473,12 +538,18 @@ func (w *grepWorker) searchFile(e walkEntry, m *grepMatcher) {
 			break
 		}
 		data := w.buf[:carry+n]
-		if first && bytes.IndexByte(data[:min(len(data), grepBinaryProbe)], 0) >= 0 {
-			break
-		}
 		// A short read of a regular file means its end: the kernel fills
 		// the buffer otherwise. This saves a stat or a second read per file.
 		eof := n < len(w.buf)-carry
+		// A file read whole in one go is tested for binary content only
+		// if it matches (below): most files do not, and the test is a pass
+		// over up to 8 KB of each. A longer file is tested before its first
+		// chunk is searched, since that chunk is gone when a later one
+		// matches.
+		probeLater := first && eof
+		if first && !eof && bytes.IndexByte(data[:min(len(data), grepBinaryProbe)], 0) >= 0 {
+			break
+		}
 		block := data
 		if !eof {
 			k := bytes.LastIndexByte(data, '\n')
@@ -493,6 +564,10 @@ func (w *grepWorker) searchFile(e walkEntry, m *grepMatcher) {
 			w.dfa = newLineDFA(m.prog)
 		}
 		m.searchBlock(block, lineNo, w.dfa, w.emit)
+		if probeLater && w.cur >= 0 && bytes.IndexByte(data[:min(len(data), grepBinaryProbe)], 0) >= 0 {
+			// Binary after all: the matches just recorded are not kept.
+			w.files, w.cur = w.files[:w.cur], -1
+		}
 		if eof {
 			break
 		}

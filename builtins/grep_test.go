@@ -86,6 +86,20 @@ func TestGrepOutput(t *testing.T) {
 			matches: 1,
 		},
 		{
+			name: "binary content is told by the first 8 KB, whatever the file's size and where it matches",
+			files: map[string]string{
+				"small-bin.dat":  "needle first\nthen\x00binary",
+				"big-bin.dat":    "\x00" + strings.Repeat("filler line\n", 30000) + "needle at the end\n",
+				"late-nul.txt":   strings.Repeat("text line\n", 1000) + "\x00 past the probe\nneedle\n",
+				"big-text.txt":   strings.Repeat("filler line\n", 30000) + "needle at the end\n",
+				"small-text.txt": "needle",
+			},
+			params:  grepParams{Pattern: "needle"},
+			has:     []string{"late-nul.txt:", "big-text.txt:", "small-text.txt:"},
+			hasNot:  []string{"small-bin.dat", "big-bin.dat"},
+			matches: 3,
+		},
+		{
 			name:    "gitignored files and .git are not searched",
 			files:   map[string]string{".gitignore": "gen/\n", "gen/a.go": "needle", ".git/config": "needle", "b.go": "needle"},
 			params:  grepParams{Pattern: "needle"},
@@ -442,4 +456,23 @@ func corpusLines(t *testing.T, path string) []string {
 		}
 	}
 	return out
+}
+
+func FuzzIndexRareIsBytesIndex(f *testing.F) {
+	for _, seed := range [][2]string{
+		{"ErrUnexpectedEOF in io.ErrUnexpectedEOF", "ErrUnexpectedEOF"},
+		{"aaaaaaaaab", "ab"},
+		{"xFxFxF", "xF"},
+		{"F at the start", "F at"},
+		{"short", "longer than the buffer"},
+		{"", "x"},
+		{"abcabcabd", "abd"},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, buf, s string) {
+		if got, want := indexRare([]byte(buf), []byte(s)), strings.Index(buf, s); got != want {
+			t.Fatalf("indexRare(%q, %q) = %d, want %d", buf, s, got, want)
+		}
+	})
 }
