@@ -541,13 +541,15 @@ func (w *grepWorker) searchFile(e walkEntry, m *grepMatcher) {
 		// A short read of a regular file means its end: the kernel fills
 		// the buffer otherwise. This saves a stat or a second read per file.
 		eof := n < len(w.buf)-carry
-		// A file read whole in one go is tested for binary content only
-		// if it matches (below): most files do not, and the test is a pass
-		// over up to 8 KB of each. A longer file is tested before its first
-		// chunk is searched, since that chunk is gone when a later one
-		// matches.
-		probeLater := first && eof
-		if first && !eof && bytes.IndexByte(data[:min(len(data), grepBinaryProbe)], 0) >= 0 {
+		// When a needle search decides, a file read whole in one go is
+		// tested for binary content only if it matches (below): most files
+		// do not, and the test is a pass over up to 8 KB of each, as long
+		// as the search. Without a needle the search costs far more than
+		// the test, more still over binary bytes, so the test comes first;
+		// so it does for a longer file, whose first chunk is gone when a
+		// later one matches.
+		probeLater := first && eof && m.needles != nil
+		if first && !probeLater && bytes.IndexByte(data[:min(len(data), grepBinaryProbe)], 0) >= 0 {
 			break
 		}
 		block := data
