@@ -93,7 +93,24 @@ func truncateForMessage(s string) string {
 // hint: such a tool is offered to it (see unavailable), so the hint never
 // suggests a tool the model cannot call.
 func (r *Registry) canDelegate(agent *Agent, model string) bool {
+	for _, id := range r.delegatingTools() {
+		if r.unavailable(id, model, agent, nil, false) == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// delegatingTools lists the ids whose tool delegates, worked out once per
+// generation of the registry: every call asks (canDelegate), and going
+// through the whole table each time was a hundred map lookups a call.
+func (r *Registry) delegatingTools() []string {
 	r.mu.RLock()
+	if d := r.delegates; d.valid && d.gen == r.gen {
+		r.mu.RUnlock()
+		return d.ids
+	}
+	gen := r.gen
 	var ids []string
 	for id := range r.tools {
 		if e, _ := r.tools.resolve(id); e.traits.Delegates {
@@ -101,10 +118,17 @@ func (r *Registry) canDelegate(agent *Agent, model string) bool {
 		}
 	}
 	r.mu.RUnlock()
-	for _, id := range ids {
-		if r.unavailable(id, model, agent, nil, false) == nil {
-			return true
-		}
+	r.mu.Lock()
+	if r.gen == gen {
+		r.delegates = delegatingIDs{gen: gen, ids: ids, valid: true}
 	}
-	return false
+	r.mu.Unlock()
+	return ids
+}
+
+// delegatingIDs is delegatingTools' memory.
+type delegatingIDs struct {
+	gen   uint64
+	ids   []string
+	valid bool
 }

@@ -60,6 +60,8 @@ type Registry struct {
 	defs  map[defKey]*prepared
 	gen   uint64 // counts changes of tools and hooks; see Generation
 
+	delegates delegatingIDs // the delegating tools of generation gen (call.go)
+
 	roots projectRoots // real paths of Worktree and Directory (pathcache.go)
 
 	changes  subscribers[func()]      // told of every change of tools or hooks (changes.go)

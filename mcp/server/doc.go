@@ -25,7 +25,11 @@
 // protocol with multi-round-trip input requests, and the legacy initialize
 // handshake older clients use), ships stdio, in-memory and Streamable HTTP
 // transports, and is maintained with the specification. The SDK's package
-// is imported as sdk.
+// is imported as sdk. toolhost links a copy with three patches that cut
+// the CPU of a call (third_party/go-sdk/README.md), and serves stdio over
+// its own connection (stream.go: a message per line, decoded once), under
+// which tool outputs are written straight into the responses (splice.go):
+// together a read call over stdio costs a third of the CPU it did.
 //
 // This package is a front end: it imports runtime and its subpackages,
 // never host, builtins, plugins or the CLI. The client side — MCP servers
