@@ -133,6 +133,12 @@ func runRead(ctx context.Context, p readParams, tc *runtime.Context) (runtime.Re
 	if isDir {
 		return readDirectory(path, rel, offset, limit)
 	}
+	if !info.Mode().IsRegular() {
+		// Opening a FIFO waits for a writer, and a device may never end:
+		// either would hold the call past any limit (an open cannot be
+		// cancelled).
+		return runtime.Result{}, fmt.Errorf("Cannot read %s: it is a %s, not a regular file; reading it could wait for ever. Read the file it is fed from instead", path, fileKind(info.Mode()))
+	}
 
 	f, err := openChecked(tc, path)
 	if err != nil {
@@ -246,6 +252,21 @@ func (pg *page) preview(n int) string {
 		b.Write(pg.line(i))
 	}
 	return b.String()
+}
+
+// fileKind names the type of a file that is not regular.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeCharDevice != 0:
+		return "character device"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
 }
 
 // readBuffers are read's file buffers, 64 KiB each.
