@@ -2,11 +2,14 @@ package inbox_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -71,6 +74,46 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 // request with its command without a reload; clicking "Allow once" lets
 // the call finish with the command's output, and a message typed and sent
 // with Enter (the keyboard's "reject with message") reaches the model.
+// untilTrue evaluates js, an expression of a boolean, until it is true.
+// The page re-renders its lists from live events, so a node chromedp finds
+// can be replaced before an action on it lands ("Could not find node with
+// given id"), and an answered request's article can still be there when
+// the next one comes: the tests look, and act, in the page itself.
+func untilTrue(ctx context.Context, what, js string) error {
+	for {
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js))
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		if ok {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s: %w", what, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// requestJS is a JavaScript expression of the request article showing
+// command, or null.
+func requestJS(command string) string {
+	return `[...document.querySelectorAll('#requests article.request')].find(a => a.querySelector('pre.preview-command')?.textContent === ` + strconv.Quote(command) + `)`
+}
+
+// answer clicks the reply button of the request for command.
+func answer(ctx context.Context, command, reply string) error {
+	return untilTrue(ctx, "answer "+reply+" to "+command,
+		`(() => { const b = `+requestJS(command)+`?.querySelector('button[data-reply="`+reply+`"]'); if (!b) return false; b.click(); return true })()`)
+}
+
+// click clicks the first element matching selector once there is one.
+func click(ctx context.Context, selector string) error {
+	return untilTrue(ctx, "click "+selector,
+		`(() => { const e = document.querySelector(`+strconv.Quote(selector)+`); if (!e) return false; e.click(); return true })()`)
+}
+
 func TestAPersonAnswersInTheBrowser(t *testing.T) {
 	t.Parallel()
 	ctx := browser(t)
@@ -102,7 +145,7 @@ func TestAPersonAnswersInTheBrowser(t *testing.T) {
 		t.Errorf("the page names the rule's source %q, want …toolhost.json:3", source)
 	}
 	screenshot(t, ctx, "inbox-request.png")
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#requests article.request button[data-reply="once"]`))); err != nil {
+	if err := answer(ctx, "echo browser-said-yes", "once"); err != nil {
 		t.Fatalf("click once: %v", err)
 	}
 	r := waitResult(t, done)
@@ -113,10 +156,7 @@ func TestAPersonAnswersInTheBrowser(t *testing.T) {
 	// "Always allow" adds an approval to the session, listed with a
 	// revoke button; revoking it takes it away.
 	done = callBash(cs, "ls")
-	if err := chromedp.Do(ctx,
-		chromedp.WaitVisible(chromedp.CSS(`#requests article.request button[data-reply="always"]`)),
-		chromedp.Click(chromedp.CSS(`#requests article.request button[data-reply="always"]`)),
-	); err != nil {
+	if err := answer(ctx, "ls", "always"); err != nil {
 		t.Fatalf("click always: %v", err)
 	}
 	if r := waitResult(t, done); r.isError {
@@ -126,10 +166,10 @@ func TestAPersonAnswersInTheBrowser(t *testing.T) {
 		t.Fatalf("the approval is not listed: %v", err)
 	}
 	screenshot(t, ctx, "inbox-sessions.png")
-	if err := chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`#sessions button[data-revoke]`)),
-		chromedp.WaitNotPresent(chromedp.CSS(`#sessions button[data-revoke]`)),
-	); err != nil {
+	if err := click(ctx, `#sessions button[data-revoke]`); err == nil {
+		err = chromedp.Do(ctx, chromedp.WaitNotPresent(chromedp.CSS(`#sessions button[data-revoke]`)))
+	}
+	if err != nil {
 		t.Fatalf("revoke: %v", err)
 	}
 	var sessions struct{ Sessions []inbox.Session }
@@ -139,6 +179,9 @@ func TestAPersonAnswersInTheBrowser(t *testing.T) {
 	}
 
 	done = callBash(cs, "rm -rf build")
+	if err := untilTrue(ctx, "wait for the request of rm", `document.querySelectorAll('#requests article.request').length === 1 && !!`+requestJS("rm -rf build")); err != nil {
+		t.Fatal(err)
+	}
 	if err := chromedp.Do(ctx,
 		chromedp.WaitVisible(chromedp.CSS(`#requests article.request input[data-message]`)),
 		chromedp.SendKeys(chromedp.CSS(`#requests article.request input[data-message]`), "run make clean instead"+kb.Enter),
