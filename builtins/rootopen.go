@@ -24,8 +24,8 @@ func openChecked(tc *runtime.Context, path string) (*os.File, error) {
 			if err != nil {
 				return nil, err
 			}
-			if f, ok := openBeneath(root, rel); ok {
-				return f, nil
+			if f, ok, err := openBeneath(root, rel); ok {
+				return f, err
 			}
 			r, err := os.OpenRoot(root)
 			if err != nil {

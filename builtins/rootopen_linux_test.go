@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 )
 
@@ -29,12 +30,15 @@ func TestOpenBeneathOpensOnlyPlainPathsInsideTheRoot(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f, ok := openBeneath(root, "sub/ok.txt")
+	f, ok, err := openBeneath(root, "sub/ok.txt")
 	if !ok {
 		if noOpenat2.Load() {
 			t.Skip("openat2 is not available here; os.Root opens every file")
 		}
 		t.Fatal("a plain file inside the root was not opened")
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 	b, err := io.ReadAll(f)
 	f.Close()
@@ -43,9 +47,20 @@ func TestOpenBeneathOpensOnlyPlainPathsInsideTheRoot(t *testing.T) {
 	}
 	// Links, even to inside, and climbs are left to os.Root.
 	for _, rel := range []string{"out", "abs", "in", "subdir/ok.txt", "../secret.txt", "sub/../../secret.txt", "/etc/passwd", "missing.txt"} {
-		if f, ok := openBeneath(root, rel); ok {
+		if f, ok, _ := openBeneath(root, rel); ok {
 			f.Close()
 			t.Errorf("openBeneath(%q) opened it", rel)
 		}
+	}
+	// A FIFO (swapped in after the caller looked) is refused at once,
+	// not waited on.
+	if err := syscall.Mkfifo(filepath.Join(root, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if f, ok, err := openBeneath(root, "fifo"); !ok || err == nil {
+		if f != nil {
+			f.Close()
+		}
+		t.Errorf("openBeneath(fifo) = ok %v, err %v; want a refusal", ok, err)
 	}
 }
