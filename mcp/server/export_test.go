@@ -21,3 +21,6 @@ const MaxSubscriptions = maxSubscriptions
 func (s *Server) ServeStream(ctx context.Context, r io.ReadCloser, w io.Writer) error {
 	return s.serveStream(ctx, r, w)
 }
+
+// MaxBatch is maxBatch, for tests.
+const MaxBatch = maxBatch

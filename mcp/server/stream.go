@@ -72,6 +72,12 @@ type lineOrErr struct {
 // maxLine bounds one message, as the SDK's DefaultMaxLineLength does.
 const maxLine = sdk.DefaultMaxLineLength
 
+// maxBatch bounds the messages of one JSON-RPC batch: every request of a
+// batch is held, and its response kept, until the last is answered, so a
+// line of a few hundred thousand tiny requests would hold them all. The
+// SDK set no bound; clients that batch (before 2025-06-18) send a few.
+const maxBatch = 1000
+
 // batchesRemoved is the first protocol version without JSON-RPC batches.
 const batchesRemoved = "2025-06-18"
 
@@ -194,14 +200,18 @@ func (c *streamConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		c.queue = msgs[1:]
 		return msgs[0], nil
 	}
-	// The SDK's decoder reads the first JSON value of its input and
-	// ignores the rest; a line must be one value and nothing else.
-	if !segjson.Valid(v.line) {
-		return nil, fmt.Errorf("a line is not one JSON-RPC message: %.80q; send one JSON object per line", v.line)
-	}
+	// Decoding first bounds the nesting (the SDK refuses past 1000 levels
+	// before it parses); only then is the line checked to hold nothing
+	// after the message, by a parser that recurses and would exhaust the
+	// stack on a line of millions of brackets. The SDK's decoder reads the
+	// first JSON value of its input and ignores the rest; a line must be
+	// one value and nothing else.
 	msg, err := jsonrpc.DecodeMessage(v.line)
 	if err != nil {
 		return nil, err
+	}
+	if !segjson.Valid(v.line) {
+		return nil, fmt.Errorf("a line is not one JSON-RPC message: %.80q; send one JSON object per line", v.line)
 	}
 	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "initialize" && req.IsCall() {
 		c.mu.Lock()
@@ -246,6 +256,9 @@ func (c *streamConn) readBatch(line []byte) ([]jsonrpc.Message, error) {
 	}
 	if len(raws) == 0 {
 		return nil, errors.New("empty JSON-RPC batch")
+	}
+	if len(raws) > maxBatch {
+		return nil, fmt.Errorf("a JSON-RPC batch of %d messages is over the limit of %d; send fewer at a time", len(raws), maxBatch)
 	}
 	msgs := make([]jsonrpc.Message, 0, len(raws))
 	b := &inBatch{index: map[jsonrpc.ID]int{}}

@@ -219,11 +219,14 @@ func TestStdioBatchesAreAnsweredWithOneArrayUntilTheyWereRemoved(t *testing.T) {
 func TestStdioHostileInputEndsTheSessionWithoutAnswer(t *testing.T) {
 	t.Parallel()
 	cases := map[string]string{
-		"not JSON":                 `{"jsonrpc":"2.0","id":1,"method":`,
-		"two messages on one line": `{"jsonrpc":"2.0","id":1,"method":"ping"} {"jsonrpc":"2.0","id":2,"method":"ping"}x`,
-		"an empty batch":           `[]`,
-		"a batch with an id twice": `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":1,"method":"ping"}]`,
-		"nesting past the limit":   strings.Repeat("[", 2000) + strings.Repeat("]", 2000),
+		"not JSON":                                     `{"jsonrpc":"2.0","id":1,"method":`,
+		"two messages on one line":                     `{"jsonrpc":"2.0","id":1,"method":"ping"} {"jsonrpc":"2.0","id":2,"method":"ping"}x`,
+		"an empty batch":                               `[]`,
+		"a batch with an id twice":                     `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":1,"method":"ping"}]`,
+		"nesting past the limit":                       strings.Repeat("[", 2000) + strings.Repeat("]", 2000),
+		"a batch nested for ever":                      strings.Repeat("[", 4<<20),
+		"a batch of more messages than the cap":        "[" + strings.TrimSuffix(strings.Repeat(`{"jsonrpc":"2.0","method":"notifications/initialized"},`, server.MaxBatch+1), ",") + "]",
+		"nesting a parser would recurse into for ever": `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":` + strings.Repeat("[", 4<<20) + `}}`,
 	}
 	for name, line := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -249,4 +252,39 @@ func TestStdioAMessageOverTheLimitEndsTheSession(t *testing.T) {
 		}
 	}()
 	w.ended()
+}
+
+// The go-sdk copy decodes the 2026-07-28 protocol's _meta straight into
+// its types (third_party/go-sdk, validateRequestMeta): what it refused
+// before, it still refuses, with invalid params, and the session goes on.
+func TestStdioRequestMetaOfTheSessionlessProtocolIsChecked(t *testing.T) {
+	t.Parallel()
+	const good = `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"wire","version":"0"},"io.modelcontextprotocol/clientCapabilities":{}`
+	tests := []struct {
+		name, meta string
+		refused    bool
+	}{
+		{"complete", good, false},
+		{"capabilities missing", `"io.modelcontextprotocol/protocolVersion":"2026-07-28"`, true},
+		{"capabilities null", `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":null`, true},
+		{"capabilities of another shape", `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":"all"`, true},
+		{"client info null", `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":null,"io.modelcontextprotocol/clientCapabilities":{}`, true},
+		{"client info of another shape", `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":[1],"io.modelcontextprotocol/clientCapabilities":{}`, true},
+		{"a log level of another shape is ignored", good + `,"io.modelcontextprotocol/logLevel":7`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWire(t)
+			w.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{` + tt.meta + `}}}`)
+			got := w.recv()
+			if refused := strings.Contains(got, `"code":-32602`); refused != tt.refused || (!tt.refused && !strings.Contains(got, `"tools":[`)) {
+				t.Fatalf("tools/list with _meta {%s}: %.300s", tt.meta, got)
+			}
+			w.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{` + good + `}}}`)
+			if got := w.recv(); !strings.Contains(got, `"tools":[`) {
+				t.Fatalf("the session did not go on: %.300s", got)
+			}
+		})
+	}
 }
