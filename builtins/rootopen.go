@@ -1,6 +1,8 @@
 package builtins
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -12,7 +14,8 @@ import (
 // every symlink resolved once, opened inside an os.Root of the project when
 // it lies there (openat semantics: a link swapped in after the check that
 // points outside makes the open fail), or as resolved when
-// external_directory allowed a place outside. Paths resolve once per call
+// external_directory allowed a place outside. Either way only a regular
+// file is opened, and the open never waits. Paths resolve once per call
 // (Context.RealPath): the check before resolved the same ones.
 func openChecked(tc *runtime.Context, path string) (*os.File, error) {
 	target := tc.RealPath(path)
@@ -27,13 +30,24 @@ func openChecked(tc *runtime.Context, path string) (*os.File, error) {
 			if f, ok, err := openBeneath(root, rel); ok {
 				return f, err
 			}
-			r, err := os.OpenRoot(root)
-			if err != nil {
-				return nil, err
-			}
-			defer r.Close()
-			return r.Open(rel)
+			return openRegularIn(root, rel)
 		}
 	}
-	return os.Open(target)
+	return openRegularIn(filepath.Dir(target), filepath.Base(target))
+}
+
+// openRegularIn opens rel inside dir, without blocking and only if it is a
+// regular file (fspath.OpenRegular): a FIFO or device swapped in after
+// the tool looked is refused rather than waited on.
+func openRegularIn(dir, rel string) (*os.File, error) {
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	f, err := fspath.OpenRegular(r, rel, os.O_RDONLY)
+	if errors.Is(err, fspath.ErrNotRegular) {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, rel), err)
+	}
+	return f, err
 }

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/toolhost/toolhost/internal/fspath"
 )
 
 // noOpenat2 is set once openat2 turned out missing (Linux before 5.6, or
@@ -50,7 +52,7 @@ func openBeneath(root, rel string) (f *os.File, ok bool, err error) {
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
 		unix.Close(fd)
-		return nil, true, fmt.Errorf("%s is not a regular file (a FIFO, socket or device, which could wait for ever)", filepath.Join(root, rel))
+		return nil, true, fmt.Errorf("%s: %w", filepath.Join(root, rel), fspath.ErrNotRegular)
 	}
 	// Blocking again, so the runtime treats it as the plain file it is.
 	if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFL, unix.O_RDONLY); err != nil {

@@ -3,7 +3,8 @@
 // paths that do not exist yet (their longest existing prefix is resolved
 // and the rest appended). One implementation, so that what a permission
 // check decided about is what a tool then opens and what the kernel
-// sandbox grants.
+// sandbox grants. It also opens what was checked (OpenRegular): a regular
+// file only, without an open that could wait for ever.
 package fspath
 
 import (

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/toolhost/toolhost/internal/fspath"
 	"github.com/toolhost/toolhost/internal/hostfns"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/permission"
@@ -258,7 +259,7 @@ func (b *Bridge) file(op string, arg json.RawMessage) (any, error) {
 		}
 		return nil, nil
 	default: // fs.readdir
-		f, err := root.OpenFile(rel, os.O_RDONLY|openNonblock, 0)
+		f, err := root.OpenFile(rel, os.O_RDONLY|fspath.ONonblock, 0)
 		if err != nil {
 			return nil, fmt.Errorf("readdir %s: %w", in.Path, err)
 		}
@@ -281,27 +282,13 @@ func (b *Bridge) file(op string, arg json.RawMessage) (any, error) {
 // it — or never end.
 var errNotRegular = errors.New("not a regular file; a JS tool reads and writes only regular files")
 
-// openRegular opens rel in root without blocking (a FIFO with no other
-// end would hold the open itself) and refuses what is not a regular file,
-// judged on the opened file, not on a Stat before the open.
+// openRegular is fspath.OpenRegular with the JS tools' own refusal.
 func openRegular(root *os.Root, rel string, flag int) (*os.File, error) {
-	f, err := root.OpenFile(rel, flag|openNonblock, 0o644)
-	if err != nil {
-		if errors.Is(err, errNoReader) {
-			return nil, errNotRegular // a FIFO nothing reads
-		}
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
+	f, err := fspath.OpenRegular(root, rel, flag)
+	if errors.Is(err, fspath.ErrNotRegular) {
 		return nil, errNotRegular
 	}
-	return f, nil
+	return f, err
 }
 
 // resolve finds the granted directory holding p (a guest path of
