@@ -549,7 +549,7 @@ func (w *grepWorker) searchFile(e walkEntry, m *grepMatcher) {
 		// so it does for a longer file, whose first chunk is gone when a
 		// later one matches.
 		probeLater := first && eof && m.needles != nil
-		if first && !probeLater && bytes.IndexByte(data[:min(len(data), grepBinaryProbe)], 0) >= 0 {
+		if first && !probeLater && binaryProbe(data) {
 			break
 		}
 		block := data
@@ -566,7 +566,7 @@ func (w *grepWorker) searchFile(e walkEntry, m *grepMatcher) {
 			w.dfa = newLineDFA(m.prog)
 		}
 		m.searchBlock(block, lineNo, w.dfa, w.emit)
-		if probeLater && w.cur >= 0 && bytes.IndexByte(data[:min(len(data), grepBinaryProbe)], 0) >= 0 {
+		if probeLater && w.cur >= 0 && binaryProbe(data) {
 			// Binary after all: the matches just recorded are not kept.
 			w.files, w.cur = w.files[:w.cur], -1
 		}
@@ -581,6 +581,12 @@ func (w *grepWorker) searchFile(e walkEntry, m *grepMatcher) {
 			w.files[w.cur].mtime = info.ModTime().UnixNano()
 		}
 	}
+}
+
+// binaryProbe says a file whose first bytes are data is binary: a NUL in
+// its first grepBinaryProbe bytes.
+func binaryProbe(data []byte) bool {
+	return bytes.IndexByte(data[:min(len(data), grepBinaryProbe)], 0) >= 0
 }
 
 // emit records a matching line of the file being searched.

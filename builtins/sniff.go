@@ -60,16 +60,10 @@ var bmpHeaderSizes = map[uint32]bool{12: true, 16: true, 40: true, 52: true, 56:
 // mif1/msf1 that AVIF files may also name first, see ftypType).
 var heifBrands = map[string]bool{"heic": true, "heix": true, "hevc": true, "hevx": true, "heim": true, "heis": true, "hevm": true, "hevs": true, "mif1": true, "msf1": true}
 
-// sniffContent says what head, the first bytes of a file (at most
-// readBinarySample), is. A header cut short matches nothing, so a
-// truncated image is judged like any other bytes.
-func sniffContent(head []byte) contentType {
-	ct, _ := sniff(head)
-	return ct
-}
-
-// sniff is sniffContent, and also tells whether head was found to be text
-// beyond doubt (looksText), so that read need not test it again.
+// sniff says what head, the first bytes of a file (at most
+// readBinarySample), is, and whether it was found to be text beyond doubt
+// (looksText), so that read need not test it again. A header cut short
+// matches nothing, so a truncated image is judged like any other bytes.
 func sniff(head []byte) (ct contentType, text bool) {
 	switch {
 	case len(head) >= 16 && bytes.HasPrefix(head, []byte("\x89PNG\r\n\x1a\n")) && string(head[12:16]) == "IHDR":

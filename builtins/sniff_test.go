@@ -10,7 +10,7 @@ import (
 
 // verdict is what read makes of a file starting with head.
 func verdict(head []byte) string {
-	if ct := sniffContent(head); ct != ctNone {
+	if ct, _ := sniff(head); ct != ctNone {
 		return ct.name
 	}
 	if looksBinary(head) {
@@ -64,7 +64,7 @@ func FuzzSniffContent(f *testing.F) {
 	f.Add([]byte("GIF89a\x01\x00\x01\x00\x80\x00\x00"))
 	f.Add([]byte("BM\x36\x00\x0c\x00\x00\x00\x00\x00\x36\x00\x00\x00\x28\x00\x00\x00"))
 	f.Fuzz(func(t *testing.T, head []byte) {
-		ct := sniffContent(head)
+		ct, _ := sniff(head)
 		if ct.action == sniffAttach {
 			switch ct.mime {
 			case "image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf":

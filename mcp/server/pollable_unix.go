@@ -18,12 +18,9 @@ func pollable(f *os.File) *os.File {
 	if err != nil || info.Mode()&(os.ModeNamedPipe|os.ModeSocket) == 0 {
 		return f
 	}
+	// Fd leaves the descriptor blocking; the new File, over it made
+	// non-blocking, registers with the poller.
 	fd := int(f.Fd())
-	if err := syscall.SetNonblock(fd, true); err != nil {
-		return f
-	}
-	// f.Fd() made f's descriptor blocking again; the new File, over a
-	// non-blocking descriptor, registers with the poller.
 	if err := syscall.SetNonblock(fd, true); err != nil {
 		return f
 	}
