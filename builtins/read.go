@@ -91,8 +91,9 @@ func Read() runtime.Tool {
 	return runtime.Declare(runtime.Define(readToolName, readDescription, runRead), readTraits)
 }
 
-// readTraits: asks "read" for the path itself; changes nothing.
-var readTraits = runtime.Traits{ChecksOwnPermission: true, Hints: &runtime.Hints{ReadOnly: true, Idempotent: true}}
+// readTraits: asks "read" for the path itself; changes nothing; one page
+// of one file, quick.
+var readTraits = runtime.Traits{ChecksOwnPermission: true, Quick: true, Hints: &runtime.Hints{ReadOnly: true, Idempotent: true}}
 
 func runRead(ctx context.Context, p readParams, tc *runtime.Context) (runtime.Result, error) {
 	if p.FilePath == "" {

@@ -3,6 +3,7 @@ package builtins
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -17,7 +18,7 @@ import (
 // external_directory allowed a place outside. Either way only a regular
 // file is opened, and the open never waits. Paths resolve once per call
 // (Context.RealPath): the check before resolved the same ones.
-func openChecked(tc *runtime.Context, path string) (*os.File, error) {
+func openChecked(tc *runtime.Context, path string) (io.ReadCloser, error) {
 	target := tc.RealPath(path)
 	project := projectDir(tc)
 	if project != "" {

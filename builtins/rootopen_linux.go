@@ -2,6 +2,7 @@ package builtins
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -26,7 +27,7 @@ var noOpenat2 atomic.Bool
 // ok is false when it could not open rel for another reason: the caller
 // then opens through os.Root, which reports the error or follows a link
 // swapped in since rel was resolved, confined the same way.
-func openBeneath(root, rel string) (f *os.File, ok bool, err error) {
+func openBeneath(root, rel string) (f io.ReadCloser, ok bool, err error) {
 	if noOpenat2.Load() {
 		return nil, false, nil
 	}
@@ -54,10 +55,56 @@ func openBeneath(root, rel string) (f *os.File, ok bool, err error) {
 		unix.Close(fd)
 		return nil, true, fmt.Errorf("%s: %w", filepath.Join(root, rel), fspath.ErrNotRegular)
 	}
-	// Blocking again, so the runtime treats it as the plain file it is.
-	if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFL, unix.O_RDONLY); err != nil {
-		unix.Close(fd)
-		return nil, false, nil
+	return &regularFile{fd: fd, size: st.Size, path: filepath.Join(root, rel)}, true, nil
+}
+
+// regularFile is a regular file openBeneath opened, read with plain system
+// calls: an os.File would ask for the descriptor's flags and want
+// O_NONBLOCK cleared (which does not change how a regular file reads), and
+// its reader reads again after the end, twice through a bufio.Reader. The
+// size the open's fstat gave tells the end: a read that comes back short
+// at or past it is the last one, so a page of a small file is one read.
+// A file that grows meanwhile is read to where it ended when it was
+// opened, or further.
+type regularFile struct {
+	fd   int
+	size int64
+	off  int64
+	eof  bool
+	path string
+}
+
+func (f *regularFile) Read(p []byte) (int, error) {
+	if f.eof {
+		return 0, io.EOF
 	}
-	return os.NewFile(uintptr(fd), filepath.Join(root, rel)), true, nil
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for {
+		n, err := unix.Read(f.fd, p)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return 0, &os.PathError{Op: "read", Path: f.path, Err: err}
+		}
+		f.off += int64(n)
+		if n == 0 || (n < len(p) && f.off >= f.size) {
+			f.eof = true
+			if n == 0 {
+				return 0, io.EOF
+			}
+		}
+		return n, nil
+	}
+}
+
+func (f *regularFile) Close() error {
+	if f.fd < 0 {
+		return os.ErrClosed
+	}
+	err := unix.Close(f.fd)
+	f.fd = -1
+	return err
 }

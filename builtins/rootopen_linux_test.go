@@ -64,3 +64,74 @@ func TestOpenBeneathOpensOnlyPlainPathsInsideTheRoot(t *testing.T) {
 		t.Errorf("openBeneath(fifo) = ok %v, err %v; want a refusal", ok, err)
 	}
 }
+
+// TestARegularFileReadsToItsEnd holds regularFile's end-of-file shortcut
+// (a short read at the size the open saw) to reading every byte: files
+// empty, smaller than, equal to and many times the buffer, and a file that
+// grows after the open, which is read at least to its size then.
+func TestARegularFileReadsToItsEnd(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	const buf = 4096
+	for _, size := range []int{0, 1, buf - 1, buf, buf + 1, 10*buf + 17} {
+		content := make([]byte, size)
+		for i := range content {
+			content[i] = byte('a' + i%26)
+		}
+		name := filepath.Join(root, "f")
+		if err := os.WriteFile(name, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, ok, err := openBeneath(root, "f")
+		if !ok {
+			t.Skip("openat2 is not available here")
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []byte
+		p := make([]byte, buf)
+		for {
+			n, err := f.Read(p)
+			got = append(got, p[:n]...)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if string(got) != string(content) {
+			t.Errorf("size %d: read %d bytes, want %d", size, len(got), size)
+		}
+		if n, err := f.Read(p); n != 0 || err != io.EOF {
+			t.Errorf("size %d: a read after the end = %d, %v; want 0, EOF", size, n, err)
+		}
+		if err := f.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+		if err := f.Close(); err == nil {
+			t.Error("a second close succeeded")
+		}
+	}
+	// Grown after the open: what was there is read whole, and more.
+	name := filepath.Join(root, "grows")
+	if err := os.WriteFile(name, []byte("first part\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, ok, err := openBeneath(root, "grows")
+	if !ok || err != nil {
+		t.Fatalf("open: %v %v", ok, err)
+	}
+	defer f.Close()
+	a, err := os.OpenFile(name, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.WriteString("second part\n")
+	a.Close()
+	b, err := io.ReadAll(f)
+	if err != nil || len(b) < len("first part\n") || string(b[:11]) != "first part\n" {
+		t.Fatalf("read %q, %v", b, err)
+	}
+}

@@ -2,8 +2,8 @@
 
 package builtins
 
-import "os"
+import "io"
 
 // openBeneath is Linux's openat2 shortcut (rootopen_linux.go); elsewhere
 // os.Root opens every file.
-func openBeneath(root, rel string) (*os.File, bool, error) { return nil, false, nil }
+func openBeneath(root, rel string) (io.ReadCloser, bool, error) { return nil, false, nil }

@@ -251,6 +251,17 @@ func annotations(t runtime.ToolInfo) *sdk.ToolAnnotations {
 
 func (s *Server) handler(id string) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		// On stdio the call may be running on the goroutine that reads the
+		// connection (stream.go, RunsInline): only a quick tool's may, and
+		// a question it asks lets the reading go on before it waits. The
+		// traits are looked up per call: a reload may put another tool
+		// under the id.
+		tr := s.reg.Traits(id)
+		if !tr.Quick || tr.Claimed || req.Params.RequestState != "" {
+			sdk.Detach(ctx)
+		} else {
+			ctx = permission.OnWait(ctx, func() { sdk.Detach(ctx) })
+		}
 		if req.Params.RequestState != "" {
 			return s.resume(ctx, req), nil
 		}

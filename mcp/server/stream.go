@@ -221,6 +221,27 @@ func (c *streamConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	return msg, nil
 }
 
+// RunsInline implements sdk.InlineRunner: the goroutine that reads the
+// connection runs a tools/call or a ping itself, saving the hand-off to
+// another goroutine and the thread wake-up that comes with it, when the
+// client has sent nothing more yet. A client that sends requests without
+// waiting for the answers (more input already read, the rest of a batch)
+// has them handed off, so they run side by side as before. The handler
+// detaches a call to a tool that is not Quick before it starts (server.go),
+// and a question asked lets the reading go on first.
+func (c *streamConn) RunsInline(req *jsonrpc.Request) bool {
+	if req.Method != "tools/call" && req.Method != "ping" {
+		return false
+	}
+	if len(c.queue) > 0 {
+		return false
+	}
+	if c.direct != nil {
+		return c.direct.Buffered() == 0
+	}
+	return len(c.incoming) == 0
+}
+
 // readDirect reads the next line from a pollable input, ending the wait
 // when ctx ends (a deadline in the past) or the connection is closed.
 func (c *streamConn) readDirect(ctx context.Context) lineOrErr {

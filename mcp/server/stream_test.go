@@ -133,7 +133,7 @@ func TestStdioConcurrentCallsGetTheirOwnOutputs(t *testing.T) {
 // wire is a raw client of ServeStream: lines in, lines out.
 type wire struct {
 	t    testing.TB
-	in   *io.PipeWriter
+	in   io.WriteCloser
 	out  *bufio.Reader
 	done chan error
 }
@@ -143,13 +143,22 @@ func newWire(t *testing.T) *wire {
 	return newWireOn(t, newFixture(t, ""))
 }
 
+// newWireOn serves sf's server over an io.Pipe, whose lines the stream
+// reads on a goroutine of its own.
 func newWireOn(t testing.TB, sf *fixture) *wire {
 	t.Helper()
 	toServer, fromClient := io.Pipe()
+	return serveWire(t, sf.srv, toServer, fromClient)
+}
+
+// serveWire serves srv reading what the wire sends through fromClient from
+// toServer.
+func serveWire(t testing.TB, srv *server.Server, toServer io.ReadCloser, fromClient io.WriteCloser) *wire {
+	t.Helper()
 	fromServer, toClient := io.Pipe()
 	w := &wire{t: t, in: fromClient, out: bufio.NewReader(fromServer), done: make(chan error, 1)}
 	go func() {
-		w.done <- sf.srv.ServeStream(context.Background(), toServer, toClient)
+		w.done <- srv.ServeStream(context.Background(), toServer, toClient)
 		toClient.Close()
 	}()
 	t.Cleanup(func() { fromClient.Close(); fromServer.Close() })
@@ -158,8 +167,14 @@ func newWireOn(t testing.TB, sf *fixture) *wire {
 
 func (w *wire) send(line string) {
 	w.t.Helper()
-	if _, err := io.WriteString(w.in, line+"\n"); err != nil {
-		w.t.Fatalf("send %.80q: %v", line, err)
+	w.write(line + "\n")
+}
+
+// write sends s as it is.
+func (w *wire) write(s string) {
+	w.t.Helper()
+	if _, err := io.WriteString(w.in, s); err != nil {
+		w.t.Errorf("send %.80q: %v", s, err)
 	}
 }
 

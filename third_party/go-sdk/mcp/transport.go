@@ -221,6 +221,11 @@ func connect[H handler, State any](ctx context.Context, t Transport, b binder[H,
 	if cp, ok := mcpConn.(cancellationPropagator); ok {
 		propagateCancellation = cp.propagateCancellation()
 	}
+	// toolhost patch (inline.go): requests the reading goroutine runs.
+	var inline func(*jsonrpc.Request) bool
+	if ir, ok := mcpConn.(InlineRunner); ok {
+		inline = ir.RunsInline
+	}
 	_ = jsonrpc2.NewConnection(ctx, jsonrpc2.ConnectionConfig{
 		Reader:    reader,
 		Writer:    writer,
@@ -234,6 +239,7 @@ func connect[H handler, State any](ctx context.Context, t Transport, b binder[H,
 			logger.Error("jsonrpc2 internal error", "error", err)
 		},
 		PropagateCancellation: propagateCancellation,
+		Inline:                inline,
 	})
 	assert(preempter.conn != nil, "unbound preempter")
 	return h, nil

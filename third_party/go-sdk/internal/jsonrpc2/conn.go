@@ -56,6 +56,11 @@ type Connection struct {
 
 	handlers handlerPool // toolhost patch: goroutines that run handlers (handlerpool.go)
 
+	// toolhost patch (inline.go): which requests the reading goroutine runs
+	// itself, and the one it is running.
+	inline    func(*Request) bool
+	inlineRun atomic.Pointer[inlineRun]
+
 	onInternalError func(error)
 	onDone          func()
 }
@@ -227,6 +232,13 @@ type ConnectionConfig struct {
 	// the connection is tied to a carrier that owns it and whose end means
 	// the request is cancelled).
 	PropagateCancellation bool // optional
+
+	// Inline, when set, says which requests the goroutine that reads the
+	// connection runs itself when no other request is being handled,
+	// instead of handing them to another goroutine (toolhost patch; see
+	// inline.go). Such a request's handler must call [Detach] before it
+	// waits on anything but its own work.
+	Inline func(*Request) bool // optional
 }
 
 // NewConnection creates a new [Connection] object and starts processing
@@ -242,6 +254,7 @@ func NewConnection(ctx context.Context, cfg ConnectionConfig) *Connection {
 		writer:          cfg.Writer,
 		onDone:          cfg.OnDone,
 		onInternalError: cfg.OnInternalError,
+		inline:          cfg.Inline,
 	}
 	c.handler = cfg.Bind(c)
 	c.start(ctx, cfg.Reader, cfg.Preempter)
@@ -325,6 +338,9 @@ func (c *Connection) Call(ctx context.Context, method string, params any) *Async
 		ac.retire(&Response{ID: id, Error: fmt.Errorf("marshaling call parameters: %w", err)})
 		return ac
 	}
+	// toolhost patch: the response is read by the reading goroutine, which
+	// may be running a handler inline (inline.go); let another read on.
+	c.detachInline()
 
 	c.updateInFlight(func(s *inFlightState) {
 		err = s.shuttingDown(ErrClientClosing)
@@ -384,24 +400,25 @@ var asyncKey = asyncKeyType{}
 // requests, via a call to [Async].)
 type releaser struct {
 	mu       sync.Mutex
-	ch       chan struct{}
+	next     func()     // toolhost patch: starts the next request (was a channel handleAsync waited on)
+	inline   *inlineRun // toolhost patch: set for a request run inline (inline.go)
 	released bool
 }
 
-// release closes the associated channel. If soft is set, multiple calls to
+// release starts the next request, once. If soft is set, multiple calls to
 // release are allowed.
 func (r *releaser) release(soft bool) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-
 	if r.released {
+		r.mu.Unlock()
 		if !soft {
 			panic("jsonrpc2.Async called multiple times")
 		}
-	} else {
-		close(r.ch)
-		r.released = true
+		return
 	}
+	r.released = true
+	r.mu.Unlock()
+	r.next()
 }
 
 type AsyncCall struct {
@@ -515,6 +532,7 @@ func (c *Connection) Close() error {
 // to outgoing calls or feeding requests to the queue.
 func (c *Connection) readIncoming(ctx context.Context, reader Reader, preempter Preempter) {
 	var err error
+	rd := &reading{ctx, reader, preempter} // toolhost patch (inline.go)
 	for {
 		var msg Message
 		msg, err = reader.Read(ctx)
@@ -524,7 +542,11 @@ func (c *Connection) readIncoming(ctx context.Context, reader Reader, preempter 
 
 		switch msg := msg.(type) {
 		case *Request:
-			c.acceptRequest(ctx, msg, preempter)
+			if c.acceptRequest(ctx, msg, preempter, rd) {
+				// toolhost patch: a handler this goroutine ran inline
+				// detached, and another goroutine reads on (inline.go).
+				return
+			}
 
 		case *Response:
 			c.updateInFlight(func(s *inFlightState) {
@@ -566,7 +588,11 @@ func (c *Connection) readIncoming(ctx context.Context, reader Reader, preempter 
 
 // acceptRequest either handles msg synchronously or enqueues it to be handled
 // asynchronously.
-func (c *Connection) acceptRequest(ctx context.Context, msg *Request, preempter Preempter) {
+//
+// toolhost patch: called by the reading goroutine, rd, it may run the
+// request's handler itself (inline.go); it reports whether that handler
+// detached, handing the reading to another goroutine.
+func (c *Connection) acceptRequest(ctx context.Context, msg *Request, preempter Preempter, rd *reading) (detached bool) {
 	// In theory notifications cannot be cancelled, but we build them a cancel
 	// context anyway.
 	reqCtx, cancel := context.WithCancelCause(ctx)
@@ -603,7 +629,7 @@ func (c *Connection) acceptRequest(ctx context.Context, msg *Request, preempter 
 	})
 	if err != nil {
 		c.processResult("acceptRequest", req, nil, err)
-		return
+		return false
 	}
 
 	if preempter != nil {
@@ -611,10 +637,11 @@ func (c *Connection) acceptRequest(ctx context.Context, msg *Request, preempter 
 
 		if !errors.Is(err, ErrNotHandled) {
 			c.processResult("Preempt", req, result, err)
-			return
+			return false
 		}
 	}
 
+	start := false
 	c.updateInFlight(func(s *inFlightState) {
 		// If the connection is shutting down, don't enqueue anything to the
 		// handler — not even notifications. That ensures that if the handler
@@ -633,30 +660,39 @@ func (c *Connection) acceptRequest(ctx context.Context, msg *Request, preempter 
 		// to read all of the requests that came in ahead of it.
 		s.handlerQueue = append(s.handlerQueue, req)
 		if !s.handlerRunning {
-			// We start the handleAsync goroutine when it has work to do, and let it
-			// exit when the queue empties.
-			//
-			// Otherwise, in order to synchronize the handler we would need some other
-			// goroutine (probably readIncoming?) to explicitly wait for handleAsync
-			// to finish, and that would complicate error reporting: either the error
-			// report from the goroutine would be blocked on the handler emptying its
-			// queue (which was tried, and introduced a deadlock detected by
-			// TestCloseCallRace), or the error would need to be reported separately
-			// from synchronizing completion. Allowing the handler goroutine to exit
-			// when idle seems simpler than trying to implement either of those
-			// alternatives correctly.
+			// The handler was idle: start this request once the state is
+			// unlocked (toolhost patch: see handleNext). The handler stays
+			// running until the queue empties.
 			s.handlerRunning = true
-			go c.handleAsync()
+			start = true
 		}
 	})
 	if err != nil {
 		c.processResult("acceptRequest", req, nil, err)
+		return false
 	}
+	if start {
+		if rd != nil && c.inline != nil && c.inline(msg) {
+			return c.runInline(rd)
+		}
+		c.handleNext()
+	}
+	return false
 }
 
-// handleAsync invokes the handler on the requests in the handler queue
-// sequentially until the queue is empty.
-func (c *Connection) handleAsync() {
+// handleNext starts the handler on the next request in the handler
+// queue, or marks the handler idle when the queue is empty. It is called
+// by acceptRequest when the handler was idle, and by the running request's
+// releaser when that request is released (by [Async] or by returning).
+//
+// toolhost patch: upstream ran a handleAsync goroutine per busy period,
+// which handed each request to a handler goroutine and waited for its
+// release. Each hand-off readied a goroutine, and with an idle processor
+// each ready woke another thread that span looking for work: most of the
+// scheduler's cost of a sequential tools/call. Requests are started in the
+// same order and each still waits for the previous one's release; the
+// goroutine that released it starts the next.
+func (c *Connection) handleNext() {
 	for {
 		var req *incomingRequest
 		c.updateInFlight(func(s *inFlightState) {
@@ -682,14 +718,14 @@ func (c *Connection) handleAsync() {
 			continue
 		}
 
-		releaser := &releaser{ch: make(chan struct{})}
-		ctx := context.WithValue(req.ctx, asyncKey, releaser)
+		r := &releaser{next: c.handleNext}
+		ctx := context.WithValue(req.ctx, asyncKey, r)
 		c.handlers.run(func() {
-			defer releaser.release(true)
+			defer r.release(true)
 			result, err := c.handler.Handle(ctx, req.Request)
 			c.processResult(c.handler, req, result, err)
 		})
-		<-releaser.ch
+		return
 	}
 }
 
