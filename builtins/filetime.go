@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/toolhost/toolhost/runtime"
@@ -23,6 +24,23 @@ type readStamp struct {
 	MTime  time.Time `json:"mtime"`
 	Size   int64     `json:"size"`
 	ReadAt time.Time `json:"readAt"`
+}
+
+// appendJSON appends st as json.Marshal writes it, without reflection:
+// a read stamp is written on every read call.
+func (st readStamp) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"mtime":"`...)
+	b, err := st.MTime.AppendText(b)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, `","size":`...)
+	b = strconv.AppendInt(b, st.Size, 10)
+	b = append(b, `,"readAt":"`...)
+	if b, err = st.ReadAt.AppendText(b); err != nil {
+		return nil, err
+	}
+	return append(b, `"}`...), nil
 }
 
 // recordRead stamps path as read by the call's session, with the file's
@@ -49,7 +67,7 @@ func recordReadOf(ctx context.Context, tc *runtime.Context, path string, info os
 	if err != nil {
 		return fmt.Errorf("record read of %s: %w", path, err)
 	}
-	b, err := json.Marshal(st)
+	b, err := st.appendJSON(nil)
 	if err != nil {
 		return fmt.Errorf("record read of %s: %w", path, err)
 	}

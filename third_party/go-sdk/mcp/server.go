@@ -2010,6 +2010,9 @@ func (ss *ServerSession) handle(ctx context.Context, req *jsonrpc.Request) (any,
 	ctx = context.WithValue(ctx, idContextKey{}, req.ID)
 	if validatedMeta.usesNewProtocol {
 		ctx = context.WithValue(ctx, logLevelContextKey{}, validatedMeta.logLevel)
+		// toolhost patch: the client info and capabilities just decoded,
+		// for ServerRequest.ClientInfo and ClientCapabilities.
+		ctx = context.WithValue(ctx, requestMetaContextKey{}, validatedMeta.initializeParams)
 	}
 
 	// subscriptions/listen parks on ctx.Done until the peer cancels it (or the

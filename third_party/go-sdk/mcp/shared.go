@@ -216,6 +216,11 @@ func handleReceive[S Session](ctx context.Context, session S, jreq *jsonrpc.Requ
 	mh := session.receivingMethodHandler()
 	re, _ := jreq.Extra.(*RequestExtra)
 	req := info.newRequest(session, params, re)
+	if m, ok := ctx.Value(requestMetaContextKey{}).(*InitializeParams); ok && m != nil {
+		if r, ok := req.(interface{ setRequestMeta(*InitializeParams) }); ok {
+			r.setRequestMeta(m)
+		}
+	}
 	// mh might be user code, so ensure that it returns the right values for the jsonrpc2 protocol.
 	res, err := mh(ctx, jreq.Method, req)
 	if err != nil {
@@ -654,7 +659,20 @@ type ServerRequest[P Params] struct {
 	Session *ServerSession
 	Params  P
 	Extra   *RequestExtra
+
+	// toolhost patch: the client info and capabilities of a 2026-07-28
+	// request's `_meta`, as validateRequestMeta decoded them, so that
+	// ClientInfo and ClientCapabilities do not decode them again
+	// (remarshal). Nil otherwise.
+	meta *InitializeParams
 }
+
+// requestMetaContextKey carries a request's decoded `_meta` client info
+// and capabilities (*InitializeParams) from ServerSession.handle to the
+// request handleReceive makes (toolhost patch).
+type requestMetaContextKey struct{}
+
+func (r *ServerRequest[P]) setRequestMeta(m *InitializeParams) { r.meta = m }
 
 // RequestExtra is extra information included in requests, typically from
 // the transport layer.
@@ -721,6 +739,9 @@ func (r *ServerRequest[P]) ProtocolVersion() string {
 // the per-request `_meta` field. For older protocol requests, the value falls
 // back to the session-level [InitializeParams].
 func (r *ServerRequest[P]) ClientInfo() *Implementation {
+	if r.meta != nil && r.meta.ClientInfo != nil {
+		return r.meta.ClientInfo
+	}
 	if m := getRequestMeta(r); m != nil {
 		if v, ok := decodeMetaValue[*Implementation](m, MetaKeyClientInfo); ok {
 			return v
@@ -740,6 +761,9 @@ func (r *ServerRequest[P]) ClientInfo() *Implementation {
 // the per-request `_meta` field. For older protocol requests, the value falls
 // back to the session-level [InitializeParams].
 func (r *ServerRequest[P]) ClientCapabilities() *ClientCapabilities {
+	if r.meta != nil && r.meta.Capabilities != nil {
+		return r.meta.Capabilities
+	}
 	if m := getRequestMeta(r); m != nil {
 		if v, ok := decodeMetaValue[*clientCapabilitiesV2](m, MetaKeyClientCapabilities); ok {
 			return v.toV1()
