@@ -24,3 +24,6 @@ func (s *Server) ServeStream(ctx context.Context, r io.ReadCloser, w io.Writer) 
 
 // MaxBatch is maxBatch, for tests.
 const MaxBatch = maxBatch
+
+// AppendResult is appendResult, for tests.
+var AppendResult = appendResult

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"sync"
 	"time"
 
@@ -49,6 +50,7 @@ type streamConn struct {
 	deadline deadliner     // direct's file, whose deadline ends a Read
 
 	writeMu sync.Mutex
+	out     []byte // a response's encoding, reused under writeMu
 
 	mu      sync.Mutex
 	initID  jsonrpc.ID // the initialize request's id, to read the version from its response
@@ -344,12 +346,47 @@ func (c *streamConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			return err
 		}
 	}
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		if data, ok := appendResult(c.out[:0], resp); ok {
+			data = append(data, '\n')
+			if cap(data) <= 1<<20 {
+				c.out = data[:0] // kept for the next response, up to 1 MiB
+			}
+			_, err := c.w.Write(data)
+			return err
+		}
+	}
 	data, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
 		return fmt.Errorf("encode JSON-RPC message: %w", err)
 	}
 	_, err = c.w.Write(append(data, '\n'))
 	return err
+}
+
+// appendResult appends a successful response as jsonrpc.EncodeMessage
+// writes it — {"jsonrpc":"2.0","id":…,"result":…} — or reports false for
+// any other response, which EncodeMessage encodes. The result is the SDK's
+// encoding already, compact; EncodeMessage would scan it again to compact
+// it, at tens of instructions a byte. A result with a line break (not
+// compact, which the SDK never writes) is left to EncodeMessage too, so a
+// message stays one line.
+func appendResult(dst []byte, resp *jsonrpc.Response) ([]byte, bool) {
+	if resp.Error != nil || len(resp.Result) == 0 || bytes.IndexByte(resp.Result, '\n') >= 0 {
+		return nil, false
+	}
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	switch id := resp.ID.Raw().(type) {
+	case int64:
+		dst = strconv.AppendInt(dst, id, 10)
+	case string:
+		dst = appendJSONString(dst, id)
+	default:
+		return nil, false
+	}
+	dst = append(dst, `,"result":`...)
+	dst = append(dst, resp.Result...)
+	return append(dst, '}'), true
 }
 
 // noteVersion records the protocol version of the initialize response.

@@ -370,6 +370,9 @@ func (r *CallToolResult) hasContent() bool {
 func (r *CallToolResult) NeedsInput() bool { return r.resultType == resultTypeInputRequired }
 
 func (x *CallToolResult) MarshalJSON() ([]byte, error) {
+	if b, ok := x.marshalPlain(); ok {
+		return b, nil
+	}
 	type res CallToolResult // avoid recursion
 	type wire struct {
 		res

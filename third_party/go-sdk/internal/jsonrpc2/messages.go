@@ -226,12 +226,25 @@ func marshalToRaw(obj any) (json.RawMessage, error) {
 	if obj == nil {
 		return nil, nil
 	}
+	if FastMarshal != nil {
+		if data, ok := FastMarshal(obj); ok {
+			return data, nil
+		}
+	}
 	data, err := jsonMarshal(obj)
 	if err != nil {
 		return nil, err
 	}
 	return json.RawMessage(data), nil
 }
+
+// FastMarshal, when set, encodes the values it knows — compact, valid, and
+// byte for byte what jsonMarshal would write — and reports false for the
+// others, which jsonMarshal encodes. encoding/json re-scans the output of
+// every MarshalJSON to compact it, at tens of instructions a byte.
+//
+// toolhost patch: set by package mcp for tool results (marshal_plain.go).
+var FastMarshal func(any) ([]byte, bool)
 
 // jsonMarshal marshals obj to JSON like json.Marshal but without HTML escaping.
 func jsonMarshal(obj any) ([]byte, error) {
