@@ -145,7 +145,21 @@ func looksBinary(sample []byte) bool {
 		return true
 	}
 	control := 0
-	for _, b := range sample {
+	i := 0
+	for ; i+8 <= len(sample); i += 8 {
+		// Eight bytes at a time: a word with no byte below 0x20 (most
+		// words of text) adds nothing; a word with one (a line break) is
+		// counted byte by byte.
+		x := binary.LittleEndian.Uint64(sample[i:])
+		const low7, add, highs = 0x7f7f7f7f7f7f7f7f, 0x6060606060606060, 0x8080808080808080
+		if ^(((x&low7)+add)|x)&highs == 0 {
+			continue
+		}
+		for _, b := range sample[i : i+8] {
+			control += int(controlByte[b])
+		}
+	}
+	for _, b := range sample[i:] {
 		control += int(controlByte[b])
 	}
 	return float64(control)/float64(len(sample)) > 0.3

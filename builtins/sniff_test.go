@@ -2,6 +2,7 @@ package builtins
 
 import (
 	"bufio"
+	"bytes"
 	"os"
 	"strconv"
 	"strings"
@@ -71,6 +72,35 @@ func FuzzSniffContent(f *testing.F) {
 			default:
 				t.Fatalf("attached as %q", ct.mime)
 			}
+		}
+	})
+}
+
+// looksBinaryByte is looksBinary byte by byte, as OpenCode counts: its
+// word-at-a-time count must agree.
+func looksBinaryByte(sample []byte) bool {
+	if len(sample) == 0 {
+		return false
+	}
+	control := 0
+	for _, b := range sample {
+		if b == 0 {
+			return true
+		}
+		if b < 32 && (b < 9 || b > 13) {
+			control++
+		}
+	}
+	return float64(control)/float64(len(sample)) > 0.3
+}
+
+func FuzzLooksBinaryCountsAsOpenCode(f *testing.F) {
+	f.Add([]byte("plain text\nwith lines\n"))
+	f.Add([]byte("\x01\x02\x03\x1f\x7f\x80\xff\x20\x1b[31mred\x1b[0m\t\r\n"))
+	f.Add(bytes.Repeat([]byte{0x1f, 0x20, 0x9f, 0xa0, 0x08, 0x0e}, 20))
+	f.Fuzz(func(t *testing.T, sample []byte) {
+		if got, want := looksBinary(sample), looksBinaryByte(sample); got != want {
+			t.Errorf("looksBinary(%q) = %v, want %v", sample, got, want)
 		}
 	})
 }

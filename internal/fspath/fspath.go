@@ -44,8 +44,30 @@ func Within(root, target string) bool {
 	if root == target {
 		return true
 	}
+	if cleanAbs(root) && cleanAbs(target) {
+		// What Rel would say, without cleaning both paths again: every
+		// file tool checks a path or two this way on every call.
+		if root == string(filepath.Separator) {
+			return true
+		}
+		return len(target) > len(root) && target[len(root)] == filepath.Separator && target[:len(root)] == root
+	}
 	rel, err := filepath.Rel(root, target)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// cleanAbs reports whether p is absolute and as filepath.Clean leaves it,
+// on systems whose paths are plain slash-separated (not Windows, whose
+// volume names Clean also rewrites); false sends the caller the long way.
+func cleanAbs(p string) bool {
+	if filepath.Separator != '/' || len(p) == 0 || p[0] != '/' {
+		return false
+	}
+	if p == "/" {
+		return true
+	}
+	return p[len(p)-1] != '/' && !strings.Contains(p, "//") && !strings.Contains(p, "/./") && !strings.Contains(p, "/../") &&
+		!strings.HasSuffix(p, "/.") && !strings.HasSuffix(p, "/..")
 }
 
 // RealBelow is Real(filepath.Join(base, rel)) for a base that is already

@@ -3,6 +3,7 @@ package fspath
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -101,4 +102,25 @@ func TestRealBelowAgreesWithRealOrDefersToIt(t *testing.T) {
 			}
 		}
 	}
+}
+
+// withinByRel is Within's long way, which its shortcut for clean absolute
+// paths must agree with.
+func withinByRel(root, target string) bool {
+	if root == target {
+		return true
+	}
+	rel, err := filepath.Rel(root, target)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+func FuzzWithinAgreesWithRel(f *testing.F) {
+	for _, s := range [][2]string{{"/p", "/p/a"}, {"/p", "/pa"}, {"/", "/x"}, {"/p/", "/p/a"}, {"/p/./a", "/p/a/b"}, {"/p/..", "/q"}, {"p", "p/a"}, {"/p", "/p/."}, {"//p", "/p/a"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, root, target string) {
+		if got, want := Within(root, target), withinByRel(root, target); got != want {
+			t.Errorf("Within(%q, %q) = %v, Rel says %v", root, target, got, want)
+		}
+	})
 }
