@@ -1,7 +1,12 @@
 package server
 
 import (
+	"encoding/json"
+	"fmt"
+	"math"
 	"math/bits"
+	"slices"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -107,3 +112,107 @@ var jsonPlain = func() (t [utf8.RuneSelf]bool) {
 	}
 	return t
 }()
+
+// appendJSONValue appends v as JSON: the values tool metadata is made of
+// (strings, numbers, booleans, nil, and maps and slices of them) directly,
+// strings through appendJSONString, map keys sorted; anything else through
+// encoding/json. It decodes to what json.Marshal(v) decodes to (only the
+// escaping of <, > and & differs), and fails where json.Marshal fails. A
+// read call's metadata (a 20-line preview) cost a twentieth of its
+// instructions through json.Marshal.
+func appendJSONValue(dst []byte, v any) ([]byte, error) {
+	switch v := v.(type) {
+	case nil:
+		return append(dst, "null"...), nil
+	case string:
+		return appendJSONString(dst, v), nil
+	case bool:
+		return strconv.AppendBool(dst, v), nil
+	case int:
+		return strconv.AppendInt(dst, int64(v), 10), nil
+	case int64:
+		return strconv.AppendInt(dst, v, 10), nil
+	case int32:
+		return strconv.AppendInt(dst, int64(v), 10), nil
+	case uint64:
+		return strconv.AppendUint(dst, v, 10), nil
+	case float64:
+		return appendJSONFloat(dst, v)
+	case []string:
+		if v == nil {
+			return append(dst, "null"...), nil
+		}
+		dst = append(dst, '[')
+		for i, s := range v {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendJSONString(dst, s)
+		}
+		return append(dst, ']'), nil
+	case []any:
+		if v == nil {
+			return append(dst, "null"...), nil
+		}
+		dst = append(dst, '[')
+		for i, e := range v {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var err error
+			if dst, err = appendJSONValue(dst, e); err != nil {
+				return nil, err
+			}
+		}
+		return append(dst, ']'), nil
+	case map[string]any:
+		if v == nil {
+			return append(dst, "null"...), nil
+		}
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		dst = append(dst, '{')
+		for i, k := range keys {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendJSONString(dst, k)
+			dst = append(dst, ':')
+			var err error
+			if dst, err = appendJSONValue(dst, v[k]); err != nil {
+				return nil, err
+			}
+		}
+		return append(dst, '}'), nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, b...), nil
+}
+
+// appendJSONFloat appends f as encoding/json writes a float64: the
+// shortest representation, in exponent form below 1e-6 or from 1e21 on
+// (e-07, not e-7); NaN and infinities are not JSON.
+func appendJSONFloat(dst []byte, f float64) ([]byte, error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil, fmt.Errorf("json: unsupported value: %s", strconv.FormatFloat(f, 'g', -1, 64))
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, 64)
+	if format == 'e' {
+		// e-09 → e-9, as encoding/json writes it.
+		if n := len(dst); n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+			dst[n-2] = dst[n-1]
+			dst = dst[:n-1]
+		}
+	}
+	return dst, nil
+}

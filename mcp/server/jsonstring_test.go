@@ -3,6 +3,8 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"math"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -70,5 +72,62 @@ func BenchmarkAppendJSONString(b *testing.B) {
 			buf.Reset()
 			enc.Encode(s)
 		}
+	})
+}
+
+// checkJSONValue holds appendJSONValue to json.Marshal: an error where it
+// errs, else JSON that decodes to the same value.
+func checkJSONValue(t *testing.T, v any) {
+	t.Helper()
+	want, wantErr := json.Marshal(v)
+	got, err := appendJSONValue(nil, v)
+	if (err != nil) != (wantErr != nil) {
+		t.Fatalf("appendJSONValue(%#v) error %v, json.Marshal error %v", v, err, wantErr)
+	}
+	if err != nil {
+		return
+	}
+	var a, b any
+	if err := json.Unmarshal(got, &a); err != nil {
+		t.Fatalf("appendJSONValue(%#v) = %s, not JSON: %v", v, got, err)
+	}
+	if err := json.Unmarshal(want, &b); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Fatalf("appendJSONValue(%#v) = %s, decodes unlike json.Marshal's %s", v, got, want)
+	}
+}
+
+func TestAppendJSONValueDecodesAsJSONMarshal(t *testing.T) {
+	awkward := "<b>&amp;</b> \" \\ \u2028 \x00\x1f \xff ✓"
+	for _, v := range []any{
+		nil, "", awkward, true, false, 0, -1, int64(math.MaxInt64), int32(-5), uint64(math.MaxUint64),
+		0.0, -0.0, 1.5, 1e-7, 1e21, 123456789.125, math.SmallestNonzeroFloat64, math.MaxFloat64,
+		math.NaN(), math.Inf(1), math.Inf(-1),
+		[]string{}, []string(nil), []string{"a", awkward},
+		[]any{}, []any(nil), []any{1, "x", nil, []any{true}},
+		map[string]any{}, map[string]any(nil),
+		map[string]any{"preview": awkward, "truncated": false, "n": 3, awkward: map[string]any{"z": 1, "a": []string{"b"}}},
+		map[string]any{"bad": math.NaN()},
+		map[string]any{"raw": json.RawMessage(` { "a" : 1 } `), "f32": float32(0.1), "u8": uint8(7), "t": struct{ A int }{1}},
+		map[string]any{"ch": make(chan int)},
+	} {
+		checkJSONValue(t, v)
+	}
+	// Numbers are written exactly as encoding/json writes them.
+	for _, f := range []float64{0, 1, -2.5, 1e-6, 9.99e-7, 1e20, 1e21, 1.2345e-300, 3.0e+100} {
+		want, _ := json.Marshal(f)
+		if got, _ := appendJSONValue(nil, f); string(got) != string(want) {
+			t.Errorf("%v: %s, want %s", f, got, want)
+		}
+	}
+}
+
+func FuzzAppendJSONValue(f *testing.F) {
+	f.Add("preview\nline", "key", 1.5, int64(3), true)
+	f.Add("<\xff\u2028>", "", 1e-7, int64(-1), false)
+	f.Fuzz(func(t *testing.T, s, k string, x float64, n int64, b bool) {
+		checkJSONValue(t, map[string]any{"s": s, k: []any{x, n, b, map[string]any{k: s}}, "f": x})
 	})
 }

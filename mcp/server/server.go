@@ -358,7 +358,7 @@ func toResult(res runtime.Result, err error, sp *splicer) *sdk.CallToolResult {
 	if len(res.Metadata) > 0 {
 		// Metadata that does not encode is left out rather than failing
 		// the call: the output is what the model needs.
-		if raw, err := json.Marshal(res.Metadata); err == nil {
+		if raw, err := appendJSONValue(nil, map[string]any(res.Metadata)); err == nil {
 			r.Meta[MetaMetadataKey] = json.RawMessage(raw)
 			if sp != nil {
 				if p, ok := sp.value(raw); ok {
