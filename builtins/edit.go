@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/toolhost/toolhost/internal/fspath"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/permission"
 )
@@ -261,7 +262,7 @@ func displayPath(tc *runtime.Context, path string) string {
 	if root == "" {
 		return path
 	}
-	rel, err := filepath.Rel(root, path)
+	rel, err := fspath.Rel(root, path)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return path
 	}

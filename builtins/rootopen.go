@@ -24,7 +24,7 @@ func openChecked(tc *runtime.Context, path string) (io.ReadCloser, error) {
 	if project != "" {
 		root := tc.RealPath(project)
 		if fspath.Within(root, target) {
-			rel, err := filepath.Rel(root, target)
+			rel, err := fspath.Rel(root, target)
 			if err != nil {
 				return nil, err
 			}

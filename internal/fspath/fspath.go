@@ -56,6 +56,23 @@ func Within(root, target string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
+// Rel is filepath.Rel(root, target), without cleaning both paths again
+// when they are clean and absolute and target lies beneath root (what the
+// file tools ask on every call); otherwise filepath.Rel answers.
+func Rel(root, target string) (string, error) {
+	if cleanAbs(root) && cleanAbs(target) {
+		switch {
+		case root == target:
+			return ".", nil
+		case root == "/" && len(target) > 1:
+			return target[1:], nil
+		case len(target) > len(root) && target[len(root)] == '/' && target[:len(root)] == root:
+			return target[len(root)+1:], nil
+		}
+	}
+	return filepath.Rel(root, target)
+}
+
 // cleanAbs reports whether p is absolute and as filepath.Clean leaves it,
 // on systems whose paths are plain slash-separated (not Windows, whose
 // volume names Clean also rewrites); false sends the caller the long way.

@@ -124,3 +124,16 @@ func FuzzWithinAgreesWithRel(f *testing.F) {
 		}
 	})
 }
+
+func FuzzRelAgreesWithFilepathRel(f *testing.F) {
+	for _, s := range [][2]string{{"/p", "/p/a"}, {"/p", "/p"}, {"/", "/x/y"}, {"/", "/"}, {"/p", "/pa"}, {"/p/", "/p/a"}, {"/p/./a", "/p/a/b"}, {"p", "p/a"}, {"/p", "/q"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, root, target string) {
+		got, err := Rel(root, target)
+		want, wantErr := filepath.Rel(root, target)
+		if got != want || (err != nil) != (wantErr != nil) {
+			t.Errorf("Rel(%q, %q) = %q, %v; filepath.Rel says %q, %v", root, target, got, err, want, wantErr)
+		}
+	})
+}
