@@ -66,7 +66,8 @@ type Traits struct {
 	// handing it to another thread: the MCP stdio server runs it on the
 	// goroutine that reads the connection, which saves a thread's wake-up
 	// per call, and reads nothing else meanwhile (a question the call asks
-	// lets the reading go on first). Unset, the safe default: a tool that
+	// lets the reading go on first; a call still running after 10 to 20 ms
+	// is handed off by a watchdog). Unset, the safe default: a tool that
 	// runs commands, reaches the network, walks a tree or runs guest code
 	// may take any time, and must not hold up the connection.
 	Quick bool

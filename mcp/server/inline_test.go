@@ -122,7 +122,7 @@ func TestStdioAQuestionOfAQuickCallLetsTheConnectionReadOn(t *testing.T) {
 	}
 }
 
-func TestStdioACallThatIsNotQuickLetsTheConnectionReadOn(t *testing.T) {
+func TestStdioACallThatIsNotQuickOrHangsLetsTheConnectionReadOn(t *testing.T) {
 	cases := []struct {
 		name   string
 		traits runtime.Traits
@@ -130,6 +130,9 @@ func TestStdioACallThatIsNotQuickLetsTheConnectionReadOn(t *testing.T) {
 		{"undeclared", runtime.Traits{}},
 		// A module's traits cannot make it quick: it may take any time.
 		{"claimed-quick", runtime.Traits{Quick: true, Claimed: true}},
+		// Declared quick and is not (or hangs on a file system): the
+		// watchdog lets the connection read on within two of its ticks.
+		{"quick-but-hangs", runtime.Traits{Quick: true}},
 	}
 	for _, in := range wireInputs {
 		for _, c := range cases {
@@ -142,6 +145,12 @@ func TestStdioACallThatIsNotQuickLetsTheConnectionReadOn(t *testing.T) {
 				}
 				w := in.open(t, f.srv)
 				w.initialize("2025-06-18")
+				// A round trip first, so that the call finds the
+				// connection idle and would run inline if it could.
+				w.send(`{"jsonrpc":"2.0","id":90,"method":"ping"}`)
+				if got := w.recv(); !strings.Contains(got, `"id":90`) {
+					t.Fatalf("ping: %.300s", got)
+				}
 				w.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"hold","arguments":{}}}`)
 				select {
 				case <-g.started:

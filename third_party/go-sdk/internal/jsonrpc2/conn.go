@@ -58,8 +58,9 @@ type Connection struct {
 
 	// toolhost patch (inline.go): which requests the reading goroutine runs
 	// itself, and the one it is running.
-	inline    func(*Request) bool
-	inlineRun atomic.Pointer[inlineRun]
+	inline        func(*Request) bool
+	inlineRun     atomic.Pointer[inlineRun]
+	inlineWatched atomic.Bool // watchInline is running
 
 	onInternalError func(error)
 	onDone          func()

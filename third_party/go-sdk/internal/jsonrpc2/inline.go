@@ -6,6 +6,7 @@ package jsonrpc2
 import (
 	"context"
 	"sync/atomic"
+	"time"
 )
 
 // Running a request inline: on the goroutine that read it.
@@ -30,6 +31,18 @@ import (
 // Requests are still started in order, each after the previous one's
 // release, and Async keeps its meaning: a released inline request lets the
 // next one start as soon as something reads it.
+
+// A handler that should have detached and did not — one that hangs on a
+// file system, or declared itself brief and is not — is detached by a
+// watchdog: while requests run inline, a goroutine looks every
+// inlineTick and detaches a request it finds running at two looks in a
+// row. The connection then reads on within two ticks, whatever the
+// handler does. The watchdog stops after inlineIdle without an inline
+// request, so an idle connection wakes nothing.
+const (
+	inlineTick = 10 * time.Millisecond
+	inlineIdle = time.Second
+)
 
 // reading is what the reading goroutine needs to go on, for the goroutine
 // that takes over from it.
@@ -80,6 +93,9 @@ func (c *Connection) runInline(rd *reading) (detached bool) {
 	}
 	run := &inlineRun{c: c, rd: rd}
 	c.inlineRun.Store(run)
+	if !c.inlineWatched.Load() && c.inlineWatched.CompareAndSwap(false, true) {
+		go c.watchInline()
+	}
 	r := &releaser{next: c.handleNext, inline: run}
 	ctx := context.WithValue(req.ctx, asyncKey, r)
 	func() {
@@ -106,5 +122,43 @@ func (c *Connection) detachInline() {
 func Detach(ctx context.Context) {
 	if r, ok := ctx.Value(asyncKey).(*releaser); ok && r.inline != nil {
 		r.inline.detach()
+	}
+}
+
+// watchInline detaches an inline request found running at two looks in a
+// row, until no request has run inline for inlineIdle or the connection
+// is done.
+func (c *Connection) watchInline() {
+	t := time.NewTicker(inlineTick)
+	defer t.Stop()
+	var last *inlineRun
+	idle := 0
+	for {
+		select {
+		case <-t.C:
+		case <-c.done:
+			c.inlineWatched.Store(false)
+			return
+		}
+		run := c.inlineRun.Load()
+		if run != nil {
+			idle = 0
+			if run == last {
+				run.detach()
+			}
+			last = run
+			continue
+		}
+		last = nil
+		if idle++; time.Duration(idle)*inlineTick < inlineIdle {
+			continue
+		}
+		c.inlineWatched.Store(false)
+		// A request that started inline between the look and the store
+		// found the watchdog still on: take it up again.
+		if c.inlineRun.Load() == nil || !c.inlineWatched.CompareAndSwap(false, true) {
+			return
+		}
+		idle = 0
 	}
 }
