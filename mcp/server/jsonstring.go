@@ -120,7 +120,17 @@ var jsonPlain = func() (t [utf8.RuneSelf]bool) {
 // escaping of <, > and & differs), and fails where json.Marshal fails. A
 // read call's metadata (a 20-line preview) cost a twentieth of its
 // instructions through json.Marshal.
-func appendJSONValue(dst []byte, v any) ([]byte, error) {
+func appendJSONValue(dst []byte, v any) ([]byte, error) { return appendJSONValueAt(dst, v, 0) }
+
+// maxJSONDepth bounds the nesting appendJSONValue follows: a map that
+// holds itself would recurse until the stack ran out; encoding/json
+// reports such a cycle as an error, and so does this.
+const maxJSONDepth = 1000
+
+func appendJSONValueAt(dst []byte, v any, depth int) ([]byte, error) {
+	if depth > maxJSONDepth {
+		return nil, fmt.Errorf("json: unsupported value: nested more than %d levels (a cycle?)", maxJSONDepth)
+	}
 	switch v := v.(type) {
 	case nil:
 		return append(dst, "null"...), nil
@@ -160,7 +170,7 @@ func appendJSONValue(dst []byte, v any) ([]byte, error) {
 				dst = append(dst, ',')
 			}
 			var err error
-			if dst, err = appendJSONValue(dst, e); err != nil {
+			if dst, err = appendJSONValueAt(dst, e, depth+1); err != nil {
 				return nil, err
 			}
 		}
@@ -182,7 +192,7 @@ func appendJSONValue(dst []byte, v any) ([]byte, error) {
 			dst = appendJSONString(dst, k)
 			dst = append(dst, ':')
 			var err error
-			if dst, err = appendJSONValue(dst, v[k]); err != nil {
+			if dst, err = appendJSONValueAt(dst, v[k], depth+1); err != nil {
 				return nil, err
 			}
 		}

@@ -115,6 +115,17 @@ func TestAppendJSONValueDecodesAsJSONMarshal(t *testing.T) {
 	} {
 		checkJSONValue(t, v)
 	}
+	// A map that holds itself is an error, as from json.Marshal, not a
+	// stack overflow.
+	cyclic := map[string]any{}
+	cyclic["self"] = cyclic
+	list := []any{nil}
+	list[0] = map[string]any{"list": list}
+	for _, v := range []any{cyclic, list} {
+		if _, err := appendJSONValue(nil, v); err == nil {
+			t.Errorf("a cyclic value was encoded")
+		}
+	}
 	// Numbers are written exactly as encoding/json writes them.
 	for _, f := range []float64{0, 1, -2.5, 1e-6, 9.99e-7, 1e20, 1e21, 1.2345e-300, 3.0e+100} {
 		want, _ := json.Marshal(f)
