@@ -63,7 +63,7 @@ func openBeneath(root, rel string) (f io.ReadCloser, ok bool, err error) {
 // O_NONBLOCK cleared (which does not change how a regular file reads), and
 // its reader reads again after the end, twice through a bufio.Reader. The
 // size the open's fstat gave tells the end: a read that comes back short
-// at or past it is the last one, so a page of a small file is one read.
+// exactly there is the last one, so a page of a small file is one read.
 // A file that grows meanwhile is read to where it ended when it was
 // opened, or further.
 type regularFile struct {
@@ -90,7 +90,11 @@ func (f *regularFile) Read(p []byte) (int, error) {
 			return 0, &os.PathError{Op: "read", Path: f.path, Err: err}
 		}
 		f.off += int64(n)
-		if n == 0 || (n < len(p) && f.off >= f.size) {
+		// A short read that ends exactly at the size the open saw is the
+		// end; anything else reads on to a read of nothing. A size that
+		// does not tell the length (0 for /proc and /sys files, a FUSE
+		// file that returns more) then costs a read, never a cut.
+		if n == 0 || (n < len(p) && f.size > 0 && f.off == f.size) {
 			f.eof = true
 			if n == 0 {
 				return 0, io.EOF

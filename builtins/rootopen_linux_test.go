@@ -1,11 +1,14 @@
 package builtins
 
 import (
+	"bufio"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 func TestOpenBeneathOpensOnlyPlainPathsInsideTheRoot(t *testing.T) {
@@ -133,5 +136,43 @@ func TestARegularFileReadsToItsEnd(t *testing.T) {
 	b, err := io.ReadAll(f)
 	if err != nil || len(b) < len("first part\n") || string(b[:11]) != "first part\n" {
 		t.Fatalf("read %q, %v", b, err)
+	}
+}
+
+// TestARegularFileWhoseSizeMisleadsIsReadWhole: files in /proc and /sys
+// report size 0, and a FUSE file may report less than it returns, both in
+// short pieces; the end is the read of nothing, not the first short read.
+// A pipe stands in for such a file: its pieces arrive as written.
+func TestARegularFileWhoseSizeMisleadsIsReadWhole(t *testing.T) {
+	t.Parallel()
+	for _, size := range []int64{0, 10, 1} {
+		var fds [2]int
+		if err := syscall.Pipe(fds[:]); err != nil {
+			t.Fatal(err)
+		}
+		want := strings.Repeat("0123456789", 30)
+		go func() {
+			for i := 0; i < len(want); i += 70 {
+				syscall.Write(fds[1], []byte(want[i:min(i+70, len(want))]))
+				time.Sleep(time.Millisecond)
+			}
+			syscall.Close(fds[1])
+		}()
+		f := &regularFile{fd: fds[0], size: size, path: "pipe"}
+		got, err := io.ReadAll(bufio.NewReaderSize(f, 4096))
+		f.Close()
+		if err != nil || string(got) != want {
+			t.Errorf("size %d: read %d bytes (%v), want %d", size, len(got), err, len(want))
+		}
+	}
+	// And a real file under /proc, read as read reads it.
+	f, ok, err := openBeneath("/proc/self", "status")
+	if !ok || err != nil {
+		t.Skipf("cannot open /proc/self/status beneath /proc/self: %v %v", ok, err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(bufio.NewReaderSize(f, 64<<10))
+	if err != nil || !strings.Contains(string(b), "VmRSS") && !strings.Contains(string(b), "voluntary_ctxt_switches") {
+		t.Errorf("/proc/self/status read as %d bytes (%v), ending %q", len(b), err, b[max(0, len(b)-80):])
 	}
 }

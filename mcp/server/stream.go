@@ -102,7 +102,9 @@ type deadliner interface {
 }
 
 func newStreamConn(r io.ReadCloser, w io.Writer) *streamConn {
-	c := &streamConn{rc: r, w: w, incoming: make(chan lineOrErr), closed: make(chan struct{})}
+	// incoming holds one line read ahead, so that RunsInline can tell a
+	// client that has sent more (len 1) from one that waits for answers.
+	c := &streamConn{rc: r, w: w, incoming: make(chan lineOrErr, 1), closed: make(chan struct{})}
 	br := bufio.NewReaderSize(r, 64<<10)
 	if d, ok := r.(deadliner); ok && d.SetReadDeadline(time.Time{}) == nil {
 		// Read reads the pipe itself: a goroutine less to hand each

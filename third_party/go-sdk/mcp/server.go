@@ -2008,11 +2008,13 @@ func (ss *ServerSession) handle(ctx context.Context, req *jsonrpc.Request) (any,
 	// server->client calls and notifications to the incoming request from which
 	// they originated. See [idContextKey] for details.
 	ctx = context.WithValue(ctx, idContextKey{}, req.ID)
+	// toolhost patch: the client info and capabilities just decoded, for
+	// ServerRequest.ClientInfo and ClientCapabilities; set (nil) for every
+	// request, so that a context derived from another request's never
+	// lends this one its client.
+	ctx = context.WithValue(ctx, requestMetaContextKey{}, validatedMeta.initializeParams)
 	if validatedMeta.usesNewProtocol {
 		ctx = context.WithValue(ctx, logLevelContextKey{}, validatedMeta.logLevel)
-		// toolhost patch: the client info and capabilities just decoded,
-		// for ServerRequest.ClientInfo and ClientCapabilities.
-		ctx = context.WithValue(ctx, requestMetaContextKey{}, validatedMeta.initializeParams)
 	}
 
 	// subscriptions/listen parks on ctx.Done until the peer cancels it (or the
