@@ -27,3 +27,6 @@ const MaxBatch = maxBatch
 
 // AppendResult is appendResult, for tests.
 var AppendResult = appendResult
+
+// StdinInput is stdinInput, for tests: how ServeStdio reads its stdin.
+var StdinInput = stdinInput

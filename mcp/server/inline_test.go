@@ -62,6 +62,7 @@ var wireInputs = []struct {
 }{
 	{"io-pipe", func(t *testing.T, srv *server.Server) *wire { return newWireOn(t, &fixture{srv: srv}) }},
 	{"os-pipe", newOSPipeWire},
+	{"poll", newPollWire},
 }
 
 // newOSPipeWire serves srv with an OS pipe as its input, which the stream
@@ -209,4 +210,15 @@ func TestStdioPipelinedQuickCallsAllComeBack(t *testing.T) {
 			}
 		})
 	}
+}
+
+// newPollWire serves srv reading an OS pipe as ServeStdio reads its
+// stdin (poll(2) on Unix).
+func newPollWire(t *testing.T, srv *server.Server) *wire {
+	t.Helper()
+	toServer, fromClient, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return serveWire(t, srv, server.StdinInput(toServer), fromClient)
 }

@@ -2,7 +2,10 @@
 
 package server
 
-import "os"
+import (
+	"io"
+	"os"
+)
 
-// pollable is f: only Unix pipes are moved to the poller (pollable_unix.go).
-func pollable(f *os.File) *os.File { return f }
+// stdinInput is f: only Unix pipes are read with poll(2) (pollinput_unix.go).
+func stdinInput(f *os.File) io.ReadCloser { return f }

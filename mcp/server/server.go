@@ -195,7 +195,7 @@ func (s *Server) Connect(ctx context.Context, t sdk.Transport) (*sdk.ServerSessi
 // ServeStdio serves one client on the process's stdin and stdout until it
 // disconnects or ctx ends.
 func (s *Server) ServeStdio(ctx context.Context) error {
-	return s.serveStream(ctx, pollable(os.Stdin), os.Stdout)
+	return s.serveStream(ctx, stdinInput(os.Stdin), os.Stdout)
 }
 
 // serveStream serves one client reading newline-delimited JSON-RPC from r

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -51,6 +52,10 @@ type streamConn struct {
 
 	writeMu sync.Mutex
 	out     []byte // a response's encoding, reused under writeMu
+
+	// inFlight counts the calls read and not yet answered; the input waits
+	// differently while there are some (pollinput_unix.go).
+	inFlight atomic.Int64
 
 	mu      sync.Mutex
 	initID  jsonrpc.ID // the initialize request's id, to read the version from its response
@@ -106,6 +111,9 @@ func newStreamConn(r io.ReadCloser, w io.Writer) *streamConn {
 	// client that has sent more (len 1) from one that waits for answers.
 	c := &streamConn{rc: r, w: w, incoming: make(chan lineOrErr, 1), closed: make(chan struct{})}
 	br := bufio.NewReaderSize(r, 64<<10)
+	if b, ok := r.(interface{ setBusy(func() bool) }); ok {
+		b.setBusy(func() bool { return c.inFlight.Load() > 0 })
+	}
 	if d, ok := r.(deadliner); ok && d.SetReadDeadline(time.Time{}) == nil {
 		// Read reads the pipe itself: a goroutine less to hand each
 		// message through, and a thread less to wake.
@@ -179,7 +187,7 @@ func (c *streamConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	if len(c.queue) > 0 {
 		msg := c.queue[0]
 		c.queue = c.queue[1:]
-		return msg, nil
+		return c.counted(msg), nil
 	}
 	var v lineOrErr
 	if c.direct != nil {
@@ -202,7 +210,7 @@ func (c *streamConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			return nil, err
 		}
 		c.queue = msgs[1:]
-		return msgs[0], nil
+		return c.counted(msgs[0]), nil
 	}
 	// Decoding first bounds the nesting (the SDK refuses past 1000 levels
 	// before it parses); only then is the line checked to hold nothing
@@ -222,7 +230,16 @@ func (c *streamConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		c.initID = req.ID
 		c.mu.Unlock()
 	}
-	return msg, nil
+	return c.counted(msg), nil
+}
+
+// counted returns msg, counting it in flight when it is a call: its
+// response, written by Write, ends it.
+func (c *streamConn) counted(msg jsonrpc.Message) jsonrpc.Message {
+	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+		c.inFlight.Add(1)
+	}
+	return msg
 }
 
 // RunsInline implements sdk.InlineRunner: the goroutine that reads the
@@ -327,6 +344,9 @@ func (c *streamConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	if resp, ok := msg.(*jsonrpc.Response); ok {
+		if c.inFlight.Add(-1) < 0 {
+			c.inFlight.Store(0) // a response to nothing read: not ours to count
+		}
 		c.noteVersion(resp)
 		if done, inBatch := c.answerBatch(resp); inBatch {
 			if done == nil {
