@@ -47,7 +47,7 @@ type streamConn struct {
 
 	queue []jsonrpc.Message // the rest of a batch; Reads are serialised
 
-	direct   *bufio.Reader // a pollable input, read by Read itself; nil: by readLines
+	direct   *bufio.Reader // an input a deadline interrupts, read by Read itself; nil: by readLines
 	deadline deadliner     // direct's file, whose deadline ends a Read
 
 	writeMu sync.Mutex
@@ -101,7 +101,8 @@ func (t *streamTransport) Connect(context.Context) (sdk.Connection, error) {
 }
 
 // deadliner is an input whose blocked Read a deadline or Close ends: a
-// pipe on the runtime's poller (pollable).
+// pipe on the runtime's poller, or stdin as ServeStdio reads it
+// (stdinInput).
 type deadliner interface {
 	SetReadDeadline(time.Time) error
 }
