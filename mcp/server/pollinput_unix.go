@@ -129,7 +129,9 @@ func (p *pollInput) Read(b []byte) (n int, err error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
-	if p.busy != nil && p.busy() {
+	// With calls in flight, or down to one processor since the start
+	// (GOMAXPROCS follows the CPU quota), wait on the runtime's poller.
+	if (p.busy != nil && p.busy()) || goruntime.GOMAXPROCS(0) < 2 {
 		if p.expired.Load() {
 			return 0, os.ErrDeadlineExceeded
 		}
