@@ -42,18 +42,12 @@ func stdinInput(f *os.File) io.ReadCloser {
 	// held by a File of its own that is not on the runtime's poller: a
 	// descriptor on the poller wakes the poller's thread at every line the
 	// client writes, whoever waits for it.
-	rc0, err := f.SyscallConn()
-	if err != nil {
+	fd, ok := dupFD(f)
+	if !ok {
 		return f
 	}
-	var fd int
-	var dupErr error
-	if err := rc0.Control(func(sysfd uintptr) {
-		fd, dupErr = unix.FcntlInt(sysfd, unix.F_DUPFD_CLOEXEC, 0)
-	}); err != nil || dupErr != nil {
-		return f
-	}
-	// Blocking as far as os knows, so the File stays off the poller.
+	// Made before the descriptor is non-blocking, so the File stays off
+	// the poller.
 	own := os.NewFile(uintptr(fd), f.Name())
 	if err := unix.SetNonblock(fd, true); err != nil {
 		own.Close()
@@ -79,22 +73,31 @@ func stdinInput(f *os.File) io.ReadCloser {
 // pollerFile returns a File on the runtime's poller reading what f reads
 // (a duplicate of its descriptor, non-blocking), or f when that fails.
 func pollerFile(f *os.File) *os.File {
-	rc, err := f.SyscallConn()
-	if err != nil {
+	fd, ok := dupFD(f)
+	if !ok {
 		return f
 	}
-	var fd int
-	var dupErr error
-	if err := rc.Control(func(sysfd uintptr) {
-		fd, dupErr = unix.FcntlInt(sysfd, unix.F_DUPFD_CLOEXEC, 0)
-	}); err != nil || dupErr != nil {
-		return f
-	}
+	// Made after, so the File registers with the poller.
 	if err := unix.SetNonblock(fd, true); err != nil {
 		unix.Close(fd)
 		return f
 	}
 	return os.NewFile(uintptr(fd), f.Name())
+}
+
+// dupFD duplicates f's descriptor (close-on-exec); false when it cannot.
+func dupFD(f *os.File) (int, bool) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return 0, false
+	}
+	fd, dupErr := -1, error(nil)
+	if err := rc.Control(func(sysfd uintptr) {
+		fd, dupErr = unix.FcntlInt(sysfd, unix.F_DUPFD_CLOEXEC, 0)
+	}); err != nil || dupErr != nil {
+		return 0, false
+	}
+	return fd, true
 }
 
 // idleReads is how many Reads without calls in flight the poller's File is
