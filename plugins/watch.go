@@ -176,24 +176,32 @@ func newFolderEvents(h *Engine, dirs []string, folders func(string) []string) *f
 // rewatch watches, for every folder, the folder itself when it exists,
 // else the nearest existing of its config directory and that directory's
 // parent, so creating .toolhost/tool/ after start is an event too.
+//
+// It looks twice: a folder created between the first look's stat (not
+// there yet) and the watch on its parent raised no event, and a module
+// copied into it then would go unseen until the next poll. The second
+// look, after every watch is in place, finds such a folder; one created
+// after it is an event on the parent.
 func (e *folderEvents) rewatch() {
 	if e.w == nil {
 		return
 	}
-	for _, d := range e.dirs {
-		for _, td := range e.folders(d) {
-			for _, p := range []string{td, d, filepath.Dir(d)} {
-				if st, err := os.Stat(p); err != nil || !st.IsDir() {
-					continue
-				}
-				if !e.watched[p] {
-					if err := e.w.Add(p); err != nil {
-						e.h.log.Debug("cannot watch folder; polling covers it", "dir", p, "err", err)
-						break
+	for range 2 {
+		for _, d := range e.dirs {
+			for _, td := range e.folders(d) {
+				for _, p := range []string{td, d, filepath.Dir(d)} {
+					if st, err := os.Stat(p); err != nil || !st.IsDir() {
+						continue
 					}
-					e.watched[p] = true
+					if !e.watched[p] {
+						if err := e.w.Add(p); err != nil {
+							e.h.log.Debug("cannot watch folder; polling covers it", "dir", p, "err", err)
+							break
+						}
+						e.watched[p] = true
+					}
+					break
 				}
-				break
 			}
 		}
 	}
