@@ -7,5 +7,6 @@ import (
 	"os"
 )
 
-// stdinInput is f: only Unix pipes are read with poll(2) (pollinput_unix.go).
+// stdinInput is f: only Unix pipes are moved to the poller (stdin_unix.go,
+// pollinput_linux.go).
 func stdinInput(f *os.File) io.ReadCloser { return f }

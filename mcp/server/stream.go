@@ -54,7 +54,7 @@ type streamConn struct {
 	out     []byte // a response's encoding, reused under writeMu
 
 	// inFlight counts the calls read and not yet answered; the input waits
-	// differently while there are some (pollinput_unix.go).
+	// differently while there are some (pollinput_linux.go).
 	inFlight atomic.Int64
 
 	mu      sync.Mutex
