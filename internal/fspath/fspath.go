@@ -44,13 +44,10 @@ func Within(root, target string) bool {
 	if root == target {
 		return true
 	}
-	if cleanAbs(root) && cleanAbs(target) {
+	if _, inside, decided := below(root, target); decided {
 		// What Rel would say, without cleaning both paths again: every
 		// file tool checks a path or two this way on every call.
-		if root == string(filepath.Separator) {
-			return true
-		}
-		return len(target) > len(root) && target[len(root)] == filepath.Separator && target[:len(root)] == root
+		return inside
 	}
 	rel, err := filepath.Rel(root, target)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
@@ -60,17 +57,28 @@ func Within(root, target string) bool {
 // when they are clean and absolute and target lies beneath root (what the
 // file tools ask on every call); otherwise filepath.Rel answers.
 func Rel(root, target string) (string, error) {
-	if cleanAbs(root) && cleanAbs(target) {
-		switch {
-		case root == target:
-			return ".", nil
-		case root == "/" && len(target) > 1:
-			return target[1:], nil
-		case len(target) > len(root) && target[len(root)] == '/' && target[:len(root)] == root:
-			return target[len(root)+1:], nil
-		}
+	if rel, inside, decided := below(root, target); decided && inside {
+		return rel, nil
 	}
 	return filepath.Rel(root, target)
+}
+
+// below decides, for root and target both clean and absolute, whether
+// target is root or lies beneath it, and the part of target below root
+// ("." for root itself); decided is false for any other paths.
+func below(root, target string) (rel string, inside, decided bool) {
+	if !cleanAbs(root) || !cleanAbs(target) {
+		return "", false, false
+	}
+	switch {
+	case root == target:
+		return ".", true, true
+	case root == "/":
+		return target[1:], true, true
+	case len(target) > len(root) && target[len(root)] == '/' && target[:len(root)] == root:
+		return target[len(root)+1:], true, true
+	}
+	return "", false, true
 }
 
 // cleanAbs reports whether p is absolute and as filepath.Clean leaves it,

@@ -114,7 +114,7 @@ var jsonPlain = func() (t [utf8.RuneSelf]bool) {
 }()
 
 // appendJSONValue appends v as JSON: the values tool metadata is made of
-// (strings, numbers, booleans, nil, and maps and slices of them) directly,
+// (strings, numbers, booleans, nil, and maps and []any of them) directly,
 // strings through appendJSONString, map keys sorted; anything else through
 // encoding/json. It decodes to what json.Marshal(v) decodes to (only the
 // escaping of <, > and & differs), and fails where json.Marshal fails. A
@@ -148,18 +148,6 @@ func appendJSONValueAt(dst []byte, v any, depth int) ([]byte, error) {
 		return strconv.AppendUint(dst, v, 10), nil
 	case float64:
 		return appendJSONFloat(dst, v)
-	case []string:
-		if v == nil {
-			return append(dst, "null"...), nil
-		}
-		dst = append(dst, '[')
-		for i, s := range v {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendJSONString(dst, s)
-		}
-		return append(dst, ']'), nil
 	case []any:
 		if v == nil {
 			return append(dst, "null"...), nil

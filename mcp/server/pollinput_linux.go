@@ -33,8 +33,7 @@ import (
 // which would slow calls running side by side; with one processor
 // (GOMAXPROCS=1) it is always used.
 func stdinInput(f *os.File) io.ReadCloser {
-	info, err := f.Stat()
-	if err != nil || info.Mode()&(os.ModeNamedPipe|os.ModeSocket) == 0 {
+	if !isPipeOrSocket(f) {
 		return f
 	}
 	// The descriptor is read through a duplicate made non-blocking (the

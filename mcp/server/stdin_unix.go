@@ -14,8 +14,7 @@ import (
 // files (a terminal, a regular file) are returned as they are. (Linux
 // waits between calls in poll(2) instead: pollinput_linux.go.)
 func stdinInput(f *os.File) io.ReadCloser {
-	info, err := f.Stat()
-	if err != nil || info.Mode()&(os.ModeNamedPipe|os.ModeSocket) == 0 {
+	if !isPipeOrSocket(f) {
 		return f
 	}
 	// Fd leaves the descriptor blocking; the new File, over it made
