@@ -83,15 +83,16 @@ func runGlob(ctx context.Context, p globParams, tc *runtime.Context) (runtime.Re
 	var hits []hit
 	links := newExternalLinks(ctx, tc, root)
 	_, err := walk(ctx, root, walkOptions{links: links}, func(_ int, e walkEntry) {
-		if !matchFileGlob(pattern, e.rel, e.name) {
+		if !matchFileGlob(pattern, e.relPath(), e.name) {
 			return
 		}
 		var mtime int64
-		if info, err := os.Lstat(cmp.Or(e.target, e.path)); err == nil {
+		path := e.path()
+		if info, err := os.Lstat(cmp.Or(e.target, path)); err == nil {
 			mtime = info.ModTime().UnixNano()
 		}
 		mu.Lock()
-		hits = append(hits, hit{e.path, mtime})
+		hits = append(hits, hit{path, mtime})
 		mu.Unlock()
 	})
 	if err != nil {

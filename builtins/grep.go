@@ -14,6 +14,7 @@ import (
 	"regexp/syntax"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -32,6 +33,7 @@ const (
 	grepMaxLineLength = 2000 // longer lines are cut with "..."
 	grepBinaryProbe   = 8 << 10
 	grepChunk         = 256 << 10 // read size; larger files are searched chunk by chunk
+	grepKeptBuffer    = 8 << 20   // largest read buffer kept for the next search
 )
 
 // grepParams are the grep tool's arguments.
@@ -457,8 +459,9 @@ type grepWorker struct {
 	skipped int
 	emit    func(lineNo int, line []byte) // w.emitLine, bound once
 
-	cur     int    // index in files of the file being searched, -1 before its first match
-	curPath string // path of the file being searched
+	cur      int       // index in files of the file being searched, -1 before its first match
+	curEntry walkEntry // the file being searched
+	cname    []byte    // a file's name as a C string, for openForGrep
 }
 
 // grepResults is a whole search before the display cap.
@@ -480,11 +483,14 @@ func grepTree(ctx context.Context, root string, m *grepMatcher, include string, 
 		workers[i].emit = workers[i].emitLine
 	}
 	stats, err := walk(ctx, root, opts, func(w int, e walkEntry) {
-		if include != "" && e.rel != "" && !matchFileGlob(include, e.rel, e.name) {
+		if include != "" && e.root == "" && !matchFileGlob(include, e.relPath(), e.name) {
 			return
 		}
-		workers[w].searchFile(e, m)
+		workers[w].searchFile(&e, m)
 	})
+	for i := range workers {
+		putGrepBuffer(workers[i].buf)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -509,27 +515,32 @@ func grepTree(ctx context.Context, root string, m *grepMatcher, include string, 
 // allowed, and files are opened without following a link in the last
 // component, so a file swapped for a link after the walk saw it is not
 // read. The modification time is looked up only for files that match.
-func (w *grepWorker) searchFile(e walkEntry, m *grepMatcher) {
+func (w *grepWorker) searchFile(e *walkEntry, m *grepMatcher) {
 	if e.typ&fs.ModeSymlink != 0 && e.target == "" {
 		return // a link the walk did not resolve: it leads nowhere
 	}
-	path := cmp.Or(e.target, e.path)
+	// The path to stat or open the file by, when it is not opened through
+	// the walk's directory: a link's resolved target, else its own path.
+	path := e.target
+	if path == "" && (!e.dir.ok || !e.typ.IsRegular()) {
+		path = e.path()
+	}
 	if !e.typ.IsRegular() {
 		info, err := os.Stat(path)
 		if err != nil || !info.Mode().IsRegular() {
 			return
 		}
 	}
-	f, err := openForGrep(e, path)
+	f, err := openForGrep(e, path, &w.cname)
 	if err != nil {
 		w.skipped++
 		return
 	}
 	defer f.Close()
 	if w.buf == nil {
-		w.buf = make([]byte, grepChunk)
+		w.buf = getGrepBuffer()
 	}
-	w.cur, w.curPath = -1, e.path
+	w.cur, w.curEntry = -1, *e
 	carry, lineNo := 0, 1
 	for first := true; ; first = false {
 		n, err := f.Read(w.buf[carry:])
@@ -577,9 +588,32 @@ func (w *grepWorker) searchFile(e walkEntry, m *grepMatcher) {
 		carry = copy(w.buf, data[len(block):])
 	}
 	if w.cur >= 0 {
-		if info, err := os.Stat(path); err == nil {
+		if info, err := os.Stat(cmp.Or(e.target, w.files[w.cur].path)); err == nil {
 			w.files[w.cur].mtime = info.ModTime().UnixNano()
 		}
+	}
+}
+
+// grepBuffers keeps workers' read buffers from one search to the next. A
+// search that allocated two fresh 256 KB buffers, and regrew one to 2 MB
+// for a file with a megabyte-long line (the Go tree has two), made the
+// collector run twice during every search on a small heap, stopping the
+// workers each time. A sync.Pool lets the collector drop buffers nobody
+// used since the last cycle or two, so an idle host does not keep them.
+var grepBuffers sync.Pool
+
+func getGrepBuffer() []byte {
+	if b, ok := grepBuffers.Get().(*[]byte); ok {
+		return *b
+	}
+	return make([]byte, grepChunk)
+}
+
+// putGrepBuffer keeps buf for another search unless a very long line grew
+// it past grepKeptBuffer.
+func putGrepBuffer(buf []byte) {
+	if buf != nil && len(buf) <= grepKeptBuffer {
+		grepBuffers.Put(&buf)
 	}
 }
 
@@ -592,7 +626,7 @@ func binaryProbe(data []byte) bool {
 // emit records a matching line of the file being searched.
 func (w *grepWorker) emitLine(n int, line []byte) {
 	if w.cur < 0 {
-		w.files = append(w.files, grepFile{path: w.curPath})
+		w.files = append(w.files, grepFile{path: w.curEntry.path()})
 		w.cur = len(w.files) - 1
 	}
 	f := &w.files[w.cur]

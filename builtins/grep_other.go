@@ -7,12 +7,13 @@ import "os"
 // grepFileHandle is an *os.File where bare system calls are not available.
 type grepFileHandle = *os.File
 
-func openForGrep(_ walkEntry, path string) (grepFileHandle, error) { return os.Open(path) }
+func openForGrep(_ *walkEntry, path string, _ *[]byte) (grepFileHandle, error) {
+	return os.Open(path)
+}
 
-// dirHandle is empty here: files are opened by path.
-type dirHandle struct{}
-
-func openWalkDir(path string) (*os.File, dirHandle, error) {
+// openWalkDir opens a directory for reading its entries; files in it are
+// opened by path here.
+func openWalkDir(path string) (dirHandle, error) {
 	f, err := os.Open(path)
-	return f, dirHandle{}, err
+	return dirHandle{f: f}, err
 }

@@ -4,7 +4,6 @@ package builtins
 
 import (
 	"io"
-	"os"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -24,12 +23,12 @@ type grepFileHandle int
 // the last component: the walker hands over files it has resolved, so a
 // link there was put in after the walker looked; a link's target is
 // opened by its resolved path.
-func openForGrep(e walkEntry, path string) (grepFileHandle, error) {
+func openForGrep(e *walkEntry, path string, scratch *[]byte) (grepFileHandle, error) {
 	for {
 		var fd int
 		var err error
 		if e.target == "" && e.dir.ok {
-			fd, err = unix.Openat(e.dir.fd, e.name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+			fd, err = e.dir.openat(e.name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, scratch)
 		} else {
 			fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW, 0)
 		}
@@ -37,30 +36,6 @@ func openForGrep(e walkEntry, path string) (grepFileHandle, error) {
 			continue
 		}
 		return grepFileHandle(fd), err
-	}
-}
-
-// dirHandle is a directory the walk holds open while it visits the
-// directory's entries, for openForGrep.
-type dirHandle struct {
-	fd int
-	ok bool
-}
-
-// openWalkDir opens the directory at path, without following a link in
-// its last component, for reading its entries; the File is over the
-// handle's descriptor. A bare open: os.OpenFile would also try to
-// register the directory with the poller (three more system calls).
-func openWalkDir(path string) (*os.File, dirHandle, error) {
-	for {
-		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, dirHandle{}, &os.PathError{Op: "open", Path: path, Err: err}
-		}
-		return os.NewFile(uintptr(fd), path), dirHandle{fd: fd, ok: true}, nil
 	}
 }
 

@@ -87,7 +87,7 @@ func runList(ctx context.Context, p listParams, tc *runtime.Context) (runtime.Re
 	links := newExternalLinks(ctx, tc, root)
 	if _, err := walk(ctx, root, walkOptions{skip: skip, links: links}, func(_ int, e walkEntry) {
 		mu.Lock()
-		files = append(files, e.rel)
+		files = append(files, e.relPath())
 		mu.Unlock()
 	}); err != nil {
 		return runtime.Result{}, fmt.Errorf("list %s: %w", root, err)

@@ -42,12 +42,14 @@ import (
 // fnmatch rules, which doublestar implements; only brace expansion, which
 // git does not have, is escaped away.
 
-// walkEntry is a file found by walk.
+// walkEntry is a file found by walk. Its paths are built on demand (path,
+// relPath): a search of ten thousand files needs them for the few that
+// match, and building them all was a fifth of the walk's allocations.
 type walkEntry struct {
-	path string      // absolute path
-	rel  string      // slash-separated path relative to the walk root ("" when the root is a file)
-	name string      // base name
-	typ  fs.FileMode // type bits from the directory entry (0 for a regular file)
+	dirAbs string      // absolute path of the directory holding the entry
+	dirRel string      // the same, slash-separated, relative to the walk root ("" at the root)
+	name   string      // base name
+	typ    fs.FileMode // type bits from the directory entry (0 for a regular file)
 	// target is, for a symbolic link the walk resolved and may read, the
 	// path it leads to with every link followed; open that, not path, so
 	// the file read is the one that was checked. "" for other entries and
@@ -58,6 +60,51 @@ type walkEntry struct {
 	// visited and closed after: a visitor may open name through it, never
 	// keep it. Not set for the walk's root.
 	dir dirHandle
+	// root is set when the walk's root is this file: its path as given.
+	root string
+}
+
+// path is the entry's absolute path.
+func (e *walkEntry) path() string {
+	if e.root != "" {
+		return e.root
+	}
+	return e.dirAbs + string(filepath.Separator) + e.name
+}
+
+// relPath is the entry's slash-separated path relative to the walk root,
+// "" when the root is the file itself.
+func (e *walkEntry) relPath() string {
+	if e.root != "" {
+		return ""
+	}
+	return joinRel(e.dirRel, e.name)
+}
+
+func joinRel(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
+
+// dirEntry is one name in a directory listing.
+type dirEntry struct {
+	name string
+	typ  fs.FileMode // type bits; fs.ModeIrregular when the listing could not tell
+}
+
+// dirScratch is a worker's reusable memory for listing directories.
+type dirScratch struct {
+	buf   []byte     // raw listing (Linux)
+	names []byte     // the names of one directory, end to end (Linux)
+	spans []nameSpan // where each name is in names (Linux)
+	ents  []dirEntry
+}
+
+type nameSpan struct {
+	off, n int
+	typ    fs.FileMode
 }
 
 // walkOptions tunes walk. The zero value walks everything .gitignore allows.
@@ -112,7 +159,7 @@ func walk(ctx context.Context, root string, opts walkOptions, visit func(worker 
 		if err != nil {
 			return stats, err
 		}
-		visit(0, walkEntry{path: root, name: filepath.Base(root), typ: info.Mode().Type(), target: target})
+		visit(0, walkEntry{root: root, name: filepath.Base(root), typ: info.Mode().Type(), target: target})
 		return stats, nil
 	}
 	var parent *ignoreNode
@@ -129,6 +176,8 @@ func walk(ctx context.Context, root string, opts walkOptions, visit func(worker 
 	w.stack = append(w.stack, dirJob{abs: root, ign: parent, real: &realDir{path: real}})
 	w.pending = 1
 	n := walkWorkers(opts)
+	w.files = make([][]walkEntry, n)
+	w.scratch = make([]dirScratch, n)
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Add(1)
@@ -186,6 +235,9 @@ type walker struct {
 	pending int      // directories queued or being read
 	done    bool
 
+	files   [][]walkEntry // per worker: the files of the directory it reads, reused
+	scratch []dirScratch  // per worker
+
 	unreadable atomic.Int64
 	entered    sync.Map // resolved directories entered through a link (and the root): each once
 }
@@ -204,55 +256,74 @@ func (w *walker) work(worker int) {
 		w.stack = w.stack[:len(w.stack)-1]
 		w.mu.Unlock()
 
-		var subdirs []dirJob
 		if w.ctx.Err() == nil {
-			subdirs = w.readDir(worker, job)
+			w.readDir(worker, job)
 		}
 
 		w.mu.Lock()
-		w.stack = append(w.stack, subdirs...)
-		w.pending += len(subdirs) - 1
-		if w.pending == 0 {
+		if w.pending--; w.pending == 0 {
 			w.done = true
 			w.cond.Broadcast()
-		} else if len(subdirs) > 1 {
-			w.cond.Broadcast()
-		} else if len(subdirs) == 1 {
-			w.cond.Signal()
 		}
 		w.mu.Unlock()
 	}
 }
 
-// readDir lists one directory, visits its files and returns its
-// subdirectories to walk.
-func (w *walker) readDir(worker int, job dirJob) []dirJob {
+// push queues the subdirectories of a directory being read. They are
+// queued before its files are visited, so that idle workers walk them
+// meanwhile: a directory of many files (or a few large ones) would
+// otherwise keep its subtree from every other worker until its last file
+// was searched.
+func (w *walker) push(subdirs []dirJob) {
+	if len(subdirs) == 0 {
+		return
+	}
+	w.mu.Lock()
+	w.stack = append(w.stack, subdirs...)
+	w.pending += len(subdirs)
+	if len(subdirs) > 1 {
+		w.cond.Broadcast()
+	} else {
+		w.cond.Signal()
+	}
+	w.mu.Unlock()
+}
+
+// readDir lists one directory, queues its subdirectories and visits its
+// files.
+func (w *walker) readDir(worker int, job dirJob) {
 	// Open the resolved path without following a link in its last
 	// component: the directory read is the one that was checked, even if
 	// the path walked through was swapped for a link since.
-	f, dir, err := openWalkDir(job.real.path)
+	dir, err := openWalkDir(job.real.path)
 	if err != nil {
 		w.unreadable.Add(1)
-		return nil
+		return
 	}
 	// Held open while the entries are visited: a visitor may open them
 	// through it (walkEntry.dir).
-	defer f.Close()
-	entries, err := f.ReadDir(-1) // unsorted: callers order their own results
+	defer dir.close()
+	sc := &w.scratch[worker]
+	entries, err := dir.entries(sc) // unsorted: callers order their own results
 	if err != nil && len(entries) == 0 {
 		w.unreadable.Add(1)
-		return nil
+		return
 	}
 	ign := job.ign
 	if !w.opts.noIgnore {
 		ign = dirIgnores(ign, job.abs, job.real.path, entries)
 	}
 	var subdirs []dirJob
+	files := w.files[worker][:0]
 	for _, e := range entries {
-		name := e.Name()
-		typ := e.Type()
+		name, typ := e.name, e.typ
 		isDir := typ.IsDir()
-		abs := job.abs + string(filepath.Separator) + name
+		// The paths are built only when something here needs them; for
+		// most files nothing does (walkEntry builds them on demand).
+		var abs string
+		if isDir || typ&fs.ModeSymlink != 0 || ign != nil {
+			abs = job.abs + string(filepath.Separator) + name
+		}
 		var target string // resolved path of a link that may be read
 		if typ&fs.ModeSymlink != 0 && w.opts.links != nil {
 			if resolved, info, ok := resolveLink(abs); ok {
@@ -262,14 +333,10 @@ func (w *walker) readDir(worker int, job dirJob) []dirJob {
 		if isDir && name == ".git" {
 			continue
 		}
-		rel := name
-		if job.rel != "" {
-			rel = job.rel + "/" + name
-		}
 		if ign != nil && ign.ignored(abs, isDir) {
 			continue
 		}
-		if w.opts.skip != nil && w.opts.skip(rel, name, isDir) {
+		if w.opts.skip != nil && w.opts.skip(joinRel(job.rel, name), name, isDir) {
 			continue
 		}
 		// Asked only now, so that an ignored link is not reported skipped.
@@ -287,7 +354,7 @@ func (w *walker) readDir(worker int, job dirJob) []dirJob {
 				// A directory link: enter its target unless that loops or
 				// was entered already; else report the link by name.
 				if _, seen := w.entered.LoadOrStore(target, true); seen || job.real.encloses(target) {
-					w.visit(worker, walkEntry{path: abs, rel: rel, name: name, typ: typ})
+					files = append(files, walkEntry{dirAbs: job.abs, dirRel: job.rel, name: name, typ: typ})
 					continue
 				}
 				real = target
@@ -299,12 +366,20 @@ func (w *walker) readDir(worker int, job dirJob) []dirJob {
 					continue
 				}
 			}
-			subdirs = append(subdirs, dirJob{abs: abs, rel: rel, ign: ign, real: &realDir{path: real, parent: job.real}, outside: outside})
+			subdirs = append(subdirs, dirJob{abs: abs, rel: joinRel(job.rel, name), ign: ign, real: &realDir{path: real, parent: job.real}, outside: outside})
 			continue
 		}
-		w.visit(worker, walkEntry{path: abs, rel: rel, name: name, typ: typ, target: target, dir: dir})
+		files = append(files, walkEntry{dirAbs: job.abs, dirRel: job.rel, name: name, typ: typ, target: target, dir: dir})
 	}
-	return subdirs
+	w.push(subdirs)
+	for i := range files {
+		w.visit(worker, files[i])
+	}
+	// Drop the strings for the collector.
+	clear(files)
+	w.files[worker] = files[:0]
+	clear(entries)
+	sc.ents = entries[:0]
 }
 
 // resolveLink follows the symbolic link at abs to the end. ok is false when
@@ -393,27 +468,29 @@ func (n *ignoreNode) match(kind int, abs string, isDir bool) (ignored, ok bool) 
 // dirIgnores returns parent with the rules of the directory abs (really at
 // real) added: its .ignore and .gitignore, and its .git/info/exclude when
 // it is the top of a repository. entries are the directory's entries.
-func dirIgnores(parent *ignoreNode, abs, real string, entries []fs.DirEntry) *ignoreNode {
+func dirIgnores(parent *ignoreNode, abs, real string, entries []dirEntry) *ignoreNode {
 	var node ignoreNode
-	found := false
+	hasRules := false
 	for _, e := range entries {
-		name := e.Name()
+		name := e.name
 		for kind, file := range ignoreFiles {
-			if name == file && e.Type().IsRegular() {
+			if name == file && e.typ.IsRegular() {
 				node.rules[kind] = readIgnoreFile(filepath.Join(real, name))
-				found = found || len(node.rules[kind]) > 0
+				hasRules = hasRules || len(node.rules[kind]) > 0
 			}
 		}
-		if name == ".git" && e.IsDir() {
+		if name == ".git" && e.typ.IsDir() {
 			node.rules[kindExclude] = readIgnoreFile(filepath.Join(real, ".git", "info", "exclude"))
-			found = found || len(node.rules[kindExclude]) > 0
+			hasRules = hasRules || len(node.rules[kindExclude]) > 0
 		}
 	}
-	if !found {
+	if !hasRules {
 		return parent
 	}
-	node.parent, node.base = parent, withSeparator(abs)
-	return &node
+	// A copy on the heap only now: most directories have no ignore file.
+	found := node
+	found.parent, found.base = parent, withSeparator(abs)
+	return &found
 }
 
 func withSeparator(dir string) string {

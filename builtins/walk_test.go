@@ -99,7 +99,7 @@ func walkRels(t *testing.T, root string, opts walkOptions) []string {
 	var got []string
 	if _, err := walk(context.Background(), root, opts, func(_ int, e walkEntry) {
 		mu.Lock()
-		got = append(got, e.rel)
+		got = append(got, e.relPath())
 		mu.Unlock()
 	}); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,31 @@
+//go:build unix && !linux
+
+package builtins
+
+import (
+	"os"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// openWalkDir opens the directory at path, without following a link in
+// its last component, for reading its entries. A bare open: os.OpenFile
+// would also register the directory with the poller.
+func openWalkDir(path string) (dirHandle, error) {
+	for {
+		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return dirHandle{}, &os.PathError{Op: "open", Path: path, Err: err}
+		}
+		return dirHandle{f: os.NewFile(uintptr(fd), path), fd: fd, ok: true}, nil
+	}
+}
+
+// openat opens name in the directory with flags.
+func (d dirHandle) openat(name string, flags int, _ *[]byte) (int, error) {
+	return unix.Openat(d.fd, name, flags, 0)
+}
