@@ -32,8 +32,8 @@ const (
 	grepMaxMatches    = 100  // matches shown; the count covers all of them
 	grepMaxLineLength = 2000 // longer lines are cut with "..."
 	grepBinaryProbe   = 8 << 10
-	grepChunk         = 256 << 10 // read size; larger files are searched chunk by chunk
-	grepKeptBuffer    = 8 << 20   // largest read buffer kept for the next search
+	grepChunk         = 64 << 10 // read size and first buffer; larger files are searched chunk by chunk
+	grepKeptBuffer    = 8 << 20  // largest read buffer kept for the next search
 )
 
 // grepParams are the grep tool's arguments.
@@ -543,7 +543,12 @@ func (w *grepWorker) searchFile(e *walkEntry, m *grepMatcher) {
 	w.cur, w.curEntry = -1, *e
 	carry, lineNo := 0, 1
 	for first := true; ; first = false {
-		n, err := f.Read(w.buf[carry:])
+		// At most grepChunk per read, however far a long line grew the
+		// buffer: a read of a megabyte is a system call long enough for
+		// the runtime to hand this worker's processor to another thread,
+		// and getting it back left a processor idle for a millisecond.
+		want := min(len(w.buf)-carry, grepChunk)
+		n, err := f.Read(w.buf[carry : carry+want])
 		if err != nil && err != io.EOF {
 			w.skipped++
 			break
@@ -551,7 +556,7 @@ func (w *grepWorker) searchFile(e *walkEntry, m *grepMatcher) {
 		data := w.buf[:carry+n]
 		// A short read of a regular file means its end: the kernel fills
 		// the buffer otherwise. This saves a stat or a second read per file.
-		eof := n < len(w.buf)-carry
+		eof := n < want
 		// When a needle search decides, a file read whole in one go is
 		// tested for binary content only if it matches (below): most files
 		// do not, and the test is a pass over up to 8 KB of each, as long
@@ -566,8 +571,10 @@ func (w *grepWorker) searchFile(e *walkEntry, m *grepMatcher) {
 		block := data
 		if !eof {
 			k := bytes.LastIndexByte(data, '\n')
-			if k < 0 { // one line longer than the buffer: grow it
-				w.buf = append(w.buf, make([]byte, len(w.buf))...)
+			if k < 0 { // no line ends yet: read on, growing the buffer when full
+				if len(data) == len(w.buf) {
+					w.buf = append(w.buf, make([]byte, len(w.buf))...)
+				}
 				carry = len(data)
 				continue
 			}

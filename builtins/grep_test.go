@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp/syntax"
 	"strings"
 	"testing"
@@ -475,4 +476,54 @@ func FuzzIndexRareIsBytesIndex(f *testing.F) {
 			t.Fatalf("indexRare(%q, %q) = %d, want %d", buf, s, got, want)
 		}
 	})
+}
+
+// Lines far longer than a read, at the start, middle and end of files,
+// with the needle at either end of them, are found with the right line
+// numbers; and so they are again by a second search, whose workers start
+// with the buffers the first one grew (reads stay grepChunk long).
+func TestGrepLongLinesWithGrownBuffers(t *testing.T) {
+	t.Parallel()
+	long := func(k float64, needleFirst bool) string {
+		body := strings.Repeat("y", int(k*grepChunk))
+		if needleFirst {
+			return "needle" + body
+		}
+		return body + "needle"
+	}
+	files := map[string]string{
+		"first.txt":  long(1.5, false) + "\nplain\nneedle\n",
+		"middle.txt": "a\nneedle\n" + long(2.5, true) + "\nb\n" + long(0.9, false) + "\nneedle at the end",
+		"last.txt":   strings.Repeat("filler line\n", 9000) + long(4.2, false),
+		"none.txt":   strings.Repeat("z", 3*grepChunk+grepChunk/3) + "\nno match here\n",
+		"short.txt":  "needle\n",
+	}
+	want := map[string][]int{}
+	for name, content := range files {
+		for i, line := range strings.Split(content, "\n") {
+			if strings.Contains(line, "needle") {
+				want[name] = append(want[name], i+1)
+			}
+		}
+	}
+	root := searchTree(t, files)
+	m, err := compileMatcher("needle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for run := range 2 {
+		res, err := grepTree(t.Context(), root, m, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string][]int{}
+		for _, f := range res.files {
+			for _, l := range f.lines {
+				got[filepath.Base(f.path)] = append(got[filepath.Base(f.path)], l.num)
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("search %d: matching lines %v, want %v", run+1, got, want)
+		}
+	}
 }
