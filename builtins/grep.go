@@ -315,36 +315,33 @@ func indexRare(buf, s []byte) int {
 }
 
 // byteCommonness ranks bytes by how often they appear in source code and
-// prose, higher for more common: white space, then lower-case letters in
-// English frequency order, then common punctuation, upper-case letters
-// (in the same order), digits, other ASCII, and last control bytes and
-// bytes of multi-byte UTF-8. A rough order is all indexRare needs.
-var byteCommonness = func() (t [256]uint8) {
-	for b := range 256 {
-		switch {
-		case b >= 0x80:
-			t[b] = 10
-		case b < 0x20:
-			t[b] = 5
-		default:
-			t[b] = 20
-		}
-	}
-	t[' '], t['\n'], t['\t'] = 255, 250, 245
-	const letters = "etaoinshrdlcumwfgypbvkjxqz"
-	for i := range len(letters) {
-		t[letters[i]] = uint8(240 - 4*i)
-		t[letters[i]-'a'+'A'] = uint8(110 - 3*i)
-	}
-	for i, c := range []byte(`(),.;="_/*{}:-[]'&<>!+`) {
-		t[c] = uint8(150 - i)
-	}
-	for c := byte('0'); c <= '9'; c++ {
-		t[c] = 95
-	}
-	t['0'], t['1'], t['2'] = 100, 100, 100
-	return t
-}()
+// text: 255 for the most common (space), 0 for the rarest. indexRare
+// needs only a rough order. It was measured on about 200 MB of files of
+// fifteen kinds found on a development machine — C, Go, Python, Perl,
+// JavaScript, TypeScript, shell, HTML, CSS, XML, JSON, YAML, TOML,
+// Markdown and plain text, each kind weighing the same, files with more
+// than one control byte in a thousand left out. In code, upper-case
+// letters follow other orders than in English prose: F (Func, False,
+// Fatal, Fprintf) is more common than U, which an English-letter order
+// ranked the other way.
+var byteCommonness = [256]uint8{
+	0, 24, 1, 2, 3, 4, 5, 27, 6, 228, 246, 28, 31, 80, 7, 8, // 0x0–0xf
+	9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 26, 20, 21, 22, 23, // 0x10–0x1f
+	255, 168, 239, 199, 184, 162, 176, 195, 222, 223, 207, 169, 227, 230, 235, 236, // 0x20–0x2f
+	229, 221, 219, 212, 204, 202, 208, 192, 197, 196, 233, 205, 220, 225, 224, 163, // 0x30–0x3f
+	166, 213, 183, 206, 191, 216, 189, 182, 177, 210, 164, 172, 198, 186, 194, 193, // 0x40–0x4f
+	190, 159, 203, 215, 214, 181, 173, 171, 170, 167, 157, 188, 178, 187, 155, 231, // 0x50–0x5f
+	185, 249, 232, 245, 243, 254, 237, 234, 238, 251, 180, 209, 244, 242, 250, 252, // 0x60–0x6f
+	240, 175, 247, 248, 253, 241, 217, 211, 218, 226, 179, 201, 174, 200, 158, 25, // 0x70–0x7f
+	154, 146, 150, 148, 109, 112, 82, 84, 122, 83, 87, 115, 125, 85, 69, 79, // 0x80–0x8f
+	128, 74, 72, 81, 151, 138, 99, 76, 103, 107, 73, 90, 111, 102, 78, 104, // 0x90–0x9f
+	161, 143, 77, 105, 137, 86, 95, 108, 117, 121, 100, 91, 89, 116, 75, 92, // 0xa0–0xaf
+	145, 129, 98, 120, 130, 136, 97, 93, 141, 113, 132, 131, 142, 135, 134, 124, // 0xb0–0xbf
+	63, 58, 160, 153, 110, 94, 67, 62, 59, 61, 60, 55, 64, 51, 139, 96, // 0xc0–0xcf
+	165, 152, 65, 56, 54, 53, 57, 140, 118, 101, 44, 48, 40, 32, 38, 49, // 0xd0–0xdf
+	66, 126, 156, 149, 114, 147, 144, 127, 133, 119, 68, 106, 123, 70, 52, 88, // 0xe0–0xef
+	71, 36, 47, 45, 41, 33, 46, 37, 50, 34, 42, 35, 39, 43, 30, 29, // 0xf0–0xff
+}
 
 // equalFoldASCII reports whether b equals lower ignoring ASCII case.
 func equalFoldASCII(b, lower []byte) bool {
