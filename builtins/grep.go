@@ -475,7 +475,10 @@ type grepResults struct {
 // are read (nil: none).
 func grepTree(ctx context.Context, root string, m *grepMatcher, include string, links linkPolicy) (*grepResults, error) {
 	opts := walkOptions{links: links}
-	workers := make([]grepWorker, walkWorkers(opts))
+	// The count is fixed here for walk too: GOMAXPROCS may change between
+	// two calls of walkWorkers.
+	opts.workers = walkWorkers(opts)
+	workers := make([]grepWorker, opts.workers)
 	for i := range workers {
 		workers[i].emit = workers[i].emitLine
 	}
@@ -538,6 +541,7 @@ func (w *grepWorker) searchFile(e *walkEntry, m *grepMatcher) {
 		w.buf = getGrepBuffer()
 	}
 	w.cur, w.curEntry = -1, *e
+	w.curEntry.dir = dirHandle{} // closed once the directory's files are visited: not to be kept
 	carry, lineNo := 0, 1
 	for first := true; ; first = false {
 		// At most grepChunk per read, however far a long line grew the
@@ -554,6 +558,12 @@ func (w *grepWorker) searchFile(e *walkEntry, m *grepMatcher) {
 		// A short read of a regular file means its end: the kernel fills
 		// the buffer otherwise. This saves a stat or a second read per file.
 		eof := n < want
+		if first && !eof && !grepIsRegular(f) {
+			// Something else was put in its place since the walk listed
+			// it (a FIFO fed for ever, a device): not searched.
+			w.skipped++
+			break
+		}
 		// When a needle search decides, a file read whole in one go is
 		// tested for binary content only if it matches (below): most files
 		// do not, and the test is a pass over up to 8 KB of each, as long
@@ -578,6 +588,13 @@ func (w *grepWorker) searchFile(e *walkEntry, m *grepMatcher) {
 			}
 			if k < 0 { // no line ends yet: read on, growing the buffer when full
 				if len(data) == len(w.buf) {
+					if 2*len(w.buf) > grepMaxLine {
+						// A line this long is not text to show: the rest of
+						// the file is left out, so its size cannot make the
+						// search take all memory.
+						w.skipped++
+						break
+					}
 					w.buf = append(w.buf, make([]byte, len(w.buf))...)
 				}
 				carry = len(data)
@@ -605,6 +622,10 @@ func (w *grepWorker) searchFile(e *walkEntry, m *grepMatcher) {
 		}
 	}
 }
+
+// grepMaxLine is the longest line grep reads whole (a variable for tests):
+// a file with a longer one is searched up to it.
+var grepMaxLine = 64 << 20
 
 // grepBuffers keeps workers' read buffers from one search to the next. A
 // search that allocated two fresh 256 KB buffers, and regrew one to 2 MB

@@ -4,6 +4,7 @@ package builtins
 
 import (
 	"io"
+	"os"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -28,14 +29,38 @@ func openForGrep(e *walkEntry, path string, scratch *[]byte) (grepFileHandle, er
 		var fd int
 		var err error
 		if e.target == "" && e.dir.ok {
-			fd, err = e.dir.openat(e.name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, scratch)
+			fd, err = e.dir.openat(e.name, grepOpenFlags, scratch)
 		} else {
-			fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW, 0)
+			fd, err = syscall.Open(path, grepOpenFlags, 0)
 		}
 		if err == syscall.EINTR {
 			continue
 		}
 		return grepFileHandle(fd), err
+	}
+}
+
+// grepOpenFlags open a file for reading without following a link, and
+// without blocking: a FIFO put in place of a file the walk listed would
+// otherwise hold the open until a writer came, for ever if none does.
+const grepOpenFlags = unix.O_RDONLY | unix.O_CLOEXEC | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_NOCTTY
+
+// ignoreOpenFlags open an ignore file without following a link or
+// blocking.
+const ignoreOpenFlags = os.O_RDONLY | unix.O_NOFOLLOW | unix.O_NONBLOCK
+
+// grepIsRegular reports whether the open file is a regular file. grep asks
+// once a file has filled a whole read: a smaller one has been read to its
+// end already, and asking every file would be a system call more per
+// file.
+func grepIsRegular(h grepFileHandle) bool {
+	var st syscall.Stat_t
+	for {
+		err := syscall.Fstat(int(h), &st)
+		if err == syscall.EINTR {
+			continue
+		}
+		return err == nil && st.Mode&syscall.S_IFMT == syscall.S_IFREG
 	}
 }
 

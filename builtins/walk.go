@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -206,6 +207,28 @@ type dirJob struct {
 	ign      *ignoreNode // rules in force for this directory's entries, before its own ignore files
 	real     *realDir    // where the directory really is, and where its ancestors are
 	outside  bool        // real lies outside the places that need no permission
+	// parent, when set, is the open directory the walk listed this one
+	// in, under name: it is opened there, not by its path, so a directory
+	// above it swapped for a link meanwhile cannot lead the walk out. The
+	// job holds one of parent's references until it is opened (or
+	// dropped). Not set for the root and for link targets, which are
+	// opened by their resolved path.
+	parent *dirRef
+	name   string
+}
+
+// dirRef is an open directory shared by the jobs of its subdirectories:
+// closed when the last of them has opened its own (or was dropped) and
+// the directory itself has been read.
+type dirRef struct {
+	h    dirHandle
+	refs atomic.Int32
+}
+
+func (r *dirRef) release() {
+	if r.refs.Add(-1) == 0 {
+		r.h.close()
+	}
 }
 
 // realDir is a directory's resolved path, chained to its ancestors' in the
@@ -261,6 +284,8 @@ func (w *walker) work(worker int) {
 
 		if w.ctx.Err() == nil {
 			w.readDir(worker, job)
+		} else if job.parent != nil {
+			job.parent.release()
 		}
 
 		w.mu.Lock()
@@ -314,17 +339,27 @@ func (w *walker) push(subdirs []dirJob) {
 // readDir lists one directory, queues its subdirectories and visits its
 // files.
 func (w *walker) readDir(worker int, job dirJob) {
-	// Open the resolved path without following a link in its last
-	// component: the directory read is the one that was checked, even if
-	// the path walked through was swapped for a link since.
-	dir, err := openWalkDir(job.real.path)
+	// Open the directory inside the one it was listed in, or by its
+	// resolved path (see openWalkDir), without following a link: the
+	// directory read is the one that was checked.
+	var dir dirHandle
+	var err error
+	if job.parent != nil {
+		dir, err = openSubdir(job.parent.h, job.name, job.real.path)
+		job.parent.release()
+	} else {
+		dir, err = openWalkDir(job.real.path)
+	}
 	if err != nil {
 		w.unreadable.Add(1)
 		return
 	}
-	// Held open while the entries are visited: a visitor may open them
-	// through it (walkEntry.dir).
-	defer dir.close()
+	// Held open while the entries are visited (a visitor may open them
+	// through it: walkEntry.dir) and until every subdirectory queued has
+	// been opened through it.
+	ref := &dirRef{h: dir}
+	ref.refs.Store(1)
+	defer ref.release()
 	sc := &w.scratch[worker]
 	entries, err := dir.entries(sc) // unsorted: callers order their own results
 	if err != nil && len(entries) == 0 {
@@ -388,7 +423,12 @@ func (w *walker) readDir(worker int, job dirJob) {
 					continue
 				}
 			}
-			subdirs = append(subdirs, dirJob{abs: abs, rel: joinRel(job.rel, name), ign: ign, real: &realDir{path: real, parent: job.real}, outside: outside})
+			sub := dirJob{abs: abs, rel: joinRel(job.rel, name), ign: ign, real: &realDir{path: real, parent: job.real}, outside: outside}
+			if target == "" {
+				ref.refs.Add(1)
+				sub.parent, sub.name = ref, name
+			}
+			subdirs = append(subdirs, sub)
 			continue
 		}
 		files = append(files, walkEntry{dirAbs: job.abs, dirRel: job.rel, name: name, typ: typ, target: target, dir: dir})
@@ -527,13 +567,29 @@ func withSeparator(dir string) string {
 }
 
 // readIgnoreFile parses a .gitignore; an unreadable file has no rules.
+//
+// As git does (since 2.32), an ignore file that is a link is not followed;
+// nor is anything but a regular file read, opened without blocking (a
+// FIFO swapped in would wait for a writer for ever), and only its first
+// maxIgnoreFile bytes count.
 func readIgnoreFile(path string) []ignoreRule {
-	data, err := os.ReadFile(path)
+	f, err := os.OpenFile(path, ignoreOpenFlags, 0)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		return nil
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxIgnoreFile))
 	if err != nil {
 		return nil
 	}
 	return parseIgnore(data)
 }
+
+// maxIgnoreFile is how much of an ignore file is read.
+const maxIgnoreFile = 4 << 20
 
 // parseIgnore parses .gitignore content following gitignore(5).
 func parseIgnore(data []byte) []ignoreRule {

@@ -26,14 +26,46 @@ type dirHandle struct {
 	ok bool
 }
 
-// openWalkDir opens the directory at path, without following a link in
-// its last component, for reading its entries. A bare open: os.OpenFile
-// would also register the directory with the poller (three more system
-// calls).
+// openWalkDir opens the directory at path, which the walk resolved (no
+// symbolic link in it), for reading its entries: the walk's root and the
+// targets of directory links it follows. openat2's RESOLVE_NO_SYMLINKS
+// refuses the path if any of its components has become a link since, so
+// the directory read is the one that was checked; where openat2 is not
+// available (kernels before 5.6, some seccomp filters) O_NOFOLLOW guards
+// the last component. A bare open: os.OpenFile would also register the
+// directory with the poller (three more system calls).
 func openWalkDir(path string) (dirHandle, error) {
+	const flags = unix.O_RDONLY | unix.O_CLOEXEC | unix.O_DIRECTORY | unix.O_NOFOLLOW
 	for {
-		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
-		if err == syscall.EINTR {
+		var fd int
+		var err error
+		if !noOpenat2.Load() {
+			fd, err = unix.Openat2(unix.AT_FDCWD, path, &unix.OpenHow{Flags: flags, Resolve: unix.RESOLVE_NO_SYMLINKS})
+			if err == unix.ENOSYS || err == unix.EPERM { // see noOpenat2
+				noOpenat2.Store(true)
+				continue
+			}
+		} else {
+			fd, err = unix.Open(path, flags, 0)
+		}
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return dirHandle{}, &os.PathError{Op: "open", Path: path, Err: err}
+		}
+		return dirHandle{fd: fd, ok: true}, nil
+	}
+}
+
+// openSubdir opens the directory name inside parent, not following a
+// link: the subdirectory of the directory that was listed, even if a
+// directory above it has been swapped for a link since (path is only for
+// errors).
+func openSubdir(parent dirHandle, name, path string) (dirHandle, error) {
+	for {
+		fd, err := unix.Openat(parent.fd, name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
+		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
@@ -200,6 +232,9 @@ func (d dirHandle) openat(name string, flags int, scratch *[]byte) (int, error) 
 	}
 	b := append(append((*scratch)[:0], name...), 0)
 	*scratch = b
+	// O_LARGEFILE as unix.Openat adds it: 0 on 64-bit systems, needed on
+	// 32-bit ones for files of 2 GiB and more.
+	flags |= unix.O_LARGEFILE
 	fd, _, errno := syscall.Syscall6(syscall.SYS_OPENAT, uintptr(d.fd), uintptr(unsafe.Pointer(&b[0])), uintptr(flags), 0, 0, 0)
 	if errno != 0 {
 		return -1, errno
