@@ -33,7 +33,10 @@ import (
 // nor reported: walkOptions.links (links.go) decides, from the resolved
 // path, without asking anyone. Directory links that are allowed are walked
 // into, at most once per target and never into a directory that already
-// encloses the walk's position, so link loops end.
+// encloses the walk's position, so link loops end. A directory below the
+// root is opened inside the directory it was listed in, and a file inside
+// its directory, neither following a link: swapping a directory above
+// them for a link, after the walk listed them, cannot lead it elsewhere.
 //
 // The .gitignore matcher is written here rather than taken from
 // sabhiram/go-gitignore because that library compiles each file to regular
