@@ -82,3 +82,18 @@ func (h grepFileHandle) Read(p []byte) (int, error) {
 }
 
 func (h grepFileHandle) Close() error { return syscall.Close(int(h)) }
+
+// openatDir opens the directory name inside the directory parentfd, not
+// following a link (path is only for errors).
+func openatDir(parentfd int, name, path string) (int, error) {
+	for {
+		fd, err := unix.Openat(parentfd, name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return -1, &os.PathError{Op: "open", Path: path, Err: err}
+		}
+		return fd, nil
+	}
+}

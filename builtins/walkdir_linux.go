@@ -63,16 +63,11 @@ func openWalkDir(path string) (dirHandle, error) {
 // directory above it has been swapped for a link since (path is only for
 // errors).
 func openSubdir(parent dirHandle, name, path string) (dirHandle, error) {
-	for {
-		fd, err := unix.Openat(parent.fd, name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return dirHandle{}, &os.PathError{Op: "open", Path: path, Err: err}
-		}
-		return dirHandle{fd: fd, ok: true}, nil
+	fd, err := openatDir(parent.fd, name, path)
+	if err != nil {
+		return dirHandle{}, err
 	}
+	return dirHandle{fd: fd, ok: true}, nil
 }
 
 func (d dirHandle) close() { syscall.Close(d.fd) }
