@@ -3,9 +3,7 @@ package server_test
 import (
 	"fmt"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 )
 
 // BenchmarkStdioRead is the server's side of a tools/call read of a 10 KB
@@ -47,13 +45,4 @@ func BenchmarkStdioRead(b *testing.B) {
 			b.ReportMetric(float64((selfCPU(b)-before).Microseconds())/float64(b.N), "cpu-µs/op")
 		})
 	}
-}
-
-// selfCPU is this process's user+sys time so far.
-func selfCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatalf("getrusage: %v", err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

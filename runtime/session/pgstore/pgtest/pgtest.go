@@ -25,7 +25,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -46,7 +45,7 @@ type Server struct {
 	bin  string // directory of initdb, pg_ctl, postgres
 	dir  string // temporary directory: data/ and the log
 	port int
-	cred *syscall.Credential // nil unless running as root
+	cred *credentials // nil unless running as root
 
 	mu     sync.Mutex
 	next   int           // databases made
@@ -72,24 +71,6 @@ func findBin() (string, error) {
 func version(binDir string) int {
 	v, _ := strconv.Atoi(filepath.Base(filepath.Dir(binDir)))
 	return v
-}
-
-// credential returns who the server runs as: nil (this process's user)
-// unless that is root, which PostgreSQL refuses.
-func credential() (*syscall.Credential, error) {
-	if os.Geteuid() != 0 {
-		return nil, nil
-	}
-	for _, name := range []string{"postgres", "nobody"} {
-		u, err := user.Lookup(name)
-		if err != nil {
-			continue
-		}
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
-		return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), NoSetGroups: true}, nil
-	}
-	return nil, errors.New("running as root and neither a postgres nor a nobody user exists to run PostgreSQL as")
 }
 
 // Start initialises a cluster in a new temporary directory and starts it
@@ -133,7 +114,7 @@ func (s *Server) run(ctx context.Context, prog string, args ...string) ([]byte, 
 	cmd.Dir = s.dir
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "HOME="+s.dir)
 	if s.cred != nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred}
+		cmd.SysProcAttr = runAs(s.cred)
 	}
 	return cmd.CombinedOutput()
 }
@@ -186,8 +167,7 @@ func (s *Server) Restart(ctx context.Context) error {
 	cmd.Dir = s.dir
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "HOME="+s.dir)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	// SIGQUIT is PostgreSQL's immediate shutdown.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred, Pdeathsig: syscall.SIGQUIT}
+	cmd.SysProcAttr = postmasterAttr(s.cred)
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start postgres: %w", err)
 	}
