@@ -2,6 +2,7 @@ package builtins
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"io/fs"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 )
@@ -255,4 +257,51 @@ func TestDirOpenatRefusesNUL(t *testing.T) {
 		t.Fatal(err)
 	}
 	syscall.Close(fd)
+}
+
+// openFDs counts this process's open descriptors.
+func openFDs(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("no /proc/self/fd: %v", err)
+	}
+	return len(ents)
+}
+
+// Every directory the walk opens is closed again, whether the walk ends
+// or is cancelled with subdirectories still queued (each holds its
+// parent open until it is opened itself).
+func TestWalkClosesEveryDirectory(t *testing.T) {
+	root := t.TempDir()
+	for i := range 40 {
+		for j := range 5 {
+			d := filepath.Join(root, fmt.Sprintf("d%02d", i), fmt.Sprintf("e%d", j), "f")
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(d, "x.txt"), []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	before := openFDs(t)
+	for _, stopAfter := range []int{0, 1, 7, 50, 1 << 30} {
+		for _, workers := range []int{1, 3} {
+			ctx, cancel := context.WithCancel(context.Background())
+			var mu sync.Mutex
+			seen := 0
+			walk(ctx, root, walkOptions{workers: workers}, func(int, walkEntry) {
+				mu.Lock()
+				defer mu.Unlock()
+				if seen++; seen >= stopAfter {
+					cancel()
+				}
+			})
+			cancel()
+			if after := openFDs(t); after != before {
+				t.Fatalf("cancelled after %d files with %d workers: %d descriptors open, %d before", stopAfter, workers, after, before)
+			}
+		}
+	}
 }
