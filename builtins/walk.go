@@ -49,7 +49,7 @@ import (
 
 // walkEntry is a file found by walk. Its paths are built on demand (path,
 // relPath): a search of ten thousand files needs them for the few that
-// match, and building them all was a fifth of the walk's allocations.
+// match, and building them all was a third of a search's allocations.
 type walkEntry struct {
 	dirAbs string      // absolute path of the directory holding the entry
 	dirRel string      // the same, slash-separated, relative to the walk root ("" at the root)
