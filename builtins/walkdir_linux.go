@@ -199,23 +199,13 @@ func (d dirHandle) lstatType(name string) fs.FileMode {
 		}
 		break
 	}
-	switch st.Mode & unix.S_IFMT {
-	case unix.S_IFREG:
-		return 0
-	case unix.S_IFDIR:
-		return fs.ModeDir
-	case unix.S_IFLNK:
-		return fs.ModeSymlink
-	case unix.S_IFIFO:
-		return fs.ModeNamedPipe
-	case unix.S_IFSOCK:
-		return fs.ModeSocket
-	case unix.S_IFCHR:
-		return fs.ModeDevice | fs.ModeCharDevice
-	case unix.S_IFBLK:
-		return fs.ModeDevice
+	// A d_type is the file type bits of st_mode shifted down (DT_REG is
+	// S_IFREG>>12, and so on), so one mapping serves both.
+	typ, ok := direntMode(byte(st.Mode & unix.S_IFMT >> 12))
+	if !ok {
+		return fs.ModeIrregular // no type at all: not read as a regular file
 	}
-	return fs.ModeIrregular
+	return typ
 }
 
 // openat opens name in the directory with flags. The name is made a C
