@@ -229,14 +229,7 @@ func TestGrepFindsLinesAcrossReadChunks(t *testing.T) {
 		}
 	}
 	root := searchTree(t, map[string]string{"big.txt": b.String()})
-	m, err := compileMatcher("needle")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := grepTree(t.Context(), root, m, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := searchNeedle(t, root)
 	if len(res.files) != 1 || res.files[0].count != len(want) {
 		t.Fatalf("found %+v, want %d matches", res.total, len(want))
 	}
@@ -507,15 +500,8 @@ func TestGrepLongLinesWithGrownBuffers(t *testing.T) {
 		}
 	}
 	root := searchTree(t, files)
-	m, err := compileMatcher("needle")
-	if err != nil {
-		t.Fatal(err)
-	}
 	for run := range 2 {
-		res, err := grepTree(t.Context(), root, m, "", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := searchNeedle(t, root)
 		got := map[string][]int{}
 		for _, f := range res.files {
 			for _, l := range f.lines {
@@ -526,4 +512,19 @@ func TestGrepLongLinesWithGrownBuffers(t *testing.T) {
 			t.Fatalf("search %d: matching lines %v, want %v", run+1, got, want)
 		}
 	}
+}
+
+// searchNeedle searches root for "needle" as the grep tool does, before its
+// display cap.
+func searchNeedle(t *testing.T, root string) *grepResults {
+	t.Helper()
+	m, err := compileMatcher("needle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := grepTree(t.Context(), root, m, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
