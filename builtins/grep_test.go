@@ -528,3 +528,29 @@ func searchNeedle(t *testing.T, root string) *grepResults {
 	}
 	return res
 }
+
+// Read buffers go from one search to the next (grepBuffers), possibly of
+// another project: a search sees only the bytes it read itself, never what
+// an earlier one left in the buffer past them.
+func TestGrepNeverSeesAnEarlierSearchsBytes(t *testing.T) {
+	dir := searchTree(t, map[string]string{"short.txt": "a\n", "empty.txt": "", "line.txt": "no newline at the end"})
+	m, err := compileMatcher("secret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := openWalkDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.close()
+	for _, name := range []string{"short.txt", "empty.txt", "line.txt"} {
+		// A buffer as an earlier search of another project left it.
+		stale := []byte(strings.Repeat("the-secret line\n", 2*grepChunk/16))
+		w := grepWorker{buf: stale}
+		w.emit = w.emitLine
+		w.searchFile(&walkEntry{dirAbs: dir, name: name, dir: d}, m)
+		if len(w.files) != 0 {
+			t.Fatalf("%s: found %+v, bytes an earlier search left in the buffer", name, w.files)
+		}
+	}
+}
