@@ -11,13 +11,9 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 
-	"github.com/toolhost/toolhost/internal/fspath"
 	"github.com/toolhost/toolhost/internal/hostfns"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/permission"
@@ -194,148 +190,6 @@ func parseURL(arg json.RawMessage) (any, error) {
 	}
 	return map[string]string{"protocol": u.Scheme + ":", "username": u.User.Username(), "password": pass,
 		"hostname": strings.ToLower(u.Hostname()), "port": u.Port(), "pathname": path, "search": search, "hash": hash}, nil
-}
-
-// file runs an fs op on a path inside allowed_paths, through an os.Root
-// so no link leads out of the granted directory.
-func (b *Bridge) file(op string, arg json.RawMessage) (any, error) {
-	var in struct{ Path, Data string }
-	if err := json.Unmarshal(arg, &in); err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	write := op == "fs.write" || op == "fs.mkdir"
-	dir, rel, err := b.resolve(in.Path, write)
-	if err != nil {
-		return nil, err
-	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", op, in.Path, err)
-	}
-	defer root.Close()
-	switch op {
-	case "fs.read":
-		f, err := openRegular(root, rel, os.O_RDONLY)
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", in.Path, err)
-		}
-		defer f.Close()
-		// Bounded by the read itself, not a Stat before it: the file may
-		// grow in between.
-		data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", in.Path, err)
-		}
-		if len(data) > maxFileBytes {
-			return nil, fmt.Errorf("read %s: over %d bytes", in.Path, maxFileBytes)
-		}
-		return base64.StdEncoding.EncodeToString(data), nil
-	case "fs.write":
-		data, err := base64.StdEncoding.DecodeString(in.Data)
-		if err != nil {
-			return nil, err
-		}
-		f, err := openRegular(root, rel, os.O_WRONLY|os.O_CREATE)
-		if err != nil {
-			return nil, fmt.Errorf("write %s: %w", in.Path, err)
-		}
-		defer f.Close()
-		if err := f.Truncate(0); err != nil {
-			return nil, fmt.Errorf("write %s: %w", in.Path, err)
-		}
-		if _, err := f.Write(data); err != nil {
-			return nil, fmt.Errorf("write %s: %w", in.Path, err)
-		}
-		if err := f.Close(); err != nil {
-			return nil, fmt.Errorf("write %s: %w", in.Path, err)
-		}
-		return nil, nil
-	case "fs.exists":
-		_, err := root.Stat(rel)
-		return err == nil, nil
-	case "fs.mkdir":
-		if err := root.MkdirAll(rel, 0o755); err != nil {
-			return nil, fmt.Errorf("mkdir %s: %w", in.Path, err)
-		}
-		return nil, nil
-	default: // fs.readdir
-		f, err := root.OpenFile(rel, os.O_RDONLY|fspath.ONonblock, 0)
-		if err != nil {
-			return nil, fmt.Errorf("readdir %s: %w", in.Path, err)
-		}
-		defer f.Close()
-		ents, err := f.ReadDir(-1)
-		if err != nil {
-			return nil, fmt.Errorf("readdir %s: %w", in.Path, err)
-		}
-		names := make([]string, 0, len(ents))
-		for _, e := range ents {
-			names = append(names, e.Name())
-		}
-		sort.Strings(names)
-		return names, nil
-	}
-}
-
-// errNotRegular refuses FIFOs, devices and sockets: reading or writing
-// one can block the host call — where the script's time limit cannot stop
-// it — or never end.
-var errNotRegular = errors.New("not a regular file; a JS tool reads and writes only regular files")
-
-// openRegular is fspath.OpenRegular with the JS tools' own refusal.
-func openRegular(root *os.Root, rel string, flag int) (*os.File, error) {
-	f, err := fspath.OpenRegular(root, rel, flag)
-	if errors.Is(err, fspath.ErrNotRegular) {
-		return nil, errNotRegular
-	}
-	return f, err
-}
-
-// resolve finds the granted directory holding p (a guest path of
-// allowed_paths, or a host path inside a granted directory; relative paths
-// are taken from the call's directory) and p relative to it.
-func (b *Bridge) resolve(p string, write bool) (dir, rel string, err error) {
-	if p == "" {
-		return "", "", errors.New("empty path")
-	}
-	if !filepath.IsAbs(p) && b.Context != nil && b.Context.Directory != "" {
-		p = filepath.Join(b.Context.Directory, p)
-	}
-	p = filepath.Clean(p)
-	// The most specific grant decides, as nested mounts do: with "/proj"
-	// writable and "ro:/proj/secret", /proj/secret/x is read-only. Of two
-	// grants equally specific, the read-only one wins.
-	best, bestLen, bestRO, bestRel := "", -1, false, ""
-	for h, guest := range b.Paths {
-		host, ro := strings.CutPrefix(h, "ro:")
-		for _, base := range []string{filepath.Clean(guest), host} {
-			r, ok := within(base, p)
-			if !ok {
-				continue
-			}
-			if n := len(base); n > bestLen || (n == bestLen && ro && !bestRO) {
-				best, bestLen, bestRO, bestRel = host, n, ro, r
-			}
-		}
-	}
-	if bestLen >= 0 {
-		if write && bestRO {
-			return "", "", fmt.Errorf("%s is read-only for this tool (\"ro:\" in wasm.%s.allowed_paths)", p, b.Tool)
-		}
-		return best, bestRel, nil
-	}
-	return "", "", fmt.Errorf("%s is outside the tool's allowed_paths; grant its folder in wasm.%s.allowed_paths in the config", p, b.Tool)
-}
-
-func within(base, p string) (string, bool) {
-	if base == "" || base == "." {
-		return "", false
-	}
-	r, err := filepath.Rel(base, p)
-	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) || filepath.IsAbs(r) {
-		return "", false
-	}
-	return r, true
 }
 
 var _ Ops = (*Bridge)(nil)
