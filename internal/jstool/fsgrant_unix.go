@@ -105,4 +105,3 @@ func writeNoFollow(dir, rel string, data []byte) error {
 	}
 	return f.Close()
 }
-
