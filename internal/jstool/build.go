@@ -31,11 +31,13 @@ func bundle(path string) (string, error) {
 }
 
 // bundleInputs is bundle that also returns the files the bundle was made
-// of (absolute paths), for the build cache. Files outside root (default:
-// the folder holding the tool folder) and outside node_modules are not
-// bundled, nor files that are not JavaScript, TypeScript or JSON, nor
-// project files a package in node_modules imports: an import must not
-// carry a file the tool's allowed_paths do not grant into the sandbox.
+// of (absolute paths), for the build cache. Only files inside root
+// (default: the folder holding the tool folder) are bundled, judged with
+// their links resolved: the project's sources and the packages installed
+// in its node_modules (imports.go). Not files that are not JavaScript,
+// TypeScript or JSON, nor a file a package name resolves to outside that
+// package, nor project files a package imports: an import must not carry
+// a file the tool's allowed_paths do not grant into the sandbox.
 func bundleInputs(path, root string) (string, []string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -48,6 +50,7 @@ func bundleInputs(path, root string) (string, []string, error) {
 	if r, err := filepath.EvalSymlinks(root); err == nil {
 		root = r
 	}
+	policy := importPolicy{root: root}
 	entry := "import * as mod from " + strconv.Quote("./"+filepath.Base(abs)) + ";\n" +
 		"import { z } from \"zod\";\nglobalThis.__toolMod = mod;\nglobalThis.__toolZ = z;\n"
 	res := api.Build(api.BuildOptions{
@@ -60,7 +63,7 @@ func bundleInputs(path, root string) (string, []string, error) {
 		Charset:       api.CharsetUTF8,
 		LogLevel:      api.LogLevelSilent,
 		Define:        map[string]string{"process.env.NODE_ENV": `"production"`},
-		Plugins:       []api.Plugin{toolhostModules(root)},
+		Plugins:       []api.Plugin{toolhostModules(policy)},
 		Metafile:      true,
 		AbsWorkingDir: dir,
 	})
@@ -100,12 +103,13 @@ func bundleInputs(path, root string) (string, []string, error) {
 		inputs = append(inputs, in)
 		// A package imports packages, not the project's files: a
 		// hostile one would carry the project's config (keys, tokens)
-		// into the sandbox.
-		if !inNodeModules(in) {
+		// into the sandbox. (checkedResolve refuses it first; this holds
+		// the finished bundle to the same rule.)
+		if !policy.inPackage(realPath(in)) {
 			continue
 		}
 		for _, imp := range m.Imports {
-			if to := file(imp.Path); to != "" && !inNodeModules(to) {
+			if to := file(imp.Path); to != "" && !policy.inPackage(realPath(to)) {
 				return "", nil, fmt.Errorf("build %s: %s reaches out of node_modules to %s; a package may import only packages", abs, in, to)
 			}
 		}
@@ -113,11 +117,12 @@ func bundleInputs(path, root string) (string, []string, error) {
 	return string(res.OutputFiles[0].Contents), inputs, nil
 }
 
-// inNodeModules reports whether the absolute path is inside a
-// node_modules folder.
-func inNodeModules(path string) bool {
-	sep := string(filepath.Separator)
-	return strings.Contains(path, sep+"node_modules"+sep)
+// realPath is path with its links resolved, or path when it cannot be.
+func realPath(path string) string {
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		return r
+	}
+	return path
 }
 
 func buildError(file, dir string, msgs []api.Message) error {
@@ -146,14 +151,15 @@ var nodeBuiltins = sync.OnceValue(func() *regexp.Regexp {
 })
 
 // toolhostModules resolves @opencode-ai/plugin (when the project does not
-// install it) and the Node and Bun built-ins to modules of thNamespace.
-func toolhostModules(root string) api.Plugin {
+// install it) and the Node and Bun built-ins to modules of thNamespace,
+// and holds every other import and every file loaded to the policy.
+func toolhostModules(policy importPolicy) api.Plugin {
 	return api.Plugin{Name: "toolhost", Setup: func(b api.PluginBuild) {
 		b.OnLoad(api.OnLoadOptions{Filter: `.*`, Namespace: "file"}, func(a api.OnLoadArgs) (api.OnLoadResult, error) {
-			return api.OnLoadResult{}, bundleable(a.Path, root) // nil: esbuild loads it
+			return api.OnLoadResult{}, policy.checkFile(a.Path) // nil: esbuild loads it
 		})
 		b.OnResolve(api.OnResolveOptions{Filter: `^@opencode-ai/plugin(/tool)?$`}, func(a api.OnResolveArgs) (api.OnResolveResult, error) {
-			if installed(a.ResolveDir, "@opencode-ai/plugin") {
+			if installed(a.ResolveDir, policy.root, "@opencode-ai/plugin") {
 				return api.OnResolveResult{}, nil // the project's own
 			}
 			return api.OnResolveResult{Path: "opencode-plugin", Namespace: thNamespace, PluginData: a.ResolveDir}, nil
@@ -171,6 +177,8 @@ func toolhostModules(root string) api.Plugin {
 			src := "module.exports = globalThis.__toolhostBuiltin(" + strconv.Quote(name) + ");\n"
 			return api.OnLoadResult{Contents: &src, Loader: api.LoaderJS}, nil
 		})
+		// Last, so the modules above are toolhost's before it resolves.
+		checkedResolve(b, policy)
 	}}
 }
 
@@ -182,9 +190,14 @@ tool.schema = z;
 export default { tool };
 `
 
-// installed reports whether node_modules/<pkg> exists in dir or a parent.
-func installed(dir, pkg string) bool {
+// installed reports whether node_modules/<pkg> exists in dir or a parent
+// within root (one above the project is not the project's).
+func installed(dir, root, pkg string) bool {
+	dir = realPath(dir)
 	for {
+		if _, ok := within(root, dir); !ok {
+			return false
+		}
 		if _, err := os.Stat(filepath.Join(dir, "node_modules", pkg, "package.json")); err == nil {
 			return true
 		}
@@ -199,21 +212,3 @@ func installed(dir, pkg string) bool {
 // sourceExts are the files a bundle may contain.
 var sourceExts = map[string]bool{".js": true, ".mjs": true, ".cjs": true, ".jsx": true,
 	".ts": true, ".mts": true, ".cts": true, ".tsx": true, ".json": true}
-
-// bundleable refuses a file outside root and outside node_modules, or one
-// that is not source code (path is esbuild's, links resolved).
-func bundleable(path, root string) error {
-	if !sourceExts[strings.ToLower(filepath.Ext(path))] {
-		return fmt.Errorf("%s is not JavaScript, TypeScript or JSON; a tool reads other files at run time, inside its allowed_paths", path)
-	}
-	sep := string(filepath.Separator)
-	if rel, err := filepath.Rel(root, path); !inNodeModules(path) && (err != nil || rel == ".." || strings.HasPrefix(rel, ".."+sep)) {
-		return fmt.Errorf("%s is outside the project (%s) and not in node_modules; a tool cannot import it", path, root)
-	}
-	// esbuild reads without a time limit: a FIFO would hold the load for
-	// ever, a device feed it without end.
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file; a tool imports only files", path)
-	}
-	return nil
-}

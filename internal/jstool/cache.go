@@ -33,7 +33,7 @@ type manifest struct {
 }
 
 var preludeKey = func() string {
-	s := sha256.Sum256([]byte(EngineVersion + "\x00" + prelude))
+	s := sha256.Sum256([]byte(EngineVersion + "\x00" + importRules + "\x00" + prelude))
 	return hex.EncodeToString(s[:])
 }()
 

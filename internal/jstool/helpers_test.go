@@ -3,6 +3,7 @@ package jstool
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,15 +60,16 @@ func testZod(t testing.TB) string {
 	return zodDir
 }
 
-// project makes a project folder with node_modules/zod and the named
-// fixtures copied into .opencode/tool/, and returns the tool folder.
+// project makes a project folder with .opencode/node_modules/zod and the
+// named fixtures copied into .opencode/tool/, and returns the tool folder.
+// zod is installed inside .opencode (the folder a tool loaded without a
+// Root may import from), not linked: a bundle takes packages only from
+// inside the project.
 func project(t testing.TB, fixtures ...string) string {
 	t.Helper()
 	zod := testZod(t)
 	root := t.TempDir()
-	if err := os.Symlink(filepath.Join(zod, "node_modules"), filepath.Join(root, "node_modules")); err != nil {
-		t.Fatal(err)
-	}
+	linkTree(t, filepath.Join(zod, "node_modules"), filepath.Join(root, ".opencode", "node_modules"))
 	dir := filepath.Join(root, ".opencode", "tool")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -82,6 +84,40 @@ func project(t testing.TB, fixtures ...string) string {
 		}
 	}
 	return dir
+}
+
+// linkTree copies the folder src to dst with hard links (whole copies
+// across file systems), so a test project holds its packages itself.
+func linkTree(t testing.TB, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		to := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(to, 0o755)
+		case d.Type()&fs.ModeSymlink != 0:
+			l, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(l, to)
+		}
+		if os.Link(p, to) == nil {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(to, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 var (

@@ -45,7 +45,7 @@ func Scaffold(configDir, name, lang string) (path, hint string, err error) {
 	if err := os.WriteFile(path, []byte(strings.ReplaceAll(src, "NAME", name)), 0o644); err != nil {
 		return "", "", err
 	}
-	if !installed(filepath.Dir(path), "zod") {
+	if !installed(filepath.Dir(path), realPath(filepath.Dir(configDir)), "zod") {
 		hint = fmt.Sprintf("it needs zod: run `npm install zod` in %s", filepath.Dir(configDir))
 	}
 	return path, hint, nil

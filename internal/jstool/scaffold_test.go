@@ -25,9 +25,7 @@ func TestScaffoldWritesAToolThatRuns(t *testing.T) {
 			if _, _, err := Scaffold(cfg, "hello", lang); err == nil {
 				t.Error("a second scaffold overwrote the first")
 			}
-			if err := os.Symlink(filepath.Join(zod, "node_modules"), filepath.Join(root, "node_modules")); err != nil {
-				t.Fatal(err)
-			}
+			linkTree(t, filepath.Join(zod, "node_modules"), filepath.Join(cfg, "node_modules"))
 			f, err := Load(context.Background(), path, LoadOptions{Runtime: testRuntime(t)})
 			if err != nil {
 				t.Fatal(err)

@@ -7,6 +7,7 @@ package jstooltest
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,11 +81,40 @@ func SeedEngine(t testing.TB, cacheDir string) {
 	}
 }
 
-// LinkZod makes project/node_modules point at a node_modules holding zod.
+// LinkZod installs zod into project/node_modules: hard links to the
+// shared install (whole copies across file systems). Not a symbolic link
+// to it: a tool's bundle takes packages only from inside the project,
+// judged where links lead.
 func LinkZod(t testing.TB, project string) {
 	t.Helper()
 	need(t)
-	if err := os.Symlink(filepath.Join(zodDir, "node_modules"), filepath.Join(project, "node_modules")); err != nil {
+	src := filepath.Join(zodDir, "node_modules")
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		to := filepath.Join(project, "node_modules", rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(to, 0o755)
+		case d.Type()&fs.ModeSymlink != 0:
+			l, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(l, to)
+		}
+		if os.Link(p, to) == nil {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(to, b, 0o644)
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 }
