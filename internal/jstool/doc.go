@@ -20,6 +20,31 @@
 //     files, ask, metadata, randomness — is one op, checked by the host
 //     against the tool's "wasm" config: the same egress policy and
 //     permission engine as every other wasm tool.
+//   - Files (fsgrant.go) are judged where the bytes are: a path's links
+//     are resolved (fspath.Real) and the most specific allowed_paths grant
+//     of the real path decides, as well as the grant the path names, so a
+//     link "alias -> locked" does not make a read-only folder writable.
+//     Writes and mkdir then walk to that real path from the grant's folder
+//     with openat and O_NOFOLLOW, one component at a time, so a link
+//     swapped in after the check fails the call instead of redirecting it.
+//     Hard links are decided fail-closed: a regular file with more than
+//     one name is never written in place (checked on the opened file,
+//     nlink > 1), because its other name may sit under a read-only grant
+//     or outside every grant and no bounded check can find all names of an
+//     inode. Refusing costs little — a tool rarely writes a hard-linked
+//     file (pnpm's store is one, and should not be written) — where
+//     writing by replacement (new file, rename) would change the file's
+//     identity under the user, and a walk collecting the read-only inodes
+//     would miss names outside the grants. The API has no rename, unlink,
+//     link or symlink; reads open through an os.Root of the deciding
+//     grant's folder.
+//   - Imports (imports.go) are held to one rule, also judged after links:
+//     the project's own files (inside Root) and the packages installed in
+//     its node_modules folders, found as Node walks up from the importing
+//     file. A package name must resolve inside that package as installed
+//     (a "main", "module", "browser" or "exports" pointing out of it, or a
+//     package linked in from outside the project, is refused), and a
+//     package's file imports only packages.
 //   - Each tool keeps a pool of instances restored from a memory snapshot
 //     taken after its bundle loaded (pool.go): a call starts warm and never
 //     sees what an earlier call left behind.
