@@ -29,13 +29,23 @@ func newMounts(allowed map[string]string) mounts {
 		return mounts{}
 	}
 	var m mounts
+	// A writable mount must not change what a read-only one holds: through
+	// a link "alias -> locked" or a hard link when "ro:/proj/locked" sits
+	// inside "/proj" (rootfs.FS.WithReadOnly).
+	var readOnly []string
+	for host := range allowed {
+		if dir, ok := strings.CutPrefix(host, "ro:"); ok {
+			readOnly = append(readOnly, dir)
+		}
+	}
+	slices.Sort(readOnly)
 	cfg := wazero.NewFSConfig()
 	for _, host := range slices.Sorted(maps.Keys(allowed)) {
 		var fsys *rootfs.FS
 		if dir, ok := strings.CutPrefix(host, "ro:"); ok {
 			fsys = rootfs.NewReadOnly(dir)
 		} else {
-			fsys = rootfs.New(host)
+			fsys = rootfs.New(host).WithReadOnly(readOnly...)
 		}
 		m.fs = append(m.fs, fsys)
 		cfg = cfg.(sysfs.FSConfig).WithSysFSMount(fsys, allowed[host])

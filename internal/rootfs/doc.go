@@ -30,6 +30,17 @@
 // and Chmod/Utimens by path acting on a link swapped in at the last
 // component (the link itself, still inside).
 //
+// A writable FS mounted beside read-only ones of folders inside it
+// ("/proj" and "ro:/proj/locked", WithReadOnly) refuses, with EROFS, any
+// change that would land in a read-only folder through a link (relative,
+// a chain, one the guest made, or one swapped in while it runs): the
+// folder a change happens in is judged by walking up its open descriptor's
+// ".." — where the kernel says it is — and a final link is followed by
+// hand so its folder is judged too. A file with more than one name is not
+// opened for writing (EPERM), since its other name may be read-only, and
+// a read-only folder, or one holding it, is not renamed or removed
+// (guard.go). On systems without openat this FS refuses every change.
+//
 // Directories are listed from their open descriptor (getdents and
 // fstatat), so a listing shows a link as a link and never follows it.
 //

@@ -130,3 +130,66 @@ func swapDir(swap, alt string) {
 		os.Rename(tmp, alt)
 	}
 }
+
+// TestALinkFlippedIntoAReadOnlyMountIsNeverWritten: beside a read-only
+// mount of root/locked, a link that flips between a folder of the
+// writable mount and locked/ while the guest writes through it never
+// lets a write, append, mkdir or unlink land in locked/.
+func TestALinkFlippedIntoAReadOnlyMountIsNeverWritten(t *testing.T) {
+	t.Parallel()
+	c := readCorpus(t)
+	w := build(t, c)
+	makeEntries(t, w, w.root, c.ProtectedLayout)
+	os.Mkdir(filepath.Join(w.root, "swap.real"), 0o755)
+	os.WriteFile(filepath.Join(w.root, "swap.real", "secret.txt"), []byte("FREE"), 0o644)
+	os.Symlink("swap.real", filepath.Join(w.root, "swap"))
+	before := w.snapshot(t, "locked")
+	fsys := New(w.root).WithReadOnly(filepath.Join(w.root, "locked"))
+	t.Cleanup(func() { fsys.Close() })
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			target := "swap.real"
+			if i%2 == 0 {
+				target = "locked"
+			}
+			tmp := filepath.Join(w.root, "swap.tmp")
+			os.Remove(tmp)
+			if os.Symlink(target, tmp) == nil {
+				os.Rename(tmp, filepath.Join(w.root, "swap"))
+			}
+		}
+	}()
+	ops := []step{
+		{Op: "write", Path: "swap/secret.txt"},
+		{Op: "append", Path: "swap/secret.txt"},
+		{Op: "write", Path: "swap/planted.txt"},
+		{Op: "mkdir", Path: "swap/planted.d"},
+		{Op: "unlink", Path: "swap/secret.txt"},
+		{Op: "chmod", Path: "swap/secret.txt"},
+	}
+	results := map[string]int{}
+	for i := 0; i < 1200; i++ {
+		s := ops[i%len(ops)]
+		errno, _ := do(fsys, s)
+		results[s.Op+" "+errnoName(errno)]++
+		if i%len(ops) == len(ops)-1 {
+			os.WriteFile(filepath.Join(w.root, "swap.real", "secret.txt"), []byte("FREE"), 0o644)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	t.Logf("%v", results)
+	if after := w.snapshot(t, "locked"); after != before {
+		t.Fatalf("the race changed the read-only folder:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}

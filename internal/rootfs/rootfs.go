@@ -32,6 +32,7 @@ type FS struct {
 
 	dir      string
 	readOnly bool
+	protect  []string // read-only folders a change must not reach (guard.go)
 
 	mu     sync.Mutex
 	root   *os.Root
@@ -176,9 +177,17 @@ func (f *FS) OpenFile(p string, flag experimentalsys.Oflag, perm fs.FileMode) (e
 			return nil, experimentalsys.ELOOP
 		}
 	}
-	osf, err := r.OpenFile(n, osFlag(flag), perm)
-	if err != nil {
-		return nil, errnoOf(err)
+	var osf *os.File
+	if f.guarded() && (access != experimentalsys.O_RDONLY || flag&(experimentalsys.O_CREAT|experimentalsys.O_TRUNC) != 0) {
+		osf, errno = f.guardOpen(r, n, osFlag(flag), perm, true)
+		if errno != 0 {
+			return nil, errno
+		}
+	} else {
+		var err error
+		if osf, err = r.OpenFile(n, osFlag(flag), perm); err != nil {
+			return nil, errnoOf(err)
+		}
 	}
 	file := &File{fs: f, path: n, flag: flag, perm: perm, f: osf}
 	file.seeker.f = file
@@ -280,6 +289,14 @@ func (f *FS) Mkdir(p string, perm fs.FileMode) experimentalsys.Errno {
 	if errno != 0 {
 		return errno
 	}
+	if f.guarded() {
+		pr, base, errno := f.guardParent(r, name(p))
+		if errno != 0 {
+			return errno
+		}
+		defer pr.Close()
+		r, p = pr, base
+	}
 	errno = errnoOf(r.Mkdir(name(p), perm))
 	if errno == experimentalsys.ENOTDIR { // as wazero's DirFS: a missing parent
 		errno = experimentalsys.ENOENT
@@ -293,6 +310,14 @@ func (f *FS) Chmod(p string, perm fs.FileMode) experimentalsys.Errno {
 	if errno != 0 {
 		return errno
 	}
+	if f.guarded() {
+		osf, errno := f.guardOpen(r, name(p), os.O_RDONLY, 0, true)
+		if errno != 0 {
+			return errno
+		}
+		defer osf.Close()
+		return errnoOf(osf.Chmod(perm))
+	}
 	return errnoOf(r.Chmod(name(p), perm))
 }
 
@@ -305,6 +330,25 @@ func (f *FS) Rename(from, to string) experimentalsys.Errno {
 	if name(from) == name(to) {
 		return 0
 	}
+	if f.guarded() {
+		fr, fb, errno := f.guardParent(r, name(from))
+		if errno != 0 {
+			return errno
+		}
+		defer fr.Close()
+		tr, tb, errno := f.guardParent(r, name(to))
+		if errno != 0 {
+			return errno
+		}
+		defer tr.Close()
+		if errno := f.checkName(r, fr, fb); errno != 0 {
+			return errno
+		}
+		if errno := f.checkName(r, tr, tb); errno != 0 {
+			return errno
+		}
+		return renameAt(fr, fb, tr, tb)
+	}
 	return errnoOf(r.Rename(name(from), name(to)))
 }
 
@@ -315,6 +359,17 @@ func (f *FS) Rmdir(p string) experimentalsys.Errno {
 		return errno
 	}
 	n := name(p)
+	if f.guarded() {
+		pr, base, errno := f.guardParent(r, n)
+		if errno != 0 {
+			return errno
+		}
+		defer pr.Close()
+		if errno := f.checkName(r, pr, base); errno != 0 {
+			return errno
+		}
+		r, n = pr, base
+	}
 	fi, err := r.Lstat(n)
 	if err != nil {
 		return errnoOf(err)
@@ -333,6 +388,14 @@ func (f *FS) Unlink(p string) experimentalsys.Errno {
 		return errno
 	}
 	n := name(p)
+	if f.guarded() {
+		pr, base, errno := f.guardParent(r, n)
+		if errno != 0 {
+			return errno
+		}
+		defer pr.Close()
+		r, n = pr, base
+	}
 	fi, err := r.Lstat(n)
 	if err != nil {
 		return errnoOf(err)
@@ -349,6 +412,23 @@ func (f *FS) Link(oldPath, newPath string) experimentalsys.Errno {
 	r, errno := f.writableRoot()
 	if errno != 0 {
 		return errno
+	}
+	if f.guarded() {
+		on, errno := guardPath(name(oldPath))
+		if errno != 0 {
+			return errno
+		}
+		or, err := r.OpenRoot(path.Dir(on))
+		if err != nil {
+			return errnoOf(err)
+		}
+		defer or.Close()
+		nr, nb, errno := f.guardParent(r, name(newPath))
+		if errno != 0 {
+			return errno
+		}
+		defer nr.Close()
+		return linkAt(or, path.Base(on), nr, nb)
 	}
 	return errnoOf(r.Link(name(oldPath), name(newPath)))
 }
@@ -385,6 +465,14 @@ func (f *FS) Symlink(target, link string) experimentalsys.Errno {
 				return experimentalsys.EPERM
 			}
 		}
+	}
+	if f.guarded() {
+		pr, base, errno := f.guardParent(r, n)
+		if errno != 0 {
+			return errno
+		}
+		defer pr.Close()
+		return errnoOf(pr.Symlink(target, base))
 	}
 	return errnoOf(r.Symlink(target, n))
 }
@@ -433,6 +521,14 @@ func (f *FS) Utimens(p string, atim, mtim int64) experimentalsys.Errno {
 		return 0
 	}
 	n := name(p)
+	if f.guarded() {
+		osf, errno := f.guardOpen(r, n, os.O_RDONLY, 0, true)
+		if errno != 0 {
+			return errno
+		}
+		defer osf.Close()
+		return futimens(osf, atim, mtim)
+	}
 	if atim == experimentalsys.UTIME_OMIT || mtim == experimentalsys.UTIME_OMIT {
 		fi, err := r.Stat(n)
 		if err != nil {

@@ -22,14 +22,21 @@ type corpus struct {
 		Name  string `json:"name"`
 		RO    bool   `json:"ro"`
 		Steps []step `json:"steps"`
+		// Protect is a folder inside the root that another mount grants
+		// read-only (WithReadOnly); it must not change either. The case
+		// runs with ProtectedLayout made in the root.
+		Protect string `json:"protect"`
 	} `json:"cases"`
+	ProtectedLayout []entry `json:"protected_layout"`
 }
 
-// entry is a file or a link to make; $OUTSIDE and $ROOT in link expand.
+// entry is a file, a link or a hard link (to a file already made, by its
+// path in the same folder) to make; $OUTSIDE and $ROOT in link expand.
 type entry struct {
 	Path string  `json:"path"`
 	File *string `json:"file"`
 	Link string  `json:"link"`
+	Hard string  `json:"hard"`
 }
 
 type step struct {
@@ -68,38 +75,57 @@ func build(t testing.TB, c corpus) world {
 	t.Helper()
 	dir := t.TempDir()
 	w := world{dir: dir, root: filepath.Join(dir, "root"), outside: filepath.Join(dir, "outside")}
-	make := func(base string, entries []entry) {
-		for _, e := range entries {
-			p := filepath.Join(base, filepath.FromSlash(e.Path))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			var err error
-			if e.File != nil {
-				err = os.WriteFile(p, []byte(*e.File), 0o644)
-			} else {
-				err = os.Symlink(w.expand(e.Link), p)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	make(w.outside, c.Outside)
-	make(w.root, c.Layout)
+	makeEntries(t, w, w.outside, c.Outside)
+	makeEntries(t, w, w.root, c.Layout)
 	return w
 }
 
-// snapshot describes everything in the world except root/: names, types,
-// modes, sizes, times and contents. A step that changes it escaped.
-func (w world) snapshot(t testing.TB) string {
+// makeEntries makes entries below base.
+func makeEntries(t testing.TB, w world, base string, entries []entry) {
+	t.Helper()
+	for _, e := range entries {
+		p := filepath.Join(base, filepath.FromSlash(e.Path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		switch {
+		case e.File != nil:
+			err = os.WriteFile(p, []byte(*e.File), 0o644)
+		case e.Hard != "":
+			err = os.Link(filepath.Join(base, filepath.FromSlash(e.Hard)), p)
+		default:
+			err = os.Symlink(w.expand(e.Link), p)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// snapshot describes everything in the world except root/ — but with
+// root/<protect> (a read-only folder another mount grants), when given:
+// names, types, modes, sizes, times and contents. A step that changes it
+// escaped.
+func (w world) snapshot(t testing.TB, protect ...string) string {
 	t.Helper()
 	var b strings.Builder
-	err := filepath.WalkDir(w.dir, func(p string, d fs.DirEntry, err error) error {
+	b.WriteString(w.snapshotOf(t, w.dir, w.root))
+	for _, p := range protect {
+		b.WriteString(w.snapshotOf(t, filepath.Join(w.root, p), ""))
+	}
+	return b.String()
+}
+
+// snapshotOf describes what is below dir, skipping skip.
+func (w world) snapshotOf(t testing.TB, dir, skip string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if p == w.root {
+		if p == skip {
 			return filepath.SkipDir
 		}
 		fi, err := os.Lstat(p)
@@ -259,10 +285,18 @@ func TestEscapeAttemptsFromTheCorpusStayInsideTheRoot(t *testing.T) {
 		t.Run(tc.Name, func(t *testing.T) {
 			t.Parallel()
 			w := build(t, c)
-			before := w.snapshot(t)
+			var protect []string
+			if tc.Protect != "" {
+				makeEntries(t, w, w.root, c.ProtectedLayout)
+				protect = []string{tc.Protect}
+			}
+			before := w.snapshot(t, protect...)
 			fsys := New(w.root)
 			if tc.RO {
 				fsys = NewReadOnly(w.root)
+			}
+			for _, p := range protect {
+				fsys.WithReadOnly(filepath.Join(w.root, p))
 			}
 			t.Cleanup(func() { fsys.Close() })
 			for i, s := range tc.Steps {
@@ -277,7 +311,7 @@ func TestEscapeAttemptsFromTheCorpusStayInsideTheRoot(t *testing.T) {
 				if strings.Contains(got, "OUTSIDE") {
 					t.Errorf("step %d: %s %q read outside data: %q", i, s.Op, s.Path, got)
 				}
-				if after := w.snapshot(t); after != before {
+				if after := w.snapshot(t, protect...); after != before {
 					t.Fatalf("step %d: %s %q changed what is outside the root:\nbefore:\n%s\nafter:\n%s", i, s.Op, s.Path, before, after)
 				}
 			}
