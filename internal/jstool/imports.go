@@ -85,28 +85,38 @@ func (p importPolicy) checkImport(spec, importer, resolveDir, resolved string) e
 		}
 		return fmt.Errorf("import %q in %s: it leads to %s, outside the project (%s); a tool imports only the project's files and the packages installed in it; %s", spec, from, real, p.root, fix)
 	}
+	fromPackage := false
+	if importer != "" {
+		if ir, err := filepath.EvalSymlinks(importer); err == nil {
+			fromPackage = p.inPackage(ir)
+		}
+	}
 	if name != "" {
-		if p.installed(name, resolveDir, real) {
+		exists, inside := p.installed(name, resolveDir, real)
+		if inside || !exists && !fromPackage && !p.inPackage(real) {
+			// In the package; or no such package is installed and the
+			// name is the project's own alias (tsconfig "paths") for
+			// one of its files.
 			return nil
 		}
 		return fmt.Errorf("import %q in %s: it leads to %s, which is not inside the package %s as installed in the project (its main, module, exports or browser field points out of the package, or the package is a link leading out of the project); %s", spec, from, real, name, p.remedy())
 	}
-	if importer != "" {
-		if ir, err := filepath.EvalSymlinks(importer); err == nil && p.inPackage(ir) && !p.inPackage(real) {
-			return fmt.Errorf("import %q in %s: a package reaches out of node_modules to %s; a package may import only packages, not the project's files", spec, from, real)
-		}
+	if fromPackage && !p.inPackage(real) {
+		return fmt.Errorf("import %q in %s: a package reaches out of node_modules to %s; a package may import only packages, not the project's files", spec, from, real)
 	}
 	return nil
 }
 
-// installed reports whether real lies inside package name as installed in
-// a node_modules folder of dir or a folder above it, within root — with
-// the package folder's own links resolved (pnpm's and workspaces' links
-// stay inside the project; one leading out is not installed here).
-func (p importPolicy) installed(name, dir, real string) bool {
+// installed reports whether package name is installed in a node_modules
+// folder of dir or a folder above it (exists, also when it is a link
+// leading out of the project), and whether real lies inside one such
+// package within root — with the package folder's own links resolved
+// (pnpm's and workspaces' links stay inside the project; one leading out
+// is not installed here).
+func (p importPolicy) installed(name, dir, real string) (exists, inside bool) {
 	for _, part := range strings.Split(name, "/") {
 		if part == "" || part == "." || part == ".." || strings.ContainsAny(part, "\\\x00") {
-			return false // not a package's name: it would walk the folders
+			return true, false // not a package's name: it would walk the folders
 		}
 	}
 	if d, err := filepath.EvalSymlinks(dir); err == nil {
@@ -114,18 +124,22 @@ func (p importPolicy) installed(name, dir, real string) bool {
 	}
 	for {
 		if _, ok := within(p.root, dir); !ok {
-			return false
+			return exists, false
 		}
-		if pkg, err := filepath.EvalSymlinks(filepath.Join(dir, "node_modules", filepath.FromSlash(name))); err == nil {
+		cand := filepath.Join(dir, "node_modules", filepath.FromSlash(name))
+		if _, err := os.Lstat(cand); err == nil {
+			exists = true
+		}
+		if pkg, err := filepath.EvalSymlinks(cand); err == nil {
 			if _, ok := within(p.root, pkg); ok {
 				if r, ok := within(pkg, real); ok && r != "." {
-					return true
+					return true, true
 				}
 			}
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return false
+			return exists, false
 		}
 		dir = parent
 	}
