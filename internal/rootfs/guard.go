@@ -134,6 +134,22 @@ func (f *FS) holdsReadOnly(d *os.Root) bool {
 // judged, and checking that the file opened is the one judged.
 func (f *FS) guardOpen(r *os.Root, n string, flag int, perm fs.FileMode, change bool) (*os.File, experimentalsys.Errno) {
 	write := change || flag&(os.O_WRONLY|os.O_RDWR) != 0
+	if c, errno := guardPath(n); errno != 0 {
+		return nil, errno
+	} else if c == "." { // the mount's own folder (chmod, utimens)
+		if flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_TRUNC) != 0 {
+			return nil, experimentalsys.EISDIR
+		}
+		osf, err := r.Open(".")
+		if err != nil {
+			return nil, errnoOf(err)
+		}
+		if errno := f.checkDirFile(r, osf); errno != 0 {
+			osf.Close()
+			return nil, errno
+		}
+		return osf, 0
+	}
 	for hops := 0; hops < 40; hops++ {
 		pr, base, errno := f.guardParent(r, n)
 		if errno != 0 {

@@ -179,7 +179,7 @@ func (f *FS) OpenFile(p string, flag experimentalsys.Oflag, perm fs.FileMode) (e
 	}
 	var osf *os.File
 	if f.guarded() && (access != experimentalsys.O_RDONLY || flag&(experimentalsys.O_CREAT|experimentalsys.O_TRUNC) != 0) {
-		osf, errno = f.guardOpen(r, n, osFlag(flag), perm, true)
+		osf, errno = f.guardOpen(r, n, osFlag(flag), perm, flag&experimentalsys.O_TRUNC != 0)
 		if errno != 0 {
 			return nil, errno
 		}
