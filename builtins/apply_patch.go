@@ -114,7 +114,14 @@ func runApplyPatch(ctx context.Context, p applyPatchParams, tc *runtime.Context)
 			paths = append(paths, h.MovePath)
 		}
 	}
-	unlock, err := lockFiles(ctx, paths...)
+	// The locks are keyed by where the bytes land, as edit's and write's
+	// are, so a hunk naming a link and an edit naming its target wait for
+	// each other.
+	var keys []string
+	for _, pth := range paths {
+		keys = append(keys, dests[pth].write, dests[pth].remove)
+	}
+	unlock, err := lockFiles(ctx, keys...)
 	if err != nil {
 		return runtime.Result{}, err
 	}
