@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -105,10 +106,11 @@ func findInstruction(dir string, names []string) string {
 // are resolved, not allowed by the read rules, binary or empty, or
 // already claimed.
 func loadInstruction(ctx context.Context, tc *runtime.Context, realRoot, p, readPath string) (instruction, bool, error) {
-	if !fspath.Within(realRoot, resolvePath(p)) || !instructionAllowed(ctx, tc, p) {
+	info, err := os.Stat(p)
+	if err != nil || !fspath.Within(realRoot, resolvePath(p)) || !instructionAllowed(ctx, tc, p, info) {
 		return instruction{}, false, nil
 	}
-	content, err := readInstruction(tc, p)
+	content, err := readInstruction(tc, p, info)
 	if err != nil || strings.TrimSpace(content) == "" {
 		if err != nil && tc.Logger != nil {
 			tc.Logger.Warn("instruction file skipped", "path", p, "err", err)
@@ -123,13 +125,17 @@ func loadInstruction(ctx context.Context, tc *runtime.Context, realRoot, p, read
 }
 
 // readInstruction reads up to instructionMaxBytes of p, confined to the
-// project like every read, and refuses binary content.
-func readInstruction(tc *runtime.Context, p string) (string, error) {
+// project like every read, and refuses binary content and a file that is
+// not the one judged (info) any more.
+func readInstruction(tc *runtime.Context, p string, info fs.FileInfo) (string, error) {
 	f, err := openChecked(tc, p)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
+	if !openedIs(f, info) {
+		return "", errors.New("replaced while it was being checked")
+	}
 	b, err := io.ReadAll(io.LimitReader(f, instructionMaxBytes+1))
 	if err != nil {
 		return "", err
@@ -150,8 +156,9 @@ func readInstruction(tc *runtime.Context, p string) (string, error) {
 // approvals, the last match deciding, as the read tool's own request
 // would be judged. Ask and deny both skip the file. Outside a registry
 // (no Rulebook) only the call's rules are known, and a path none of them
-// matches is allowed.
-func instructionAllowed(ctx context.Context, tc *runtime.Context, p string) bool {
+// matches is allowed. A file with hard links is judged by every name it has
+// (hardLinkPatterns, info being its Stat), as a read of it would be.
+func instructionAllowed(ctx context.Context, tc *runtime.Context, p string, info fs.FileInfo) bool {
 	var sets []permission.Ruleset
 	if tc.Rulebook != nil {
 		agent, err := tc.Rulebook.AgentRules(tc.Agent)
@@ -165,8 +172,12 @@ func instructionAllowed(ctx context.Context, tc *runtime.Context, p string) bool
 		sets = append(sets, agent, approved)
 	}
 	sets = append(sets, tc.Rules)
-	for _, pattern := range filePatterns(tc, p) {
+	patterns, unresolved := hardLinkPatterns(tc, p, info, filePatterns(tc, p))
+	for _, pattern := range patterns {
 		dec, matched := permission.Evaluate(permissionRead, pattern, sets...)
+		if t, ok := unresolved[pattern]; ok {
+			dec, matched = permission.EvaluateTemplate(permissionRead, t, sets...)
+		}
 		if len(matched) == 0 {
 			if tc.Rulebook != nil {
 				return false

@@ -2,10 +2,15 @@ package builtins
 
 import (
 	"cmp"
+	"fmt"
+	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/toolhost/toolhost/internal/fspath"
 	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/permission"
 )
 
 // filePatterns are the permission patterns of a file a tool reads or
@@ -34,4 +39,37 @@ func filePatterns(tc *runtime.Context, path string) []string {
 		return []string{rel}
 	}
 	return []string{rel, realRel}
+}
+
+// hardLinkPatterns adds to patterns (filePatterns' of path) the other
+// names of the file info describes when it has hard links: every name
+// found in the project, relative to it, so `docs/readme.md` that is also
+// `.env` is decided by "*.env" too; and, when some names were not found
+// (they lie outside the project, or past where the search stopped), one
+// pattern standing for any name (permission.Hole, in unresolved), which
+// only a rule allowing every path allows while any rule that could deny or
+// ask one still does. Files of one link come back as they are.
+func hardLinkPatterns(tc *runtime.Context, path string, info fs.FileInfo, patterns []string) (_ []string, unresolved map[string]string) {
+	if info == nil || !info.Mode().IsRegular() || fspath.LinkCount(info) <= 1 {
+		return patterns, nil
+	}
+	names := fspath.Names{Links: fspath.LinkCount(info)}
+	if root := projectDir(tc); root != "" {
+		names = fspath.NewLinks(tc.RealPath(root)).Names(info)
+	}
+	for _, name := range names.Found {
+		if !slices.Contains(patterns, name) {
+			patterns = append(patterns, name)
+		}
+	}
+	if names.Complete() {
+		return patterns, nil
+	}
+	missing := names.Links - len(names.Found)
+	where := "outside the project"
+	if names.CutShort {
+		where = "not found in the project"
+	}
+	key := fmt.Sprintf("(%d other %s of %s, hard %s %s)", missing, plural(missing, "name", "names"), displayPath(tc, path), plural(missing, "link", "links"), where)
+	return append(patterns, key), map[string]string{key: permission.Hole}
 }

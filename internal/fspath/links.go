@@ -38,7 +38,7 @@ type Links struct {
 	max  int // entries looked at before the walk stops: MaxLinkSearch
 
 	once  sync.Once
-	names map[fileKey][]string
+	names map[FileID][]string
 	cut   bool // the walk stopped at MaxLinkSearch entries
 }
 
@@ -69,7 +69,7 @@ func (l *Links) Names(info fs.FileInfo) Names {
 	if n <= 1 || info.IsDir() {
 		return Names{Links: 1}
 	}
-	key, ok := keyOf(info)
+	key, ok := IDOf(info)
 	if !ok {
 		return Names{Links: n}
 	}
@@ -83,7 +83,7 @@ func (l *Links) Names(info fs.FileInfo) Names {
 // of the file, and Real judges it), other file systems not entered (no
 // hard link crosses one).
 func (l *Links) walk() {
-	l.names = map[fileKey][]string{}
+	l.names = map[FileID][]string{}
 	rootInfo, err := os.Lstat(l.root)
 	if err != nil {
 		return
@@ -116,7 +116,7 @@ func (l *Links) walk() {
 		if err != nil || LinkCount(info) <= 1 {
 			return nil
 		}
-		if key, ok := keyOf(info); ok {
+		if key, ok := IDOf(info); ok {
 			l.names[key] = append(l.names[key], p)
 		}
 		return nil

@@ -7,8 +7,8 @@ import (
 	"syscall"
 )
 
-// fileKey is what makes two names one file: its device and inode.
-type fileKey struct{ dev, ino uint64 }
+// FileID is what makes two names one file: its device and inode.
+type FileID struct{ Dev, Ino uint64 }
 
 // LinkCount is how many names (hard links) the file info describes has.
 func LinkCount(info fs.FileInfo) int {
@@ -18,15 +18,17 @@ func LinkCount(info fs.FileInfo) int {
 	return 1
 }
 
-func keyOf(info fs.FileInfo) (fileKey, bool) {
+// IDOf is the identity of the file info describes; false where the system
+// does not tell it.
+func IDOf(info fs.FileInfo) (FileID, bool) {
 	st, ok := info.Sys().(*syscall.Stat_t)
 	if !ok {
-		return fileKey{}, false
+		return FileID{}, false
 	}
-	return fileKey{dev: uint64(st.Dev), ino: uint64(st.Ino)}, true //nolint:unconvert // Dev is 32 bits on some systems
+	return FileID{Dev: uint64(st.Dev), Ino: uint64(st.Ino)}, true //nolint:unconvert // Dev is 32 bits on some systems
 }
 
 func deviceOf(info fs.FileInfo) (uint64, bool) {
-	k, ok := keyOf(info)
-	return k.dev, ok
+	k, ok := IDOf(info)
+	return k.Dev, ok
 }

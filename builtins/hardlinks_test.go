@@ -1,0 +1,133 @@
+//go:build unix
+
+package builtins
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/permission"
+)
+
+// hardLinkProject is a project with a .env, a hard link docs/readme.md to
+// it, a hard link inside-key to a file outside the project, a hard link
+// docs/copy.md to docs/guide.md (both names allowed), and a sub-directory
+// whose AGENTS.md is a hard link to .env.
+func hardLinkProject(t *testing.T) (project string) {
+	t.Helper()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	project = filepath.Join(base, "project")
+	for rel, content := range map[string]string{
+		"project/.env":          "ENV SECRET",
+		"project/docs/guide.md": "# Guide",
+		"project/sub/file.txt":  "plain",
+		"project/.git/HEAD":     "ref: refs/heads/main",
+		"outside/key":           "OUTSIDE SECRET",
+	} {
+		p := filepath.Join(base, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{
+		"project/docs/readme.md": "project/.env",
+		"project/inside-key":     "outside/key",
+		"project/docs/copy.md":   "project/docs/guide.md",
+		"project/sub/AGENTS.md":  "project/.env",
+	} {
+		if err := os.Link(filepath.Join(base, target), filepath.Join(base, link)); err != nil {
+			t.Skipf("no hard links here: %v", err)
+		}
+	}
+	return project
+}
+
+// A hard link gives a file a second name with no link to resolve. The read
+// tool asks for every name of the file it reads — the one given, and each
+// other one found in the project — so `docs/readme.md` that is also `.env`
+// is decided by "*.env" as well; names it cannot find (outside the
+// project) are one pattern that any rule which could deny or ask one
+// decides. An instruction file brought along is judged the same way.
+func TestReadAsksForEveryNameOfAHardLinkedFile(t *testing.T) {
+	t.Parallel()
+	project := hardLinkProject(t)
+	read := func(pattern string, a permission.Action) permission.Rule {
+		return permission.Rule{Permission: permissionRead, Pattern: pattern, Action: a}
+	}
+	allowAll := permission.Rule{Permission: "*", Pattern: "*", Action: permission.Allow}
+	tests := []struct {
+		name    string
+		rules   permission.Ruleset
+		file    string
+		refused string // in the error; "" when read
+		want    string // in the output when read
+	}{
+		{"a hard link to a denied file is denied by the file's other name", permission.Ruleset{allowAll, read("*.env", permission.Deny)}, "docs/readme.md", `denied for ".env"`, ""},
+		{"a hard link to a file the rules ask about is asked about", permission.Ruleset{allowAll, read("*.env", permission.Ask)}, "docs/readme.md", `".env"`, ""},
+		{"a hard link with a name outside the project is denied by a rule that could match it", permission.Ruleset{allowAll, read("*.env", permission.Deny)}, "inside-key", "hard link outside the project", ""},
+		{"a hard link with a name outside the project is read when every name is allowed", permission.Ruleset{allowAll}, "inside-key", "", "OUTSIDE SECRET"},
+		{"two allowed names of one file are read", permission.Ruleset{allowAll, read("*.env", permission.Deny)}, "docs/copy.md", "", "# Guide"},
+		{"an instruction file hard-linked to a denied file is not brought along", permission.Ruleset{allowAll, read("*.env", permission.Deny)}, "sub/file.txt", "", "plain"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			reg, err := runtime.NewRegistry(runtime.Options{
+				Directory: project, Worktree: project, DataDir: t.TempDir(),
+				Agents: map[string]*runtime.Agent{"build": {Name: "build", Rules: tt.rules}},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			reg.Add(runtime.SourceBuiltin, Read())
+			res, err := callTool(t, reg, "read", readParams{FilePath: filepath.Join(project, tt.file)})
+			if strings.Contains(res.Output, "SECRET") && tt.want != "OUTSIDE SECRET" {
+				t.Errorf("a file kept back was read through a hard link:\n%s", res.Output)
+			}
+			if tt.refused != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.refused) {
+					t.Errorf("err = %v, want a refusal naming %s", err, tt.refused)
+				}
+				return
+			}
+			if err != nil || !strings.Contains(res.Output, tt.want) {
+				t.Errorf("read: %v\n%s", err, res.Output)
+			}
+		})
+	}
+}
+
+// What a read opens must be what its names were judged by: a file put in
+// place of the one checked is told apart by its device and inode.
+func TestOpenedIsTellsTheFileJudgedFromAnother(t *testing.T) {
+	t.Parallel()
+	project := hardLinkProject(t)
+	tc := runtime.NewContext(runtime.Context{Directory: project, Worktree: project}, nil, nil)
+	guide, err := os.Stat(filepath.Join(project, "docs", "guide.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := os.Stat(filepath.Join(project, ".env"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"docs/copy.md", "docs/guide.md"} {
+		f, err := openChecked(tc, filepath.Join(project, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !openedIs(f, guide) || openedIs(f, env) {
+			t.Errorf("%s: openedIs does not tell the guide from .env", name)
+		}
+		f.Close()
+	}
+}
