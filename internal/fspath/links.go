@@ -20,8 +20,9 @@ import (
 // anything. Links finds the names; the caller applies its rules to each.
 
 // MaxLinkSearch caps the directory entries one search for hard-linked
-// files looks at, so a huge tree costs a bounded walk (about a tenth of a
-// second); a name past it counts as not found.
+// files looks at, so a huge tree costs a bounded walk (25,000 entries took
+// 0.1 to 0.45 s on a loaded two-core machine); a name past it counts as
+// not found. Only a file with more than one link starts a search.
 const MaxLinkSearch = 100_000
 
 // ErrHardLinked is the refusal of a hard-linked file: a name of it the

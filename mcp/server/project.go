@@ -379,15 +379,17 @@ func (p *project) servable(uri string, j *judge) error {
 	return nil
 }
 
-// stamp is what changes when uri changes.
-func (p *project) stamp(uri string) (string, error) {
+// stamp is what changes when uri changes; j judges its file (one judge
+// serves a whole poll, so hard-linked files cost one walk of the project
+// per poll, not one per subscription).
+func (p *project) stamp(uri string, j *judge) (string, error) {
 	if strings.HasPrefix(uri, resources.OutputPrefix) {
 		return p.outputs.Stamp(uri)
 	}
 	if p.folder == nil {
 		return "", fmt.Errorf("%w: %s", resources.ErrNotFound, uri)
 	}
-	if err := p.servable(uri, p.judge()); err != nil {
+	if err := p.servable(uri, j); err != nil {
 		return "", err
 	}
 	return p.folder.Stamp(uri)
@@ -499,7 +501,7 @@ func (p *project) complete(_ context.Context, req *sdk.CompleteRequest) (*sdk.Co
 // A session's subscriptions end with it.
 func (p *project) subscribe(_ context.Context, req *sdk.SubscribeRequest) error {
 	uri := req.Params.URI
-	stamp, err := p.stamp(uri)
+	stamp, err := p.stamp(uri, p.judge())
 	if err != nil {
 		return fmt.Errorf("subscribe to %s: %w", uri, err)
 	}
@@ -589,8 +591,9 @@ func (p *project) poll(interval time.Duration) {
 		}
 		p.mu.Unlock()
 		stamps := make(map[string]string, len(uris))
+		j := p.judge()
 		for _, uri := range uris {
-			stamp, err := p.stamp(uri)
+			stamp, err := p.stamp(uri, j)
 			if err != nil {
 				stamp = "gone"
 			}
