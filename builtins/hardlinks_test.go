@@ -131,3 +131,73 @@ func TestOpenedIsTellsTheFileJudgedFromAnother(t *testing.T) {
 		f.Close()
 	}
 }
+
+// grep shows file contents too: its matches in a file the read rules keep
+// back (by any of its names) are left out, and out of the count, which
+// would otherwise tell a denied file's content one search at a time.
+func TestGrepLeavesOutWhatTheReadRulesKeepBack(t *testing.T) {
+	t.Parallel()
+	project := hardLinkProject(t)
+	allowAll := permission.Rule{Permission: "*", Pattern: "*", Action: permission.Allow}
+	tests := []struct {
+		name     string
+		rules    permission.Ruleset
+		want     string // the match count line
+		keptBack int
+	}{
+		{"every file is searched when the rules allow every path", permission.Ruleset{allowAll}, "Found 4 matches", 0},
+		{"a denied file and every hard link to it are left out, and one with names outside", permission.Ruleset{allowAll, {Permission: permissionRead, Pattern: "*.env", Action: permission.Deny}}, "No files found", 4},
+		{"a file the rules ask about is left out as well", permission.Ruleset{allowAll, {Permission: permissionRead, Pattern: "*.env", Action: permission.Ask}}, "No files found", 4},
+		{"a rule about other files leaves the rest", permission.Ruleset{allowAll, {Permission: permissionRead, Pattern: "inside-key", Action: permission.Deny}}, "Found 3 matches", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			reg, err := runtime.NewRegistry(runtime.Options{
+				Directory: project, Worktree: project, DataDir: t.TempDir(),
+				Agents: map[string]*runtime.Agent{"build": {Name: "build", Rules: tt.rules}},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			reg.Add(runtime.SourceBuiltin, Grep())
+			res, err := callTool(t, reg, "grep", grepParams{Pattern: "SECRET"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(res.Output, tt.want) {
+				t.Errorf("output starts %q, want %q:\n%s", strings.SplitN(res.Output, "\n", 2)[0], tt.want, res.Output)
+			}
+			if got, _ := res.Metadata["keptBack"].(int); got != tt.keptBack {
+				t.Errorf("keptBack = %d, want %d:\n%s", got, tt.keptBack, res.Output)
+			}
+		})
+	}
+}
+
+// A search of one file named by a link is judged by where the link leads.
+func TestGrepOfOneLinkedFileIsJudgedByItsTarget(t *testing.T) {
+	t.Parallel()
+	project := hardLinkProject(t)
+	if err := os.Symlink(".env", filepath.Join(project, "env-link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	reg, err := runtime.NewRegistry(runtime.Options{
+		Directory: project, Worktree: project, DataDir: t.TempDir(),
+		Agents: map[string]*runtime.Agent{"build": {Name: "build", Rules: permission.Ruleset{
+			{Permission: "*", Pattern: "*", Action: permission.Allow},
+			{Permission: permissionRead, Pattern: "*.env", Action: permission.Deny},
+		}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg.Add(runtime.SourceBuiltin, Grep())
+	res, err := callTool(t, reg, "grep", grepParams{Pattern: "SECRET", Path: filepath.Join(project, "env-link.txt")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(res.Output, "ENV SECRET") {
+		t.Errorf("grep of a link to a denied file showed it:\n%s", res.Output)
+	}
+}

@@ -30,7 +30,6 @@ import (
 
 	"github.com/toolhost/toolhost/internal/fspath"
 	"github.com/toolhost/toolhost/runtime"
-	"github.com/toolhost/toolhost/runtime/permission"
 )
 
 // instructionNamespace is the session-store namespace of instruction files
@@ -152,43 +151,9 @@ func readInstruction(tc *runtime.Context, p string, info fs.FileInfo) (string, e
 }
 
 // instructionAllowed reports whether the read rules let the model read p
-// without asking: the agent's rules, the call's and the session's
-// approvals, the last match deciding, as the read tool's own request
-// would be judged. Ask and deny both skip the file. Outside a registry
-// (no Rulebook) only the call's rules are known, and a path none of them
-// matches is allowed. A file with hard links is judged by every name it has
-// (hardLinkPatterns, info being its Stat), as a read of it would be.
+// without asking (outrightReads); info is p's Stat.
 func instructionAllowed(ctx context.Context, tc *runtime.Context, p string, info fs.FileInfo) bool {
-	var sets []permission.Ruleset
-	if tc.Rulebook != nil {
-		agent, err := tc.Rulebook.AgentRules(tc.Agent)
-		if err != nil {
-			return false
-		}
-		approved, err := tc.Rulebook.Approved(ctx, tc.SessionID)
-		if err != nil {
-			return false
-		}
-		sets = append(sets, agent, approved)
-	}
-	sets = append(sets, tc.Rules)
-	patterns, unresolved := hardLinkPatterns(tc, p, info, filePatterns(tc, p))
-	for _, pattern := range patterns {
-		dec, matched := permission.Evaluate(permissionRead, pattern, sets...)
-		if t, ok := unresolved[pattern]; ok {
-			dec, matched = permission.EvaluateTemplate(permissionRead, t, sets...)
-		}
-		if len(matched) == 0 {
-			if tc.Rulebook != nil {
-				return false
-			}
-			continue
-		}
-		if dec.Action != permission.Allow {
-			return false
-		}
-	}
-	return true
+	return newOutrightReads(ctx, tc).allowed(p, info)
 }
 
 // claimInstruction records that the session was given p; fresh is false

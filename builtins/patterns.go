@@ -22,8 +22,13 @@ import (
 // allowed. CheckExternalDirectory already judges a link that leads out of
 // the project by its target; this covers links inside it.
 func filePatterns(tc *runtime.Context, path string) []string {
+	return filePatternsReal(tc, path, tc.RealPath(path))
+}
+
+// filePatternsReal is filePatterns for a caller that has resolved path
+// already: real is path with every link followed.
+func filePatternsReal(tc *runtime.Context, path, real string) []string {
 	rel := displayPath(tc, path)
-	real := tc.RealPath(path)
 	if real == path || real == "" {
 		return []string{rel}
 	}
@@ -48,14 +53,18 @@ func filePatterns(tc *runtime.Context, path string) []string {
 // (they lie outside the project, or past where the search stopped), one
 // pattern standing for any name (permission.Hole, in unresolved), which
 // only a rule allowing every path allows while any rule that could deny or
-// ask one still does. Files of one link come back as they are.
-func hardLinkPatterns(tc *runtime.Context, path string, info fs.FileInfo, patterns []string) (_ []string, unresolved map[string]string) {
+// ask one still does. Files of one link come back as they are. links
+// searches the project (projectLinks); nil makes one for this file alone.
+func hardLinkPatterns(tc *runtime.Context, path string, info fs.FileInfo, patterns []string, links *fspath.Links) (_ []string, unresolved map[string]string) {
 	if info == nil || !info.Mode().IsRegular() || fspath.LinkCount(info) <= 1 {
 		return patterns, nil
 	}
+	if links == nil {
+		links = projectLinks(tc)
+	}
 	names := fspath.Names{Links: fspath.LinkCount(info)}
-	if root := projectDir(tc); root != "" {
-		names = fspath.NewLinks(tc.RealPath(root)).Names(info)
+	if links != nil {
+		names = links.Names(info)
 	}
 	for _, name := range names.Found {
 		if !slices.Contains(patterns, name) {
@@ -72,4 +81,14 @@ func hardLinkPatterns(tc *runtime.Context, path string, info fs.FileInfo, patter
 	}
 	key := fmt.Sprintf("(%d other %s of %s, hard %s %s)", missing, plural(missing, "name", "names"), displayPath(tc, path), plural(missing, "link", "links"), where)
 	return append(patterns, key), map[string]string{key: permission.Hole}
+}
+
+// projectLinks searches the call's project for the names of hard-linked
+// files; nil when there is no project.
+func projectLinks(tc *runtime.Context) *fspath.Links {
+	root := projectDir(tc)
+	if root == "" {
+		return nil
+	}
+	return fspath.NewLinks(tc.RealPath(root))
 }

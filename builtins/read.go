@@ -121,7 +121,7 @@ func runRead(ctx context.Context, p readParams, tc *runtime.Context) (runtime.Re
 	rel := displayPath(tc, path)
 	// The path as named, where its links lead, and the file's other
 	// names if it has hard links: the bytes are those of every name.
-	named, unresolved := hardLinkPatterns(tc, path, info, filePatterns(tc, path))
+	named, unresolved := hardLinkPatterns(tc, path, info, filePatterns(tc, path), nil)
 	if err := tc.Ask(ctx, permission.Request{
 		Permission: permissionRead,
 		Patterns:   named,
