@@ -1,6 +1,7 @@
 package builtins
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,14 +10,18 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/permission"
 )
 
 // Under heavy load, concurrent edits of one file must never lose an update:
 // every edit that reports success is in the file at the end, and every edit
 // that fails says why. The file is named two ways (its own name and a
-// symbolic link to it), as a model may, and the scheduler is starved (one
-// processor, a goroutine spinning on it) so that calls interleave at every
-// point they can. Not parallel: GOMAXPROCS is the whole process's.
+// symbolic link to it), as a model may; the edits come from two sessions
+// and through edit, multiedit and apply_patch; and the scheduler is starved
+// (one processor, a goroutine spinning on it) so that calls interleave at
+// every point they can. Not parallel: GOMAXPROCS is the whole process's.
 func TestConcurrentEditsUnderLoadLoseNoUpdate(t *testing.T) {
 	defer goruntime.GOMAXPROCS(goruntime.GOMAXPROCS(1))
 	var stop atomic.Bool
@@ -43,14 +48,30 @@ func TestConcurrentEditsUnderLoadLoseNoUpdate(t *testing.T) {
 			t.Fatal(err)
 		}
 		names := []string{p, alias}
-		for _, name := range names {
-			e.readAndStamp(t, name)
+		other := &ftEnv{dir: e.dir}
+		other.tc = runtime.NewContext(runtime.Context{Directory: e.dir, Worktree: e.dir, SessionID: "ses-other", Store: e.tc.Store}, nil,
+			func(context.Context, permission.Request) error { return nil })
+		sessions := []*ftEnv{e, other}
+		for _, s := range sessions {
+			for _, name := range names {
+				s.readAndStamp(t, name)
+			}
 		}
 		var wg sync.WaitGroup
 		errs := make([]error, n)
 		for i := range n {
 			wg.Go(func() {
-				_, errs[i] = e.call(t, Edit(), editParams{FilePath: names[i%2], OldString: fmt.Sprintf("line %d\n", i), NewString: fmt.Sprintf("edited %d\n", i)})
+				name, s := names[i%2], sessions[(i/2)%2]
+				old, edited := fmt.Sprintf("line %d\n", i), fmt.Sprintf("edited %d\n", i)
+				switch i % 3 {
+				case 0:
+					_, errs[i] = s.call(t, Edit(), editParams{FilePath: name, OldString: old, NewString: edited})
+				case 1:
+					_, errs[i] = s.call(t, MultiEdit(), multiEditParams{FilePath: name, Edits: []multiEditItem{{OldString: old, NewString: edited}}})
+				case 2:
+					patch := fmt.Sprintf("*** Begin Patch\n*** Update File: %s\n@@\n-line %d\n+edited %d\n*** End Patch", name, i, i)
+					_, errs[i] = s.call(t, ApplyPatch(), applyPatchParams{PatchText: patch})
+				}
 			})
 		}
 		wg.Wait()
