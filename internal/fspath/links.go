@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 	"sync"
 )
@@ -82,45 +81,13 @@ func (l *Links) Names(info fs.FileInfo) Names {
 // device and inode: hidden files and directories included (the names most
 // likely to be denied), symbolic links not followed (a link is not a name
 // of the file, and Real judges it), other file systems not entered (no
-// hard link crosses one).
+// hard link crosses one). Each directory is opened through its parent's
+// descriptor, never by a path (walkLinks), so one swapped for a link while
+// the walk runs is not entered: every name found is a name in the tree.
 func (l *Links) walk() {
 	l.names = map[FileID][]string{}
-	rootInfo, err := os.Lstat(l.root)
-	if err != nil {
-		return
-	}
-	rootDev, _ := deviceOf(rootInfo)
-	seen := 0
-	_ = fs.WalkDir(os.DirFS(l.root), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil // unreadable: its names stay unfound, which refuses
-		}
-		if seen++; seen > l.max {
-			l.cut = true
-			return fs.SkipAll
-		}
-		if d.IsDir() {
-			if p == "." {
-				return nil
-			}
-			if info, err := d.Info(); err == nil {
-				if dev, ok := deviceOf(info); ok && dev != rootDev {
-					return fs.SkipDir
-				}
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil || LinkCount(info) <= 1 {
-			return nil
-		}
-		if key, ok := IDOf(info); ok {
-			l.names[key] = append(l.names[key], p)
-		}
-		return nil
+	l.cut = walkLinks(l.root, l.max, func(rel string, id FileID) {
+		l.names[id] = append(l.names[id], rel)
 	})
 	for k := range l.names {
 		slices.Sort(l.names[k])

@@ -46,8 +46,12 @@ func TestLinksFindEveryNameOfAHardLinkedFileInsideTheTree(t *testing.T) {
 			t.Skipf("no hard links here: %v", err)
 		}
 	}
-	// A symbolic link is no name of the file: Real judges it.
+	// A symbolic link is no name of the file (Real judges it), nor is a
+	// name reached through a link to a directory outside.
 	if err := os.Symlink(".env", filepath.Join(root, "sym-env")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(base, "outside"), filepath.Join(root, "outside-dir")); err != nil {
 		t.Fatal(err)
 	}
 	notHidden := func(rel string) bool { return !strings.HasPrefix(rel, ".") && !strings.Contains(rel, "/.") }
