@@ -127,6 +127,16 @@ func runApplyPatch(ctx context.Context, p applyPatchParams, tc *runtime.Context)
 	}
 	defer func() { unlock() }()
 
+	// Every existing file is read for the diff: one the session has not
+	// read here is judged as a read of it would be (askReadFor).
+	for _, pth := range slices.Compact(slices.Sorted(slices.Values(paths))) {
+		if !readFreshly(ctx, tc, pth) {
+			if err := askReadFor(ctx, tc, pth); err != nil {
+				return runtime.Result{}, err
+			}
+		}
+	}
+
 	original := map[string]fileState{}
 	current := map[string]fileState{}
 	state := func(path string) (fileState, error) {

@@ -3,6 +3,9 @@
 package builtins
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -199,5 +202,70 @@ func TestGrepOfOneLinkedFileIsJudgedByItsTarget(t *testing.T) {
 	}
 	if strings.Contains(res.Output, "ENV SECRET") {
 		t.Errorf("grep of a link to a denied file showed it:\n%s", res.Output)
+	}
+}
+
+// edit, write and apply_patch show the content they replace, in the
+// question and in the result: a file the session has not read here (a
+// front end that skips the read check; apply_patch, which needs no read)
+// is judged as a read of it would be, by every name, so they cannot read
+// `.env` — itself or through a hard link — for the model.
+func TestWriteToolsDoNotShowWhatTheReadRulesKeepBack(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, tool string
+		args       func(project string) any
+	}{
+		{"edit of a hard link to .env", "edit", func(p string) any {
+			return editParams{FilePath: filepath.Join(p, "docs/readme.md"), OldString: "ENV", NewString: "X"}
+		}},
+		{"edit of .env itself", "edit", func(p string) any {
+			return editParams{FilePath: filepath.Join(p, ".env"), OldString: "ENV", NewString: "X"}
+		}},
+		{"write over a hard link to .env", "write", func(p string) any {
+			return writeParams{FilePath: filepath.Join(p, "docs/readme.md"), Content: "new"}
+		}},
+		{"multiedit of a hard link to .env", "multiedit", func(p string) any {
+			return multiEditParams{FilePath: filepath.Join(p, "sub/AGENTS.md"), Edits: []multiEditItem{{OldString: "ENV", NewString: "X"}}}
+		}},
+		{"apply_patch of a hard link to .env", "apply_patch", func(string) any {
+			return applyPatchParams{PatchText: "*** Begin Patch\n*** Update File: docs/readme.md\n@@\n-ENV SECRET\n+X\n*** End Patch"}
+		}},
+		{"apply_patch of a file with a name outside the project", "apply_patch", func(string) any {
+			return applyPatchParams{PatchText: "*** Begin Patch\n*** Update File: inside-key\n@@\n-OUTSIDE SECRET\n+X\n*** End Patch"}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			project := hardLinkProject(t)
+			reg, err := runtime.NewRegistry(runtime.Options{
+				Directory: project, Worktree: project, DataDir: t.TempDir(),
+				Agents: map[string]*runtime.Agent{"build": {Name: "build", Rules: permission.Ruleset{
+					{Permission: "*", Pattern: "*", Action: permission.Allow},
+					{Permission: permissionRead, Pattern: "*.env", Action: permission.Deny},
+				}}},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			reg.Add(runtime.SourceBuiltin, Edit(), Write(), MultiEdit(), ApplyPatch())
+			raw, err := json.Marshal(tt.args(project))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := reg.Call(context.Background(), runtime.Call{Tool: tt.tool, Args: raw, Agent: "build", SessionID: "ses", Front: runtime.Front{SkipReadCheck: true}})
+			meta, _ := json.Marshal(res.Metadata)
+			if strings.Contains(res.Output+string(meta), "SECRET") {
+				t.Errorf("the write tool showed a file the read rules keep back:\n%s\n%s", res.Output, meta)
+			}
+			var denied *permission.DeniedError
+			if !errors.As(err, &denied) || denied.Permission != permissionRead {
+				t.Errorf("err = %v, want the read permission denied", err)
+			}
+			if b, _ := os.ReadFile(filepath.Join(project, ".env")); string(b) != "ENV SECRET" {
+				t.Errorf(".env = %q, changed", b)
+			}
+		})
 	}
 }

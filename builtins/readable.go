@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/toolhost/toolhost/internal/fspath"
@@ -98,4 +99,32 @@ func (o *outrightReads) allowedAt(p, target string, info fs.FileInfo) bool {
 		}
 	}
 	return true
+}
+
+// askReadFor asks the read permission for path, as the read tool would
+// (every name of it, hard links included), when a write tool is about to
+// read the file's content for its diff without the session having read it
+// (a front end that skips the read check, Front.SkipReadCheck; apply_patch,
+// which needs no read), and the read rules do not allow it outright. edit,
+// write and apply_patch show the content they replace — in the question a
+// person answers and in the result the client gets — so without this they
+// would read what the read tool is refused: `.env` itself, or a hard link
+// to it. A file that does not exist has nothing to read.
+func askReadFor(ctx context.Context, tc *runtime.Context, path string) error {
+	info, err := os.Stat(path)
+	if err != nil || !info.Mode().IsRegular() {
+		return nil
+	}
+	o := newOutrightReads(ctx, tc)
+	if o.allowed(path, info) {
+		return nil
+	}
+	named, unresolved := hardLinkPatterns(tc, path, info, filePatterns(tc, path), o.links)
+	return tc.Ask(ctx, permission.Request{
+		Permission: permissionRead,
+		Patterns:   named,
+		Always:     alwaysForEach(slices.DeleteFunc(slices.Clone(named), func(p string) bool { _, ok := unresolved[p]; return ok }), false),
+		Unresolved: unresolved,
+		Metadata:   map[string]any{"filepath": path},
+	})
 }
