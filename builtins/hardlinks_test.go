@@ -269,3 +269,31 @@ func TestWriteToolsDoNotShowWhatTheReadRulesKeepBack(t *testing.T) {
 		})
 	}
 }
+
+// A file of thousands of hard links is asked about with a bounded number
+// of names; the rest are decided as names not found.
+func TestHardLinkPatternsAreBounded(t *testing.T) {
+	t.Parallel()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := filepath.Join(dir, "f0")
+	if err := os.WriteFile(first, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < 3*maxLinkPatterns; i++ {
+		if err := os.Link(first, filepath.Join(dir, "f"+strings.Repeat("0", i))); err != nil {
+			t.Skipf("no hard links here: %v", err)
+		}
+	}
+	tc := runtime.NewContext(runtime.Context{Directory: dir, Worktree: dir}, nil, nil)
+	info, err := os.Stat(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	patterns, unresolved := hardLinkPatterns(tc, first, info, filePatterns(tc, first), nil)
+	if len(patterns) > maxLinkPatterns+2 || len(unresolved) != 1 {
+		t.Errorf("%d patterns, %d unresolved; want at most %d and one standing for the rest", len(patterns), len(unresolved), maxLinkPatterns+2)
+	}
+}

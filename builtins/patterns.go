@@ -46,6 +46,10 @@ func filePatternsReal(tc *runtime.Context, path, real string) []string {
 	return []string{rel, realRel}
 }
 
+// maxLinkPatterns caps the other names of a hard-linked file a request
+// names one by one.
+const maxLinkPatterns = 32
+
 // hardLinkPatterns adds to patterns (filePatterns' of path) the other
 // names of the file info describes when it has hard links: every name
 // found in the project, relative to it, so `docs/readme.md` that is also
@@ -66,15 +70,21 @@ func hardLinkPatterns(tc *runtime.Context, path string, info fs.FileInfo, patter
 	if links != nil {
 		names = links.Names(info)
 	}
-	for _, name := range names.Found {
+	found := names.Found
+	if len(found) > maxLinkPatterns {
+		// A question of thousands of names helps nobody: the rest are
+		// decided as names not found.
+		found = found[:maxLinkPatterns]
+	}
+	for _, name := range found {
 		if !slices.Contains(patterns, name) {
 			patterns = append(patterns, name)
 		}
 	}
-	if names.Complete() {
+	if len(found) >= names.Links {
 		return patterns, nil
 	}
-	missing := names.Links - len(names.Found)
+	missing := names.Links - len(found)
 	where := "outside the project"
 	if names.CutShort {
 		where = "not found in the project"
