@@ -34,12 +34,12 @@ func IDOf(info fs.FileInfo) (FileID, bool) {
 
 // walkLinks calls found with the path below root (slash-separated) and the
 // identity of every regular file of more than one link in the tree, looking
-// at no more than max entries; cut says it stopped there. A directory is
+// at no more than limit entries; cut says it stopped there. A directory is
 // opened relative to its parent's descriptor with O_NOFOLLOW, so a
 // directory swapped for a symbolic link meanwhile is not entered, and one
 // on another device is not entered either. An unreadable directory is
 // passed over: the names in it stay unfound, which refuses their file.
-func walkLinks(root string, max int, found func(rel string, id FileID)) (cut bool) {
+func walkLinks(root string, limit int, found func(rel string, id FileID)) (cut bool) {
 	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return false
@@ -49,7 +49,7 @@ func walkLinks(root string, max int, found func(rel string, id FileID)) (cut boo
 		unix.Close(fd)
 		return false
 	}
-	w := linkWalk{dev: uint64(st.Dev), max: max, found: found} //nolint:unconvert // Dev is 32 bits on some systems
+	w := linkWalk{dev: uint64(st.Dev), max: limit, found: found} //nolint:unconvert // Dev is 32 bits on some systems
 	w.dir(fd, "")
 	return w.cut
 }
