@@ -114,11 +114,28 @@ func runApplyPatch(ctx context.Context, p applyPatchParams, tc *runtime.Context)
 			paths = append(paths, h.MovePath)
 		}
 	}
-	unlock, err := lockFiles(ctx, paths...)
+	// The locks are keyed by where the bytes land, as edit's and write's
+	// are, so a hunk naming a link and an edit naming its target wait for
+	// each other.
+	var keys []string
+	for _, pth := range paths {
+		keys = append(keys, dests[pth].write, dests[pth].remove)
+	}
+	unlock, err := lockFiles(ctx, keys...)
 	if err != nil {
 		return runtime.Result{}, err
 	}
 	defer func() { unlock() }()
+
+	// Every existing file is read for the diff: one the session has not
+	// read here is judged as a read of it would be (askReadFor).
+	for _, pth := range slices.Compact(slices.Sorted(slices.Values(paths))) {
+		if !readFreshly(ctx, tc, pth) {
+			if err := askReadFor(ctx, tc, pth); err != nil {
+				return runtime.Result{}, err
+			}
+		}
+	}
 
 	original := map[string]fileState{}
 	current := map[string]fileState{}

@@ -94,7 +94,7 @@ const utf8BOM = "\uFEFF"
 // Nothing is written unless every edit applies. numbered says errors name
 // the failing edit ("edit 2 of 3").
 func editFile(ctx context.Context, tc *runtime.Context, path, target string, edits []editSpec, numbered bool) (runtime.Result, error) {
-	unlock, err := lockFiles(ctx, path)
+	unlock, err := lockFiles(ctx, target)
 	if err != nil {
 		return runtime.Result{}, err
 	}

@@ -122,8 +122,9 @@ func storeSession(tc *runtime.Context) string {
 // name the read tool as the model sees it (tc.Front) with the exact call:
 // over MCP the model also has its client's own read tool, whose reads
 // toolhost never sees. A front end that skips the check
-// (Front.SkipReadCheck) lets a file never read here be written; one read
-// here and changed since is refused all the same.
+// (Front.SkipReadCheck) lets a file never read here be written, as long as
+// the read rules let it be read (askReadFor: its content is shown in the
+// diff); one read here and changed since is refused all the same.
 func assertFresh(ctx context.Context, tc *runtime.Context, path string) error {
 	st, ok, err := lookupStamp(ctx, tc, path)
 	if err != nil {
@@ -131,7 +132,9 @@ func assertFresh(ctx context.Context, tc *runtime.Context, path string) error {
 	}
 	if !ok {
 		if tc.Front.SkipReadCheck {
-			return nil
+			// Not read here, yet its content is about to be shown in
+			// the diff: judged as a read of it would be.
+			return askReadFor(ctx, tc, path)
 		}
 		return fmt.Errorf("You must read the file %s before overwriting it. Read it with the %s tool first: %s %s", path, tc.Front.ToolName(readToolName), tc.Front.ToolName(readToolName), readCall(path))
 	}
@@ -151,4 +154,15 @@ func assertFresh(ctx context.Context, tc *runtime.Context, path string) error {
 func readCall(path string) string {
 	b, _ := json.Marshal(readParams{FilePath: path}) // a struct of one string always encodes
 	return string(b)
+}
+
+// readFreshly reports whether the session has read path and the file is
+// unchanged since (assertFresh's test, without its messages).
+func readFreshly(ctx context.Context, tc *runtime.Context, path string) bool {
+	st, ok, err := lookupStamp(ctx, tc, path)
+	if err != nil || !ok {
+		return false
+	}
+	info, err := os.Stat(path)
+	return err == nil && info.ModTime().Equal(st.MTime) && info.Size() == st.Size
 }

@@ -85,7 +85,12 @@ func runGrep(ctx context.Context, p grepParams, tc *runtime.Context) (runtime.Re
 		}
 		return runtime.Result{}, fmt.Errorf("grep %s: %w", root, err)
 	}
+	keptBack := res.keepReadable(newOutrightReads(ctx, tc))
 	out := res.result(p.Pattern)
+	if keptBack > 0 {
+		out.Output += fmt.Sprintf("\n\n(Left out the matches in %d %s the read rules do not allow without asking; read one with the read tool to be asked.)", keptBack, plural(keptBack, "file", "files"))
+		out.Metadata["keptBack"] = keptBack
+	}
 	if f := links.footer(); f != "" {
 		out.Output += "\n\n" + f
 		out.Metadata["skippedLinks"] = links.count()
@@ -445,6 +450,10 @@ type grepFile struct {
 	mtime int64
 	count int
 	lines []grepLine
+	// For keepReadable: the file's Stat after the search (nil: none), and
+	// a link's resolved target ("" when path is no link).
+	info   fs.FileInfo
+	target string
 }
 
 // grepWorker is the per-goroutine state of a search: its read buffer and
@@ -467,6 +476,28 @@ type grepResults struct {
 	total    int        // matching lines in all files
 	skipped  int        // unreadable files and directories
 	searched int
+}
+
+// keepReadable drops the files the read rules keep back (outrightReads)
+// and takes their matches out of the count — a count that moved with a
+// denied file's content would tell it, one grep at a time — and returns how
+// many files it dropped. Only matching files are judged, so a search whose
+// rules allow every path pays nothing.
+func (r *grepResults) keepReadable(reads *outrightReads) int {
+	if reads.ok && reads.every {
+		return 0
+	}
+	kept, dropped := r.files[:0], 0
+	for _, f := range r.files {
+		if f.info == nil || !reads.allowedAt(f.path, f.target, f.info) {
+			r.total -= f.count
+			dropped++
+			continue
+		}
+		kept = append(kept, f)
+	}
+	r.files = kept
+	return dropped
 }
 
 // grepTree searches every file under root (or root itself when it is a
@@ -617,9 +648,12 @@ func (w *grepWorker) searchFile(e *walkEntry, m *grepMatcher) {
 		carry = copy(w.buf, data[len(block):])
 	}
 	if w.cur >= 0 {
-		if info, err := os.Stat(cmp.Or(e.target, w.files[w.cur].path)); err == nil {
-			w.files[w.cur].mtime = info.ModTime().UnixNano()
+		f := &w.files[w.cur]
+		if info, err := os.Stat(cmp.Or(e.target, f.path)); err == nil {
+			f.mtime = info.ModTime().UnixNano()
+			f.info = info
 		}
+		f.target = e.target
 	}
 }
 

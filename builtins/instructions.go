@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,7 +30,6 @@ import (
 
 	"github.com/toolhost/toolhost/internal/fspath"
 	"github.com/toolhost/toolhost/runtime"
-	"github.com/toolhost/toolhost/runtime/permission"
 )
 
 // instructionNamespace is the session-store namespace of instruction files
@@ -105,10 +105,11 @@ func findInstruction(dir string, names []string) string {
 // are resolved, not allowed by the read rules, binary or empty, or
 // already claimed.
 func loadInstruction(ctx context.Context, tc *runtime.Context, realRoot, p, readPath string) (instruction, bool, error) {
-	if !fspath.Within(realRoot, resolvePath(p)) || !instructionAllowed(ctx, tc, p) {
+	info, err := os.Stat(p)
+	if err != nil || !fspath.Within(realRoot, resolvePath(p)) || !instructionAllowed(ctx, tc, p, info) {
 		return instruction{}, false, nil
 	}
-	content, err := readInstruction(tc, p)
+	content, err := readInstruction(tc, p, info)
 	if err != nil || strings.TrimSpace(content) == "" {
 		if err != nil && tc.Logger != nil {
 			tc.Logger.Warn("instruction file skipped", "path", p, "err", err)
@@ -123,13 +124,17 @@ func loadInstruction(ctx context.Context, tc *runtime.Context, realRoot, p, read
 }
 
 // readInstruction reads up to instructionMaxBytes of p, confined to the
-// project like every read, and refuses binary content.
-func readInstruction(tc *runtime.Context, p string) (string, error) {
+// project like every read, and refuses binary content and a file that is
+// not the one judged (info) any more.
+func readInstruction(tc *runtime.Context, p string, info fs.FileInfo) (string, error) {
 	f, err := openChecked(tc, p)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
+	if !openedIs(f, info) {
+		return "", errors.New("replaced while it was being checked")
+	}
 	b, err := io.ReadAll(io.LimitReader(f, instructionMaxBytes+1))
 	if err != nil {
 		return "", err
@@ -146,38 +151,9 @@ func readInstruction(tc *runtime.Context, p string) (string, error) {
 }
 
 // instructionAllowed reports whether the read rules let the model read p
-// without asking: the agent's rules, the call's and the session's
-// approvals, the last match deciding, as the read tool's own request
-// would be judged. Ask and deny both skip the file. Outside a registry
-// (no Rulebook) only the call's rules are known, and a path none of them
-// matches is allowed.
-func instructionAllowed(ctx context.Context, tc *runtime.Context, p string) bool {
-	var sets []permission.Ruleset
-	if tc.Rulebook != nil {
-		agent, err := tc.Rulebook.AgentRules(tc.Agent)
-		if err != nil {
-			return false
-		}
-		approved, err := tc.Rulebook.Approved(ctx, tc.SessionID)
-		if err != nil {
-			return false
-		}
-		sets = append(sets, agent, approved)
-	}
-	sets = append(sets, tc.Rules)
-	for _, pattern := range filePatterns(tc, p) {
-		dec, matched := permission.Evaluate(permissionRead, pattern, sets...)
-		if len(matched) == 0 {
-			if tc.Rulebook != nil {
-				return false
-			}
-			continue
-		}
-		if dec.Action != permission.Allow {
-			return false
-		}
-	}
-	return true
+// without asking (outrightReads); info is p's Stat.
+func instructionAllowed(ctx context.Context, tc *runtime.Context, p string, info fs.FileInfo) bool {
+	return newOutrightReads(ctx, tc).allowed(p, info)
 }
 
 // claimInstruction records that the session was given p; fresh is false

@@ -19,8 +19,13 @@ import (
 // there. A target anywhere else is read only when the external_directory
 // rules already allow it (runtime.Context.DecideExternal): a walk may meet
 // hundreds of links, and a question per link would be noise, so "ask" and
-// "deny" both mean skip, and the result's footer says what was skipped and
-// which rule would include it.
+// "deny" both mean skip, and the result's footer says how many were
+// skipped and which links they are. It names the links by their own paths
+// in the project, never where they lead: the footer goes to the model, and
+// the names of directories outside the project (a home directory's
+// projects, a mounted volume's folders) are not the model's to learn from
+// a listing. The person answering a read of one such link by its path is
+// shown the target in the question.
 
 // linkExamples is how many skipped links the footer names.
 const linkExamples = 3
@@ -35,11 +40,11 @@ type externalLinks struct {
 	skipped []skippedLink
 }
 
-// skippedLink is a link left out, for the footer.
+// skippedLink is a link left out, for the footer. Where it leads is not
+// kept: the footer must not tell it.
 type skippedLink struct {
-	link     string // the link's path ("" for a directory below a followed link)
-	resolved string
-	decision runtime.ExternalDecision
+	link   string // the link's path ("" for a directory below a followed link)
+	action permission.Action
 }
 
 // newExternalLinks returns the link policy for a walk of root (already
@@ -63,7 +68,7 @@ func (g *externalLinks) follow(resolved string, isDir bool, link string) (ok, ou
 		return true, true
 	}
 	g.mu.Lock()
-	g.skipped = append(g.skipped, skippedLink{link: link, resolved: resolved, decision: d})
+	g.skipped = append(g.skipped, skippedLink{link: link, action: d.Rule.Action})
 	g.mu.Unlock()
 	return false, true
 }
@@ -76,8 +81,11 @@ func (g *externalLinks) count() int {
 	return len(g.skipped)
 }
 
-// footer says what was skipped and how to include it, or "" when nothing
-// was. It names the first few in path order so the text is deterministic.
+// footer says how many links were skipped and names the first few by
+// their paths as the call shows paths (relative to the project), in path
+// order so the text is deterministic; "" when nothing was skipped. Where
+// they lead is never told (see the top of this file), nor the rule that
+// kept them out (its pattern would name the place).
 func (g *externalLinks) footer() string {
 	g.mu.Lock()
 	skipped := slices.Clone(g.skipped)
@@ -85,36 +93,50 @@ func (g *externalLinks) footer() string {
 	if len(skipped) == 0 {
 		return ""
 	}
-	slices.SortFunc(skipped, func(a, b skippedLink) int {
-		return strings.Compare(a.link+"\x00"+a.resolved, b.link+"\x00"+b.resolved)
-	})
+	var links []skippedLink
+	below := 0
+	for _, s := range skipped {
+		if s.link == "" {
+			below++
+			continue
+		}
+		s.link = displayPath(g.tc, s.link)
+		links = append(links, s)
+	}
+	slices.SortFunc(links, func(a, b skippedLink) int { return strings.Compare(a.link, b.link) })
 	var b strings.Builder
 	noun := "symbolic links"
 	if len(skipped) == 1 {
 		noun = "symbolic link"
 	}
-	fmt.Fprintf(&b, "(Skipped %d %s leading outside the project: %s is not allowed for their targets without asking.", len(skipped), noun, runtime.PermissionExternalDirectory)
-	for _, s := range skipped[:min(len(skipped), linkExamples)] {
-		from := s.link
-		if from == "" {
-			from = "(directory below a followed link)"
-		}
-		fmt.Fprintf(&b, "\n  %s -> %s (%s)", from, s.resolved, decisionText(s.decision.Rule))
+	fmt.Fprintf(&b, "(Skipped %d %s leading outside the project: %s does not allow the places they lead to without asking.", len(skipped), noun, runtime.PermissionExternalDirectory)
+	for _, s := range links[:min(len(links), linkExamples)] {
+		fmt.Fprintf(&b, "\n  %s (%s)", s.link, actionText(s.action))
 	}
-	if len(skipped) > linkExamples {
-		fmt.Fprintf(&b, "\n  and %d more", len(skipped)-linkExamples)
+	if more := len(links) - linkExamples; more > 0 {
+		fmt.Fprintf(&b, "\n  and %d more", more)
 	}
-	fmt.Fprintf(&b, "\nTo include them, allow their targets with a rule such as \"permission\": {%q: {%q: \"allow\"}}.)",
-		runtime.PermissionExternalDirectory, skipped[0].decision.Pattern)
+	if below > 0 {
+		fmt.Fprintf(&b, "\n  and %d %s below a followed link", below, plural(below, "directory", "directories"))
+	}
+	fmt.Fprintf(&b, "\nTo read one, name the link itself to the read tool (a person is asked), or allow where it leads with an %q rule.)", runtime.PermissionExternalDirectory)
 	return b.String()
 }
 
-// decisionText says briefly why a target was not allowed.
-func decisionText(r permission.Rule) string {
-	if r.Source == permission.NoRuleSource {
-		return "ask: no rule matched"
+// actionText says briefly why a link's target was not allowed.
+func actionText(a permission.Action) string {
+	if a == permission.Deny {
+		return "denied"
 	}
-	return fmt.Sprintf("%s by %s", r.Action, r.String())
+	return "would ask"
+}
+
+// plural is one or many by n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 var _ linkPolicy = (*externalLinks)(nil)

@@ -325,3 +325,59 @@ func TestReadNeverShowsOutsideContentWhileADirectoryIsSwapped(t *testing.T) {
 	close(stop)
 	<-done
 }
+
+// The footer of a walk that skipped links says how many and which links in
+// the project, never where they lead: the names of places outside the
+// project are not the model's to learn from a listing.
+func TestSkippedLinksAreNamedByTheirOwnPathsNeverByTheirTargets(t *testing.T) {
+	t.Parallel()
+	root := linkFixture(t, map[string]string{
+		"project/docs-link": "{root}/outside/secret-name",
+		"project/sub/file":  "{root}/outside/secret-name/secret-file.txt",
+	})
+	if err := os.MkdirAll(filepath.Join(root, "outside", "secret-name"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "outside", "secret-name", "secret-file.txt"), []byte("MARK"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	project := filepath.Join(root, "project")
+	ext := func(pattern string, a permission.Action) permission.Rule {
+		return permission.Rule{Permission: runtime.PermissionExternalDirectory, Pattern: pattern, Action: a}
+	}
+	for _, mode := range []struct {
+		name  string
+		rules permission.Ruleset
+		says  string
+	}{
+		{"denied outright", permission.Ruleset{ext("*", permission.Deny)}, "denied"},
+		{"denied by a rule naming the place", permission.Ruleset{ext("*", permission.Ask), ext(filepath.Join(root, "outside", "secret-name", "*"), permission.Deny)}, "denied"},
+		{"asked about", permission.Ruleset{ext("*", permission.Ask)}, "would ask"},
+	} {
+		reg := linkRegistry(t, project, mode.rules)
+		for _, call := range []struct {
+			tool string
+			args any
+		}{
+			{"glob", globParams{Pattern: "**"}},
+			{"list", listParams{}},
+			{"grep", grepParams{Pattern: "MARK"}},
+		} {
+			res, err := callTool(t, reg, call.tool, call.args)
+			if err != nil {
+				t.Fatalf("%s, %s: %v", mode.name, call.tool, err)
+			}
+			meta, _ := json.Marshal(res.Metadata)
+			for _, text := range []string{res.Output, res.Title, string(meta)} {
+				if strings.Contains(text, "secret-") {
+					t.Errorf("%s, %s: the output names where a link leads:\n%s", mode.name, call.tool, text)
+				}
+			}
+			for _, want := range []string{"Skipped 2 symbolic links", "\n  docs-link (" + mode.says + ")", "\n  sub/file (" + mode.says + ")"} {
+				if !strings.Contains(res.Output, want) {
+					t.Errorf("%s, %s: the footer does not say %q:\n%s", mode.name, call.tool, want, res.Output)
+				}
+			}
+		}
+	}
+}

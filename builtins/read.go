@@ -119,11 +119,14 @@ func runRead(ctx context.Context, p readParams, tc *runtime.Context) (runtime.Re
 		return runtime.Result{}, err
 	}
 	rel := displayPath(tc, path)
-	patterns := filePatterns(tc, path)
+	// The path as named, where its links lead, and the file's other
+	// names if it has hard links: the bytes are those of every name.
+	named, unresolved := hardLinkPatterns(tc, path, info, filePatterns(tc, path), nil)
 	if err := tc.Ask(ctx, permission.Request{
 		Permission: permissionRead,
-		Patterns:   patterns,
-		Always:     alwaysForEach(patterns, isDir),
+		Patterns:   named,
+		Always:     alwaysForEach(slices.DeleteFunc(slices.Clone(named), func(p string) bool { _, ok := unresolved[p]; return ok }), isDir),
+		Unresolved: unresolved,
 		Metadata:   map[string]any{"filepath": path},
 	}); err != nil {
 		return runtime.Result{}, err
@@ -146,6 +149,11 @@ func runRead(ctx context.Context, p readParams, tc *runtime.Context) (runtime.Re
 		return runtime.Result{}, fmt.Errorf("read %s: %w", path, err)
 	}
 	defer f.Close()
+	if !openedIs(f, info) {
+		// Replaced since it was judged (a hard link to another file put
+		// in its place, say): these bytes were never asked about.
+		return runtime.Result{}, fmt.Errorf("read %s: the file was replaced while it was being checked; read it again", path)
+	}
 	// One buffer for the sample and the page: the sample is not read
 	// twice (a pipe or device cannot seek back). The buffers are reused
 	// across calls: nothing read keeps a reference to one (readPage copies

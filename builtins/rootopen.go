@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -51,4 +52,31 @@ func openRegularIn(dir, rel string) (*os.File, error) {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, rel), err)
 	}
 	return f, err
+}
+
+// openedIs reports whether f, opened by openChecked, is the file info
+// describes (a Stat taken before the permission check): the same device
+// and inode, so what was judged by its names is what is read. True where
+// the system does not tell a file's identity.
+func openedIs(f io.ReadCloser, info fs.FileInfo) bool {
+	want, ok := fspath.IDOf(info)
+	if !ok {
+		return true
+	}
+	var got fspath.FileID
+	switch f := f.(type) {
+	case interface{ id() fspath.FileID }:
+		got = f.id()
+	case *os.File:
+		st, err := f.Stat()
+		if err != nil {
+			return false
+		}
+		if got, ok = fspath.IDOf(st); !ok {
+			return false
+		}
+	default:
+		return false
+	}
+	return got == want
 }

@@ -55,7 +55,7 @@ func openBeneath(root, rel string) (f io.ReadCloser, ok bool, err error) {
 		unix.Close(fd)
 		return nil, true, fmt.Errorf("%s: %w", filepath.Join(root, rel), fspath.ErrNotRegular)
 	}
-	return &regularFile{fd: fd, size: st.Size, path: filepath.Join(root, rel)}, true, nil
+	return &regularFile{fd: fd, size: st.Size, path: filepath.Join(root, rel), ident: fspath.FileID{Dev: uint64(st.Dev), Ino: st.Ino}}, true, nil
 }
 
 // regularFile is a regular file openBeneath opened, read with plain system
@@ -67,12 +67,16 @@ func openBeneath(root, rel string) (f io.ReadCloser, ok bool, err error) {
 // A file that grows meanwhile is read to where it ended when it was
 // opened, or further.
 type regularFile struct {
-	fd   int
-	size int64
-	off  int64
-	eof  bool
-	path string
+	fd    int
+	size  int64
+	off   int64
+	eof   bool
+	path  string
+	ident fspath.FileID // from the open's fstat
 }
+
+// id is the file's device and inode, for openedIs.
+func (f *regularFile) id() fspath.FileID { return f.ident }
 
 func (f *regularFile) Read(p []byte) (int, error) {
 	if f.eof {

@@ -47,7 +47,7 @@ func Write() runtime.Tool {
 		if err != nil {
 			return runtime.Result{}, err
 		}
-		unlock, err := lockFiles(ctx, path)
+		unlock, err := lockFiles(ctx, target)
 		if err != nil {
 			return runtime.Result{}, err
 		}

@@ -4,7 +4,9 @@
 // and the rest appended). One implementation, so that what a permission
 // check decided about is what a tool then opens and what the kernel
 // sandbox grants. It also opens what was checked (OpenRegular): a regular
-// file only, without an open that could wait for ever.
+// file only, without an open that could wait for ever. And it finds the
+// other names of a hard-linked file (Links), which no resolving of symbolic
+// links reveals, so that a file is judged by every name it has.
 package fspath
 
 import (

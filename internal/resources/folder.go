@@ -231,12 +231,16 @@ func (r Resource) values(uri string) (map[string]string, bool) {
 
 // Read returns the content of uri: a concrete file as it is, or a
 // template's file with the URI's values filled in.
-func (f *Folder) Read(uri string) (Content, error) {
+func (f *Folder) Read(uri string) (Content, error) { return f.ReadJudged(uri, nil) }
+
+// ReadJudged is Read with judge deciding on the file as opened (see
+// ReadFileJudged); name is its path inside the folder.
+func (f *Folder) ReadJudged(uri string, judge Judge) (Content, error) {
 	r, vals, err := f.Find(uri)
 	if err != nil {
 		return Content{}, err
 	}
-	data, err := ReadFile(f.dir, r.Name)
+	data, err := ReadFileJudged(f.dir, r.Name, judge)
 	if err != nil {
 		return Content{}, err
 	}
@@ -328,7 +332,18 @@ func StampFile(dir, name string) (string, error) {
 // ReadFile reads name (slash-separated, relative) inside dir through an
 // os.Root, refusing hidden names, anything that leaves dir and files over
 // MaxRead bytes.
-func ReadFile(dir, name string) ([]byte, error) {
+func ReadFile(dir, name string) ([]byte, error) { return ReadFileJudged(dir, name, nil) }
+
+// Judge decides whether a file may be served, on the file as opened: name
+// is the path it was opened by, info the open file's Stat. Deciding on the
+// open file, not on a look before the open, means the bytes read are those
+// of the file judged, even if a name was swapped meanwhile — a hard link
+// to a denied file (fspath.Links) put in place of an allowed one.
+type Judge func(name string, info fs.FileInfo) error
+
+// ReadFileJudged is ReadFile with judge (nil: none) asked about the opened
+// file before a byte of it is read; its error is returned as it is.
+func ReadFileJudged(dir, name string, judge Judge) ([]byte, error) {
 	if name == "" || path.IsAbs(name) || filepath.IsAbs(name) || strings.Contains(name, "\\") {
 		return nil, fmt.Errorf("read %q: not a relative path inside %s", name, dir)
 	}
@@ -353,6 +368,11 @@ func ReadFile(dir, name string) ([]byte, error) {
 	}
 	if !info.Mode().IsRegular() {
 		return nil, fmt.Errorf("read %s: not a regular file", name)
+	}
+	if judge != nil {
+		if err := judge(name, info); err != nil {
+			return nil, err
+		}
 	}
 	if info.Size() > MaxRead {
 		return nil, fmt.Errorf("read %s: %d bytes, more than the %d a resource may have", name, info.Size(), MaxRead)

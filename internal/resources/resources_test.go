@@ -199,3 +199,40 @@ func TestOutputsServeOnlyWhatTheServerSaved(t *testing.T) {
 		t.Errorf("list = %+v", l)
 	}
 }
+
+// A judge decides on the file as opened, through the name it was opened
+// by, before a byte is read: the file it judged is the file read, even when
+// a name is swapped between a look and the read (a symbolic link inside
+// the folder is followed to its target, whose Stat the judge gets).
+func TestAJudgeDecidesOnTheOpenedFileBeforeAnythingIsRead(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write(t, dir, "docs/guide.md", "# Guide")
+	write(t, dir, "docs/other.md", "SECRET")
+	if err := os.Symlink("other.md", filepath.Join(dir, "docs", "alias.md")); err != nil {
+		t.Fatal(err)
+	}
+	other, err := os.Stat(filepath.Join(dir, "docs", "other.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	refuse := errors.New("refused")
+	var judged []string
+	judge := func(name string, info os.FileInfo) error {
+		judged = append(judged, name)
+		if os.SameFile(info, other) {
+			return refuse
+		}
+		return nil
+	}
+	f := NewFolder(dir)
+	if c, err := f.ReadJudged("docs://guide.md", judge); err != nil || c.Text != "# Guide" {
+		t.Errorf("an allowed file: %q, %v", c.Text, err)
+	}
+	if c, err := f.ReadJudged("docs://alias.md", judge); !errors.Is(err, refuse) || c.Text != "" {
+		t.Errorf("the judged file through a link: %q, %v; want the judge's refusal", c.Text, err)
+	}
+	if strings.Join(judged, " ") != "docs/guide.md docs/alias.md" {
+		t.Errorf("judged %q, want each file by the name it was opened by", judged)
+	}
+}

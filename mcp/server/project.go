@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/url"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -15,6 +17,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolhost/toolhost/internal/fspath"
 	"github.com/toolhost/toolhost/internal/prompts"
 	"github.com/toolhost/toolhost/internal/resources"
 	"github.com/toolhost/toolhost/runtime"
@@ -231,40 +234,89 @@ func resourceContents(c resources.Content) *sdk.ResourceContents {
 	return rc
 }
 
-// readable reports whether the served agent's rules allow reading the
-// project file rel (slash-separated, relative to the project root) without
-// asking: what the read tool would read at once. Resources and @file
-// embeds reach the model through the client without a tool call, so a
-// file the rules deny, or would ask a person about, is not served. A link
-// is judged by the file it leads to as well as by its own name, so an
-// allowed name cannot serve a denied (or hidden) file; a path that cannot
-// be resolved inside the project is not served.
-func (p *project) readable(rel string) bool {
-	if !p.allowedRead(rel) {
+// judge decides, for one request (a listing, a read, a prompt), which
+// project files may be served: what the read tool would read at once.
+// Resources and @file embeds reach the model through the client without a
+// tool call, so a file the rules deny, or would ask a person about, is not
+// served; nor is a hidden file, by any name. A file has more names than the
+// one asked for: a symbolic link is judged by the file it leads to as well
+// as by its own name, and a file with hard links by every other name it
+// has in the project (fspath.Links, which walks the project at most once
+// per request) — and not at all when some of its names are not found (they
+// lie outside the project). A path that cannot be resolved inside the
+// project is not served.
+type judge struct {
+	p     *project
+	root  string // the project's real path; "" when there is none
+	links *fspath.Links
+}
+
+func (p *project) judge() *judge {
+	j := &judge{p: p}
+	if p.root != "" {
+		if root, err := filepath.EvalSymlinks(p.root); err == nil {
+			j.root = root
+			j.links = fspath.NewLinks(root)
+		}
+	}
+	return j
+}
+
+// readable reports whether rel (slash-separated, relative to the project
+// root) may be served, judged on the file as it is now; the read itself
+// judges again the file it opened (opened).
+func (j *judge) readable(rel string) bool {
+	if !j.p.allowedRead(rel) {
 		return false
 	}
-	if p.root == "" {
+	if j.p.root == "" {
 		return true
 	}
-	root, err := filepath.EvalSymlinks(p.root)
+	if j.root == "" {
+		return false
+	}
+	target, err := filepath.EvalSymlinks(filepath.Join(j.p.root, filepath.FromSlash(rel)))
 	if err != nil {
 		return false
 	}
-	target, err := filepath.EvalSymlinks(filepath.Join(p.root, filepath.FromSlash(rel)))
-	if err != nil {
-		return false
-	}
-	real, err := filepath.Rel(root, target)
+	real, err := filepath.Rel(j.root, target)
 	if err != nil || !filepath.IsLocal(real) {
 		return false
 	}
-	real = filepath.ToSlash(real)
+	if !j.name(filepath.ToSlash(real)) {
+		return false
+	}
+	info, err := os.Stat(target)
+	return err == nil && j.opened(rel, info) == nil
+}
+
+// name reports whether a real name of a file (no link on the way) may be
+// served: not hidden, and allowed by the read rules.
+func (j *judge) name(real string) bool {
 	for _, seg := range strings.Split(real, "/") {
 		if strings.HasPrefix(seg, ".") && seg != "." {
 			return false // hidden files are not served, by any name
 		}
 	}
-	return p.allowedRead(real)
+	return j.p.allowedRead(real)
+}
+
+// opened judges the file rel names by its other names (hard links), on
+// info, a Stat of the file as opened. Why a file is refused goes to the
+// log, for the person who set up the project; the client is told only that
+// the file has names that keep it back, and how to serve it.
+func (j *judge) opened(rel string, info fs.FileInfo) error {
+	if fspath.LinkCount(info) <= 1 {
+		return nil
+	}
+	if j.links == nil {
+		return fmt.Errorf("%s: %w: the project cannot be searched for them", rel, fspath.ErrHardLinked)
+	}
+	if err := j.links.Names(info).Check(rel, j.name); err != nil {
+		j.p.log.Warn("hard-linked file not served", "file", rel, "err", err)
+		return fmt.Errorf("%s: %w: not every name of it may be read, or some lie outside the project; to serve it, make it a file of its own rather than a hard link", rel, fspath.ErrHardLinked)
+	}
+	return nil
 }
 
 // allowedRead reports whether the rules allow reading rel without asking.
@@ -287,10 +339,11 @@ func (r resolver) File(path string) (resources.Content, error) {
 	if r.p.root == "" {
 		return resources.Content{}, errors.New("no project root")
 	}
-	if !r.p.readable(path) {
+	j := r.p.judge()
+	if !j.readable(path) {
 		return resources.Content{}, fmt.Errorf("@%s: %w", path, errNotReadable)
 	}
-	data, err := resources.ReadFile(r.p.root, path)
+	data, err := resources.ReadFileJudged(r.p.root, path, j.opened)
 	if err != nil {
 		return resources.Content{}, err
 	}
@@ -308,30 +361,35 @@ func (p *project) read(uri string) (resources.Content, error) {
 	if p.folder == nil {
 		return resources.Content{}, fmt.Errorf("%w: %s", resources.ErrNotFound, uri)
 	}
-	if err := p.servable(uri); err != nil {
+	j := p.judge()
+	if err := p.servable(uri, j); err != nil {
 		return resources.Content{}, err
 	}
-	return p.folder.Read(uri)
+	return p.folder.ReadJudged(uri, func(name string, info fs.FileInfo) error {
+		return j.opened(path.Join(ResourcesFolder, name), info)
+	})
 }
 
 // servable refuses, as not found, a URI of the resources folder whose file
 // the read rules keep back.
-func (p *project) servable(uri string) error {
-	if r, _, err := p.folder.Find(uri); err == nil && !p.readable(path.Join(ResourcesFolder, r.Name)) {
+func (p *project) servable(uri string, j *judge) error {
+	if r, _, err := p.folder.Find(uri); err == nil && !j.readable(path.Join(ResourcesFolder, r.Name)) {
 		return fmt.Errorf("%w: %s", resources.ErrNotFound, uri)
 	}
 	return nil
 }
 
-// stamp is what changes when uri changes.
-func (p *project) stamp(uri string) (string, error) {
+// stamp is what changes when uri changes; j judges its file (one judge
+// serves a whole poll, so hard-linked files cost one walk of the project
+// per poll, not one per subscription).
+func (p *project) stamp(uri string, j *judge) (string, error) {
 	if strings.HasPrefix(uri, resources.OutputPrefix) {
 		return p.outputs.Stamp(uri)
 	}
 	if p.folder == nil {
 		return "", fmt.Errorf("%w: %s", resources.ErrNotFound, uri)
 	}
-	if err := p.servable(uri); err != nil {
+	if err := p.servable(uri, j); err != nil {
 		return "", err
 	}
 	return p.folder.Stamp(uri)
@@ -344,8 +402,9 @@ func (p *project) syncResources() {
 		if err != nil {
 			p.log.Warn("resources folder not served", "err", err)
 		}
+		j := p.judge()
 		for _, r := range list {
-			if p.readable(path.Join(ResourcesFolder, r.Name)) {
+			if j.readable(path.Join(ResourcesFolder, r.Name)) {
 				all = append(all, r)
 			}
 		}
@@ -442,7 +501,7 @@ func (p *project) complete(_ context.Context, req *sdk.CompleteRequest) (*sdk.Co
 // A session's subscriptions end with it.
 func (p *project) subscribe(_ context.Context, req *sdk.SubscribeRequest) error {
 	uri := req.Params.URI
-	stamp, err := p.stamp(uri)
+	stamp, err := p.stamp(uri, p.judge())
 	if err != nil {
 		return fmt.Errorf("subscribe to %s: %w", uri, err)
 	}
@@ -532,8 +591,9 @@ func (p *project) poll(interval time.Duration) {
 		}
 		p.mu.Unlock()
 		stamps := make(map[string]string, len(uris))
+		j := p.judge()
 		for _, uri := range uris {
-			stamp, err := p.stamp(uri)
+			stamp, err := p.stamp(uri, j)
 			if err != nil {
 				stamp = "gone"
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -613,6 +614,94 @@ func TestALinkDoesNotMakeADeniedFileReadable(t *testing.T) {
 		if b, _ := json.Marshal(m.Content); strings.Contains(string(b), "TOP SECRET") {
 			t.Errorf("the prompt embedded the denied file through a link: %s", b)
 		}
+	}
+}
+
+// A hard link gives a file a second name with no link to resolve: the
+// bytes of a denied or hidden file under a name the rules allow. A file is
+// served only when every one of its names may be, and all of them were
+// found in the project; two allowed names of one file are served.
+func TestAHardLinkDoesNotMakeADeniedFileReadable(t *testing.T) {
+	t.Parallel()
+	f := newProjectFixtureWith(t, `{"read": {"*": "allow", "private/*": "deny", "*.env": "deny"}}`)
+	outside := t.TempDir()
+	files := map[string]string{
+		filepath.Join(f.root, "private", "secret.md"):     "PRIVATE SECRET",
+		filepath.Join(f.root, ".env"):                     "ENV SECRET",
+		filepath.Join(f.root, ".private", "creds.txt"):    "HIDDEN SECRET",
+		filepath.Join(f.root, ".git", "objects", "x.txt"): "HIDDEN DEEP SECRET",
+		filepath.Join(outside, "key.txt"):                 "OUTSIDE SECRET",
+	}
+	for p, content := range files {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	links := map[string]string{ // new name -> existing file
+		"resources/docs/notes.md":  "private/secret.md",
+		"resources/docs/env.md":    ".env",
+		"resources/docs/creds.md":  ".private/creds.txt",
+		"resources/docs/deep.md":   ".git/objects/x.txt",
+		"resources/docs/key.md":    filepath.Join(outside, "key.txt"),
+		"resources/docs/shared.md": "resources/docs/guide.md",
+		"docs/readme.md":           ".env",
+		"creds-embed.md":           ".private/creds.txt",
+		"key-embed.md":             filepath.Join(outside, "key.txt"),
+		"notes-again.md":           "notes.md",
+	}
+	for link, target := range links {
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(f.root, filepath.FromSlash(target))
+		}
+		at := filepath.Join(f.root, filepath.FromSlash(link))
+		if err := os.MkdirAll(filepath.Dir(at), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Link(target, at); err != nil {
+			t.Skipf("no hard links here: %v", err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(f.configDir, "command", "leak.md"), []byte("@docs/readme.md @creds-embed.md @key-embed.md @notes-again.md\nSummarise."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cs := f.connect(t, nil)
+	ctx := context.Background()
+	kept := []string{"docs://notes.md", "docs://env.md", "docs://creds.md", "docs://deep.md", "docs://key.md"}
+	uris := resourceURIs(t, cs)
+	for _, uri := range kept {
+		if slices.Contains(uris, uri) {
+			t.Errorf("%s, a hard link to a file kept back, is listed", uri)
+		}
+		if res, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri}); err == nil {
+			t.Errorf("%s was read through a hard link: %+v", uri, res.Contents[0])
+		}
+		if err := cs.Subscribe(ctx, &sdk.SubscribeParams{URI: uri}); err == nil {
+			t.Errorf("a subscription to %s was accepted: its size and changes would be told", uri)
+		}
+	}
+	if !slices.Contains(uris, "docs://shared.md") {
+		t.Errorf("docs://shared.md, a hard link whose every name is allowed, is not listed: %v", uris)
+	}
+	if res, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "docs://shared.md"}); err != nil || res.Contents[0].Text != "# Guide" {
+		t.Errorf("docs://shared.md, every name allowed: %v", err)
+	}
+	res, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "leak"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all strings.Builder
+	for _, m := range res.Messages {
+		b, _ := json.Marshal(m.Content)
+		all.Write(b)
+	}
+	if strings.Contains(all.String(), "SECRET") {
+		t.Errorf("the prompt embedded a file kept back through a hard link: %s", all.String())
+	}
+	if !strings.Contains(all.String(), "# Notes") {
+		t.Errorf("the prompt did not embed notes-again.md, whose every name is allowed: %s", all.String())
 	}
 }
 
