@@ -7,7 +7,7 @@ import "errors"
 const (
 	HelperArg     = "__toolhost_sandbox_exec__"
 	HelperEnv     = "TOOLHOST_SANDBOX_HELPER"
-	helperVersion = "1"
+	helperVersion = "2"
 	// statusFD is the helper's status pipe: an error message, or nothing
 	// when the shell was started (close-on-exec closes it).
 	statusFD = 3
@@ -16,8 +16,13 @@ const (
 	helperFailed = 126
 )
 
-// MinNetworkABI is the Landlock ABI that can refuse TCP connect and bind.
-const MinNetworkABI = 4
+// MinNetworkABI is the Landlock ABI network false needs: TCP connect and
+// bind (ABI 4) and the abstract UNIX socket scope (ABI 6).
+const MinNetworkABI = 6
+
+// MinScopeABI is the Landlock ABI with scopes: from it on, commands may
+// signal only their own processes.
+const MinScopeABI = 6
 
 // ErrUnsupported is returned by Available where the kernel or the system
 // has no Landlock.

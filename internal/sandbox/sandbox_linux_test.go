@@ -185,7 +185,7 @@ func TestTheHelperFailsClosed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Args[2] = `{"writable":["/"],"unknown":1}`
+	cmd.Args[2] = `{"write":[{"path":"/","dir":true}],"unknown":1}`
 	out, _ := cmd.CombinedOutput()
 	var he *HelperError
 	if err := started(); !errors.As(err, &he) || !strings.Contains(err.Error(), "decode sandbox policy") {
