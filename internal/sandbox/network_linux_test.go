@@ -92,6 +92,7 @@ func TestNetworkFalseClosesWhatLandlocksTCPRulesDoNotCover(t *testing.T) {
 		{"a netlink audit socket", "netlink-audit", "", true, false},
 		{"an io_uring, which creates sockets without socket(2)", "io-uring", "", true, false},
 		{"a connection to another program's abstract UNIX socket", "abstract-connect", abstract, true, false},
+		{"a TCP fast open, which connects without connect(2)", "tcp-fastopen", tcp, true, false},
 		{"a connection to a UNIX socket by path (an ssh agent)", "unix-connect", sock, true, true},
 		{"a UNIX socket pair", "unix-socketpair", "", true, true},
 		{"a netlink route socket (interfaces and addresses)", "netlink-route", "", true, true},

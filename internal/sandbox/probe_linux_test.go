@@ -65,6 +65,7 @@ var probes = map[string]func(arg string) error{
 	"unix-connect":     func(a string) error { return unixConnect(a) },
 	"abstract-connect": func(a string) error { return unixConnect("@" + a) },
 	"io-uring":         ioUringSetup,
+	"tcp-fastopen":     tcpFastOpen,
 	"signal": func(a string) error {
 		pid, err := strconv.Atoi(a)
 		if err != nil {
@@ -142,6 +143,24 @@ func unixConnect(path string) error {
 	defer unix.Close(fd)
 	if err := unix.Connect(fd, &unix.SockaddrUnix{Name: path}); err != nil {
 		return fmt.Errorf("connect: %w", err)
+	}
+	return nil
+}
+
+// tcpFastOpen sends data with the connection request (MSG_FASTOPEN): a
+// connect without connect(2).
+func tcpFastOpen(addr string) error {
+	sa, err := inet4(addr)
+	if err != nil {
+		return err
+	}
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM, 0)
+	if err != nil {
+		return fmt.Errorf("socket: %w", err)
+	}
+	defer unix.Close(fd)
+	if err := unix.Sendto(fd, []byte("leak"), unix.MSG_FASTOPEN, sa); err != nil {
+		return fmt.Errorf("sendto: %w", err)
 	}
 	return nil
 }

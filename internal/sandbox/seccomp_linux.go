@@ -30,6 +30,8 @@ import (
 //     carries nothing off the machine.
 //
 // Everything else fails with EPERM, so a program prints a clear error.
+// sendto, sendmsg and sendmmsg with MSG_FASTOPEN are refused: TCP Fast
+// Open connects without connect(2), and Landlock does not see it.
 // io_uring_setup is refused too: io_uring creates and connects sockets
 // without the socket(2) system call that the filter judges. System calls
 // of another ABI than the native one (i386's int 0x80 on x86_64, 32-bit
@@ -94,6 +96,16 @@ func socketPolicy() seccomp.Policy {
 		for _, set := range sets {
 			named = append(named, seccomp.NameWithConditions{Name: name, Conditions: set})
 		}
+	}
+	// TCP Fast Open: the flags are sendto's and sendmmsg's fourth
+	// argument, sendmsg's third.
+	for _, c := range []struct {
+		name string
+		arg  uint32
+	}{{"sendto", 3}, {"sendmsg", 2}, {"sendmmsg", 3}} {
+		named = append(named, seccomp.NameWithConditions{Name: c.name, Conditions: seccomp.ArgumentConditions{
+			{Argument: c.arg, Operation: seccomp.BitsSet, Value: unix.MSG_FASTOPEN},
+		}})
 	}
 	return seccomp.Policy{
 		DefaultAction: seccomp.ActionAllow,
