@@ -10,11 +10,11 @@ import (
 // SystemDirs are the directories every confined command may read: the
 // programs, libraries and configuration of the system, the kernel's
 // views (/proc, /sys, /dev), runtime state (/run: sockets and the
-// resolver's files) and the temporary directories. Missing ones are
-// skipped.
+// resolver's files) and the temporary directory /tmp (the writable one:
+// /var/tmp, shared and long-lived, is not). Missing ones are skipped.
 var SystemDirs = []string{
 	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
-	"/proc", "/sys", "/dev", "/run", "/tmp", "/var/tmp",
+	"/proc", "/sys", "/dev", "/run", "/tmp",
 	"/var/lib/dpkg", "/var/lib/rpm", "/var/cache/fontconfig", "/nix", "/snap", "/gnu",
 }
 
