@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -162,5 +163,66 @@ func TestBashSandboxKeepsAnSSHAgentReachable(t *testing.T) {
 	// 1: the agent answered and holds no key; 2: it could not be reached.
 	if !strings.Contains(res.Output, "status=0") && !strings.Contains(res.Output, "status=1") {
 		t.Errorf("ssh-add could not reach the agent (pid %s):\n%s", strconv.Itoa(cmd.Process.Pid), res.Output)
+	}
+}
+
+func TestBashSandboxPolicyReads(t *testing.T) {
+	t.Parallel()
+	env := func(k string) string {
+		return map[string]string{"HOME": "/h", "PATH": "/usr/bin:/h/.local/bin:/h:/", "GOPATH": "/gp"}[k]
+	}
+	tests := []struct {
+		name     string
+		rules    permission.Ruleset
+		readable []string
+		confined bool
+		roots    []string // some of the readable roots, when confined
+		notRoots []string
+		hidden   []string // some hidden locations
+		shown    []string // locations not hidden
+	}{
+		{name: "without a deny reads are not confined, credentials hidden", hidden: []string{"/h/.ssh", "/h/.aws", "/h/.netrc"}},
+		{name: "allowing every directory still hides credentials", rules: permission.Ruleset{{Permission: "external_directory", Pattern: "*", Action: permission.Allow}}, hidden: []string{"/h/.ssh", "/h/.config/gh"}},
+		{
+			name: "external_directory deny confines reads to system dirs, toolchains and PATH", rules: denyOutside, confined: true,
+			roots: []string{"/usr", "/etc", "/h/go", "/h/.cargo", "/h/.cache", "/gp", "/h/.local/bin"}, notRoots: []string{"/h", "/"},
+		},
+		{name: "a deny with specific allows still confines", rules: append(slices.Clone(denyOutside), permission.Rule{Permission: "external_directory", Pattern: "/srv/*", Action: permission.Allow}), confined: true, roots: []string{"/usr"}},
+		{name: "sandbox.readable is a root and grants credentials by name", rules: denyOutside, readable: []string{"~/.ssh", "/data"}, confined: true, roots: []string{"/h/.ssh", "/data"}, shown: []string{"/h/.ssh"}, hidden: []string{"/h/.aws"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tc := bashContext("/p", &bashProbe{}, nil)
+			tc.Rules = tt.rules
+			p := BashSandboxPolicy(tc, &config.Config{Sandbox: config.Sandbox{Readable: tt.readable}}, env)
+			if p.ConfineReads != tt.confined {
+				t.Errorf("ConfineReads = %v, want %v", p.ConfineReads, tt.confined)
+			}
+			for _, r := range tt.roots {
+				if !slices.Contains(p.Readable, r) {
+					t.Errorf("%s is not a readable root: %v", r, p.Readable)
+				}
+			}
+			for _, r := range tt.notRoots {
+				if slices.Contains(p.Readable, r) {
+					t.Errorf("%s is a readable root", r)
+				}
+			}
+			var hidden []string
+			for _, s := range p.Hidden {
+				hidden = append(hidden, s.Path)
+			}
+			for _, h := range tt.hidden {
+				if !slices.Contains(hidden, h) {
+					t.Errorf("%s is not hidden: %v", h, hidden)
+				}
+			}
+			for _, h := range tt.shown {
+				if slices.Contains(hidden, h) {
+					t.Errorf("%s is hidden although granted by name", h)
+				}
+			}
+		})
 	}
 }
