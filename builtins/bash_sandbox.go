@@ -87,7 +87,7 @@ func BashSandboxPolicy(tc *runtime.Context, cfg *config.Config, env func(string)
 	if len(protected) == 0 {
 		protected = []string{runtime.DefaultDataDir()}
 	}
-	p := sandbox.Policy{Writable: w, Protected: protected, Network: cfg.Sandbox.NetworkOn(), Hidden: sandbox.HomeSecrets(home, readable)}
+	p := sandbox.Policy{Writable: w, Protected: protected, Network: cfg.Sandbox.NetworkOn(), Hidden: append(sandbox.HomeSecrets(home, readable), sandbox.EnvSecrets(env, home, readable)...)}
 	if externalDenied(rules) {
 		p.ConfineReads = true
 		p.Readable = append(sandbox.ReadRoots(env, home), readable...)

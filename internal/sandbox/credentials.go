@@ -146,3 +146,53 @@ func expandHidden(secrets []Secret) []HiddenPath {
 	}
 	return out
 }
+
+// credentialEnv are the environment variables that move a credential
+// location away from its default: the location is hidden where the
+// variable points, too. file, when set, is the credential file inside the
+// directory the variable names.
+var credentialEnv = []struct{ name, file string }{
+	{"GNUPGHOME", ""}, {"AWS_SHARED_CREDENTIALS_FILE", ""}, {"AWS_CONFIG_FILE", ""}, {"KUBECONFIG", ""},
+	{"DOCKER_CONFIG", "config.json"}, {"GH_CONFIG_DIR", ""}, {"CLOUDSDK_CONFIG", ""}, {"AZURE_CONFIG_DIR", ""},
+	{"PASSWORD_STORE_DIR", ""}, {"NETRC", ""}, {"CARGO_HOME", "credentials"}, {"CARGO_HOME", "credentials.toml"},
+	{"VAULT_CONFIG_PATH", ""}, {"GOOGLE_APPLICATION_CREDENTIALS", ""},
+}
+
+// EnvSecrets are the credential locations the environment moves (see
+// credentialEnv), and the Credentials under ~/.config and ~/.local/share
+// again beneath $XDG_CONFIG_HOME and $XDG_DATA_HOME when those are set
+// elsewhere. grants unhide by name, as in HomeSecrets.
+func EnvSecrets(env func(string) string, home string, grants []string) []Secret {
+	var out []Secret
+	add := func(abs, grant string, except []string) {
+		abs = filepath.Clean(abs)
+		if !filepath.IsAbs(abs) || slices.Contains(grants, abs) || home != "" && abs == filepath.Clean(home) {
+			return
+		}
+		out = append(out, Secret{Path: abs, Grant: grant, Except: except})
+	}
+	for _, c := range credentialEnv {
+		for _, v := range filepath.SplitList(env(c.name)) {
+			if v == "" {
+				continue
+			}
+			if c.file != "" {
+				v = filepath.Join(v, c.file)
+			}
+			add(v, v, nil)
+		}
+	}
+	for _, x := range []struct{ name, prefix string }{{"XDG_CONFIG_HOME", ".config/"}, {"XDG_DATA_HOME", ".local/share/"}} {
+		base := env(x.name)
+		if base == "" || !filepath.IsAbs(base) || home != "" && filepath.Clean(base) == filepath.Join(home, strings.TrimSuffix(x.prefix, "/")) {
+			continue
+		}
+		for _, c := range Credentials {
+			if rest, ok := strings.CutPrefix(c.Path, x.prefix); ok {
+				p := filepath.Join(base, rest)
+				add(p, p, c.Except)
+			}
+		}
+	}
+	return out
+}

@@ -190,3 +190,25 @@ func TestCachedPlanIsMadeAgainWhenACarvedDirectoryChanges(t *testing.T) {
 		t.Error("a key added to ~/.ssh is readable")
 	}
 }
+
+func TestEnvSecretsFollowTheVariablesThatMoveCredentials(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{
+		"GNUPGHOME": "/keys/gnupg", "KUBECONFIG": "/k/a:/k/b", "DOCKER_CONFIG": "/d", "CARGO_HOME": "/c",
+		"XDG_CONFIG_HOME": "/xdg/config", "XDG_DATA_HOME": "/h/.local/share",
+	}
+	got := map[string]bool{}
+	for _, s := range EnvSecrets(func(k string) string { return env[k] }, "/h", []string{"/k/b"}) {
+		got[s.Path] = true
+	}
+	for _, want := range []string{"/keys/gnupg", "/k/a", "/d/config.json", "/c/credentials.toml", "/xdg/config/gh", "/xdg/config/google-chrome"} {
+		if !got[want] {
+			t.Errorf("%s is not hidden: %v", want, got)
+		}
+	}
+	for _, not := range []string{"/k/b", "/d", "/c", "/h/.local/share/keyrings"} {
+		if got[not] {
+			t.Errorf("%s is hidden (granted by name, a directory holding one, or already hidden by HomeSecrets)", not)
+		}
+	}
+}
