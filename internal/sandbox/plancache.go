@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"sync"
-	"syscall"
 )
 
 // CachedPlan is p.Plan(), computed once and reused while nothing it
@@ -66,15 +65,14 @@ func stampOf(p string) stamp {
 	if err != nil {
 		return stamp{}
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
+	s, ok := sysStamp(fi)
 	if !ok {
-		return stamp{mtime: fi.ModTime().UnixNano(), stat2: -1} // never equal twice: no caching
+		return stamp{mtime: fi.ModTime().UnixNano(), stat2: -1} // never fresh: no caching
 	}
-	var lst int64
 	if li, err := os.Lstat(p); err == nil {
-		lst = li.ModTime().UnixNano() // a root that is a link retargeted
+		s.stat2 = li.ModTime().UnixNano() // a root that is a link retargeted
 	}
-	return stamp{dev: uint64(st.Dev), ino: st.Ino, ctime: st.Ctim.Nano(), mtime: st.Mtim.Nano(), stat2: lst}
+	return s
 }
 
 func stampAll(paths []string) []stamp {

@@ -156,3 +156,35 @@ func TestRefusalsNamesProtectedStateAndTheDirectoryToGrant(t *testing.T) {
 		t.Errorf("got %d refusals, want at most %d", len(rs), maxRefusals)
 	}
 }
+
+func TestRefusalsOfReadsNameWhatToGrant(t *testing.T) {
+	t.Parallel()
+	home := fakeHome(t)
+	project, other := filepath.Join(home, "src", "app"), t.TempDir()
+	pl := Policy{ConfineReads: true, Writable: []string{project}, Hidden: HomeSecrets(home, nil)}.Plan()
+	out := "grep: " + rel(t, project, other) + "/x: Permission denied\n" +
+		"dd: failed to open '" + home + "/.ssh/id_ed25519': Permission denied\n" +
+		"cat: ../app/main.go: Permission denied\n"
+	rs := Refusals(out, pl, project, nil)
+	if len(rs) != 2 {
+		t.Fatalf("Refusals = %+v, want the read outside and the key", rs)
+	}
+	if !rs[0].Read || rs[0].Path != filepath.Join(other, "x") || rs[0].Dir != other || rs[0].Credential != "" {
+		t.Errorf("the read outside = %+v", rs[0])
+	}
+	if !rs[1].Read || rs[1].Credential != "~/.ssh/id_ed25519" {
+		t.Errorf("the key = %+v", rs[1])
+	}
+	if MayHoldRefusal("all fine\n") || !MayHoldRefusal(out) {
+		t.Error("MayHoldRefusal is wrong")
+	}
+}
+
+func rel(t *testing.T, from, to string) string {
+	t.Helper()
+	r, err := filepath.Rel(from, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}

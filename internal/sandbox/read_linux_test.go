@@ -94,15 +94,6 @@ func TestConfinedReadsReachOnlyTheReadableRoots(t *testing.T) {
 	}
 }
 
-func rel(t *testing.T, from, to string) string {
-	t.Helper()
-	r, err := filepath.Rel(from, to)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
 func h(home, p string) string { return filepath.Join(home, p) }
 
 func removeAll(s []string, v string) []string {
