@@ -14,6 +14,13 @@ const (
 	// helperFailed is the helper's exit status when it could not restrict
 	// itself or start the shell.
 	helperFailed = 126
+	// A plan longer than maxPlanArg is passed on planFD (argv[2] is then
+	// planFromFD): one argument may hold 128 KiB at most. maxPlan bounds
+	// what the helper reads.
+	maxPlanArg = 64 << 10
+	planFromFD = "@4"
+	planFD     = 4
+	maxPlan    = 64 << 20
 )
 
 // MinNetworkABI is the Landlock ABI network false needs: TCP connect and

@@ -55,15 +55,39 @@ func Command(p Policy, shell string, args []string, env []string) (cmd *exec.Cmd
 		env = os.Environ()
 	}
 	env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, HelperEnv+"=") })
-	cmd = exec.Command(self, append([]string{HelperArg, enc, path}, args...)...)
-	cmd.Env = append(env, HelperEnv+"="+helperVersion)
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, nil, fmt.Errorf("sandbox: status pipe: %w", err)
 	}
+	// A plan too long for one argument (a home directory of thousands
+	// of entries, carved) goes through a pipe instead, written while the
+	// helper reads it.
+	var planR *os.File
+	arg := enc
+	if len(enc) > maxPlanArg {
+		var planW *os.File
+		if planR, planW, err = os.Pipe(); err != nil {
+			r.Close()
+			w.Close()
+			return nil, nil, fmt.Errorf("sandbox: plan pipe: %w", err)
+		}
+		arg = planFromFD
+		go func() {
+			defer planW.Close()
+			_, _ = io.WriteString(planW, enc) // fails only when the helper is gone, which it reports
+		}()
+	}
+	cmd = exec.Command(self, append([]string{HelperArg, arg, path}, args...)...)
+	cmd.Env = append(env, HelperEnv+"="+helperVersion)
 	cmd.ExtraFiles = []*os.File{w} // fd 3 in the helper
+	if planR != nil {
+		cmd.ExtraFiles = append(cmd.ExtraFiles, planR) // fd 4
+	}
 	started = func() error {
 		w.Close()
+		if planR != nil {
+			planR.Close() // the helper holds its own; a writer left blocked ends
+		}
 		defer r.Close()
 		msg, err := io.ReadAll(io.LimitReader(r, 64<<10))
 		if err != nil {
@@ -95,7 +119,16 @@ func runHelper() {
 		os.Exit(helperFailed)
 	}
 	syscall.CloseOnExec(statusFD)
-	p, err := decodeHelperArgs(os.Args[2])
+	enc := os.Args[2]
+	if enc == planFromFD {
+		syscall.CloseOnExec(planFD)
+		b, err := io.ReadAll(io.LimitReader(os.NewFile(planFD, "sandbox-plan"), maxPlan))
+		if err != nil {
+			fail(fmt.Errorf("read the plan: %w", err))
+		}
+		enc = string(b)
+	}
+	p, err := decodeHelperArgs(enc)
 	if err != nil {
 		fail(err)
 	}
