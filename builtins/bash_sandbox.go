@@ -195,7 +195,7 @@ func sandboxNotes(p *sandbox.Policy, output, dir string) []string {
 			notes = append(notes, fmt.Sprintf("The sandbox refused writing %s: it is toolhost's own state, which commands may never write.", r.Path))
 		case r.Credential != "":
 			grant, _ := json.Marshal(r.Credential)
-			notes = append(notes, fmt.Sprintf(`The sandbox refused %s: it is a credential location, which commands may not read or write whatever the permission rules say. To allow it, add "sandbox": {"readable": [%s]} to toolhost.json (ssh and git reach hosts through an ssh agent without it).`, r.Path, grant))
+			notes = append(notes, fmt.Sprintf(`The sandbox refused %s: it is a credential location, which commands may neither read nor write whatever the permission rules say. To allow reading it, add "sandbox": {"readable": [%s]} to toolhost.json (ssh and git reach hosts through an ssh agent without it).`, r.Path, grant))
 		case r.Read:
 			d, _ := json.Marshal(r.Dir)
 			notes = append(notes, fmt.Sprintf(`The sandbox may have refused reading %s: external_directory denies reading outside the project, so bash commands may read only the project, the system and toolchain directories and what the config allows. To allow it, add "sandbox": {"readable": [%s]} to toolhost.json.`, r.Path, d))
