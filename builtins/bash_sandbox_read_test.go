@@ -45,15 +45,19 @@ func TestBashSandboxConfinesReadsWhenExternalDirectoryIsDenied(t *testing.T) {
 		{"sandbox.readable grants a directory", "cat " + hidden(other+"/secret"), denyOutside, &config.Config{Sandbox: config.Sandbox{Readable: []string{other}}}, true, ""},
 		{"without a deny, reads outside stay open", "cat " + hidden(other+"/secret"), nil, nil, true, ""},
 	}
+	type row = struct {
+		name    string
+		command string
+		rules   permission.Ruleset
+		cfg     *config.Config
+		wantOK  bool
+		note    string
+	}
+	if _, err := exec.LookPath("git"); err == nil {
+		tests = append(tests, row{"git works in the project", "git init -q . && git -c user.name=t -c user.email=t@t commit -q --allow-empty -m x && git log --oneline | grep -q x", denyOutside, nil, true, ""})
+	}
 	if goBin, err := exec.LookPath("go"); err == nil {
-		tests = append(tests, struct {
-			name    string
-			command string
-			rules   permission.Ruleset
-			cfg     *config.Config
-			wantOK  bool
-			note    string
-		}{"the Go toolchain on PATH runs", goBin + " version", denyOutside, nil, true, ""})
+		tests = append(tests, row{"the Go toolchain on PATH runs", goBin + " version", denyOutside, nil, true, ""})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

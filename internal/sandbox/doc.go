@@ -33,8 +33,9 @@
 // descriptor 3, close-on-exec) and exits without running the shell: the
 // call fails closed and the parent can tell a sandbox failure from the
 // command's own exit status. The parent computes the plan (below) and
-// passes it in argv; CachedPlan makes it once per host and again only when
-// a directory it was computed from changes.
+// passes it in argv (through a pipe when it is too long for one argument);
+// CachedPlan makes it once per host and again only when a directory it was
+// computed from changes.
 //
 // # What is writable
 //
