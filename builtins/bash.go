@@ -160,7 +160,7 @@ func runBash(ctx context.Context, p bashParams, tc *runtime.Context) (runtime.Re
 	if run.Aborted {
 		notes = append(notes, "User aborted the command")
 	}
-	notes = append(notes, sandboxNotes(sb, run.Output)...)
+	notes = append(notes, sandboxNotes(sb, run.Output, dir)...)
 	output := run.Output
 	if len(notes) > 0 {
 		output += "\n\n<bash_metadata>\n" + strings.Join(notes, "\n") + "\n</bash_metadata>"

@@ -34,8 +34,13 @@ func bashSandbox(tc *runtime.Context, approved []string) (*sandbox.Policy, error
 	if err != nil {
 		return nil, nil
 	}
-	if !cfg.Sandbox.NetworkOn() && abi < sandbox.MinNetworkABI {
-		return nil, fmt.Errorf(`bash: "sandbox": {"network": false} needs Landlock ABI %d (Linux 6.7) and this kernel has ABI %d, so commands are not run; set "network": true or upgrade the kernel`, sandbox.MinNetworkABI, abi)
+	if !cfg.Sandbox.NetworkOn() {
+		if abi < sandbox.MinNetworkABI {
+			return nil, fmt.Errorf(`bash: "sandbox": {"network": false} needs Landlock ABI %d (Linux 6.12) and this kernel has ABI %d, so commands are not run; set "network": true or upgrade the kernel`, sandbox.MinNetworkABI, abi)
+		}
+		if err := sandbox.SocketFilterSupported(); err != nil {
+			return nil, fmt.Errorf(`bash: "sandbox": {"network": false} cannot be enforced: %w; commands are not run; set "network": true`, err)
+		}
 	}
 	p := BashSandboxPolicy(tc, cfg, os.Getenv)
 	p.Writable = append(p.Writable, approved...)
@@ -46,10 +51,17 @@ func bashSandbox(tc *runtime.Context, approved []string) (*sandbox.Policy, error
 // context, without the directories a single call was approved: the
 // worktree and working directory, the temporary directory, the toolchain
 // caches, the devices, what external_directory allow rules allow (the
-// agent's rules and the call's), and sandbox.writable; toolhost's state
-// directories protected. `toolhost doctor` shows it.
+// agent's rules and the call's), and sandbox.writable are writable;
+// toolhost's state directories protected; the credential locations hidden
+// unless sandbox.readable names them; and, when external_directory denies
+// what lies outside the project, reading confined to the writable roots,
+// the system and toolchain directories and sandbox.readable. `toolhost
+// doctor` shows it.
 func BashSandboxPolicy(tc *runtime.Context, cfg *config.Config, env func(string) string) sandbox.Policy {
 	home, _ := os.UserHomeDir()
+	if h := env("HOME"); filepath.IsAbs(h) {
+		home = h
+	}
 	var w []string
 	for _, d := range []string{tc.Worktree, tc.Directory, os.TempDir()} {
 		if d != "" {
@@ -58,7 +70,8 @@ func BashSandboxPolicy(tc *runtime.Context, cfg *config.Config, env func(string)
 	}
 	w = append(w, config.SandboxCaches(env, home)...)
 	w = append(w, sandbox.Devices...)
-	w = append(w, externalAllowed(tc, home)...)
+	rules := bashExternalRules(tc)
+	w = append(w, externalAllowed(rules, home)...)
 	root := tc.Worktree
 	if root == "" {
 		root = tc.Directory
@@ -66,11 +79,42 @@ func BashSandboxPolicy(tc *runtime.Context, cfg *config.Config, env func(string)
 	for _, d := range cfg.Sandbox.Writable {
 		w = append(w, resolveAgainst(root, home, d))
 	}
+	var readable []string
+	for _, d := range cfg.Sandbox.Readable {
+		readable = append(readable, resolveAgainst(root, home, d))
+	}
 	protected := tc.StateDirs
 	if len(protected) == 0 {
 		protected = []string{runtime.DefaultDataDir()}
 	}
-	return sandbox.Policy{Writable: w, Protected: protected, Network: cfg.Sandbox.NetworkOn()}
+	p := sandbox.Policy{Writable: w, Protected: protected, Network: cfg.Sandbox.NetworkOn(), Hidden: append(sandbox.HomeSecrets(home, readable), sandbox.EnvSecrets(env, home, readable)...)}
+	if externalDenied(rules) {
+		p.ConfineReads = true
+		p.Readable = append(sandbox.ReadRoots(env, home), readable...)
+	}
+	return p
+}
+
+// bashExternalRules are the rules external_directory is judged by for
+// this call: the agent's, then the call's.
+func bashExternalRules(tc *runtime.Context) permission.Ruleset {
+	var rules permission.Ruleset
+	if tc.Rulebook != nil {
+		if agentRules, err := tc.Rulebook.AgentRules(tc.Agent); err == nil {
+			rules = append(rules, agentRules...)
+		}
+	}
+	return append(rules, tc.Rules...)
+}
+
+// externalDenied reports whether external_directory denies what no rule
+// names specifically: the catch-all ("external_directory": "deny", or
+// {"*": "deny", ...}). Commands then read only inside the project and the
+// directories the sandbox makes readable; a deny for one directory among
+// allowed ones is left to the permission rules.
+func externalDenied(rules permission.Ruleset) bool {
+	dec, _ := permission.Evaluate(runtime.PermissionExternalDirectory, externalGlob(string(filepath.Separator)), rules)
+	return dec.Action == permission.Deny
 }
 
 // externalAllowed lists the directories external_directory allow rules
@@ -81,14 +125,7 @@ func BashSandboxPolicy(tc *runtime.Context, cfg *config.Config, env func(string)
 // /; see patternDir). Deny rules for a subdirectory of an allowed one are not carved out:
 // the kernel's rule is the coarser of the two, the permission rules still
 // judge what the command line names.
-func externalAllowed(tc *runtime.Context, home string) []string {
-	var rules permission.Ruleset
-	if tc.Rulebook != nil {
-		if agentRules, err := tc.Rulebook.AgentRules(tc.Agent); err == nil {
-			rules = append(rules, agentRules...)
-		}
-	}
-	rules = append(rules, tc.Rules...)
+func externalAllowed(rules permission.Ruleset, home string) []string {
 	var out []string
 	for _, r := range rules {
 		if r.Action != permission.Allow || !permission.Match(r.Permission, runtime.PermissionExternalDirectory) {
@@ -144,21 +181,29 @@ func resolveAgainst(root, home, p string) string {
 	}
 }
 
-// sandboxNotes explains writes the output shows refused at paths the
-// sandbox does not grant, naming the config that would allow each.
-func sandboxNotes(p *sandbox.Policy, output string) []string {
-	if p == nil {
+// sandboxNotes explains reads and writes the output shows refused at
+// paths the sandbox does not grant, naming the config that would allow
+// each. dir is the command's working directory.
+func sandboxNotes(p *sandbox.Policy, output, dir string) []string {
+	if p == nil || !sandbox.MayHoldRefusal(output) {
 		return nil
 	}
 	var notes []string
-	for _, r := range sandbox.Refusals(output, p.Plan(), p.Protected) {
-		if r.Protected {
+	for _, r := range sandbox.Refusals(output, sandbox.CachedPlan(*p), dir, p.Protected) {
+		switch {
+		case r.Protected:
 			notes = append(notes, fmt.Sprintf("The sandbox refused writing %s: it is toolhost's own state, which commands may never write.", r.Path))
-			continue
+		case r.Credential != "":
+			grant, _ := json.Marshal(r.Credential)
+			notes = append(notes, fmt.Sprintf(`The sandbox refused %s: it is a credential location, which commands may neither read nor write whatever the permission rules say. To allow reading it, add "sandbox": {"readable": [%s]} to toolhost.json (ssh and git reach hosts through an ssh agent without it).`, r.Path, grant))
+		case r.Read:
+			d, _ := json.Marshal(r.Dir)
+			notes = append(notes, fmt.Sprintf(`The sandbox may have refused reading %s: external_directory denies reading outside the project, so bash commands may read only the project, the system and toolchain directories and what the config allows. To allow it, add "sandbox": {"readable": [%s]} to toolhost.json.`, r.Path, d))
+		default:
+			d, _ := json.Marshal(r.Dir)
+			glob, _ := json.Marshal(externalGlob(r.Dir))
+			notes = append(notes, fmt.Sprintf(`The sandbox may have refused writing %s: bash commands may write only inside the project, the temporary directory, toolchain caches and directories the config allows. To allow it, add "sandbox": {"writable": [%s]} or "permission": {"external_directory": {%s: "allow"}} to toolhost.json.`, r.Path, d, glob))
 		}
-		dir, _ := json.Marshal(r.Dir)
-		glob, _ := json.Marshal(externalGlob(r.Dir))
-		notes = append(notes, fmt.Sprintf(`The sandbox may have refused writing %s: bash commands may write only inside the project, the temporary directory, toolchain caches and directories the config allows. To allow it, add "sandbox": {"writable": [%s]} or "permission": {"external_directory": {%s: "allow"}} to toolhost.json.`, r.Path, dir, glob))
 	}
 	return notes
 }

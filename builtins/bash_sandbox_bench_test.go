@@ -6,17 +6,29 @@ import (
 	"context"
 	"testing"
 
+	"github.com/toolhost/toolhost/internal/sandbox"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
+	"github.com/toolhost/toolhost/runtime/permission"
 )
 
 // BenchmarkBashStartSandboxed and BenchmarkBashStartPlain measure one bash
 // call of `true` with and without the Landlock sandbox, in one run: the
 // difference is the helper's re-execution of the test binary, its
-// restriction and its exec of the shell.
+// restriction and its exec of the shell. The plan (the carve around the
+// credentials in home) is made once and reused (sandbox.CachedPlan).
 func BenchmarkBashStartSandboxed(b *testing.B) {
 	requireLandlock(b, 1)
 	benchBashStart(b, &config.Config{})
+}
+
+// BenchmarkBashStartLockedDown adds what a locked-down config costs: the
+// network off (the socket filter, the abstract socket scope) and reads
+// confined by an external_directory deny (more rules to add).
+func BenchmarkBashStartLockedDown(b *testing.B) {
+	requireLandlock(b, sandbox.MinNetworkABI)
+	off := false
+	benchBashStart(b, &config.Config{Sandbox: config.Sandbox{Network: &off}}, denyOutside...)
 }
 
 func BenchmarkBashStartPlain(b *testing.B) {
@@ -24,7 +36,7 @@ func BenchmarkBashStartPlain(b *testing.B) {
 	benchBashStart(b, &config.Config{Sandbox: config.Sandbox{Enabled: &off}})
 }
 
-func benchBashStart(b *testing.B, cfg *config.Config) {
+func benchBashStart(b *testing.B, cfg *config.Config, rules ...permission.Rule) {
 	dir := b.TempDir()
 	def, err := Bash().Init(context.Background(), runtime.InitContext{Agent: &runtime.Agent{Name: "build"}})
 	if err != nil {
@@ -34,6 +46,7 @@ func benchBashStart(b *testing.B, cfg *config.Config) {
 	// toolhost's state where it is by default, not in the temporary
 	// directory, which would then be carved (see package sandbox).
 	tc.StateDirs = []string{runtime.DefaultDataDir()}
+	tc.Rules = rules
 	args := []byte(`{"command":"true","description":"nothing"}`)
 	for b.Loop() {
 		res, err := def.Execute(context.Background(), args, tc)

@@ -71,9 +71,16 @@ type SandboxReport struct {
 	Active bool   `json:"active"`
 	ABI    int    `json:"abi"`
 	Reason string `json:"reason,omitempty"`
-	// Network false means TCP connect and bind are refused.
+	// Network false means TCP connect and bind are refused, other
+	// sockets and abstract UNIX sockets of other programs too.
 	Network   bool     `json:"network"`
 	Protected []string `json:"protected"`
+	// Signals says commands may signal only their own processes
+	// (Landlock ABI 6).
+	Signals bool `json:"signals_scoped"`
+	// Hidden are the credential locations on this machine commands may
+	// not read, by the name that grants each in sandbox.readable.
+	Hidden []string `json:"hidden"`
 	// Plan is what a command of the project may write.
 	Plan sandbox.Plan `json:"plan"`
 }
@@ -102,7 +109,8 @@ func NewCmdDoctor(g *Globals, runF func(context.Context, *Globals, *DoctorOption
 		Short: "Report the bash sandbox, config files, plugins and guest toolchains",
 		Long: `Report what toolhost finds on this machine for this project: whether bash
 commands run under the kernel sandbox (Linux Landlock: its ABI, the
-directories commands may write, the network), the config directories
+directories commands may write and read, the credential locations they
+may not, the network, signals), the config directories
 searched and files read, the plugins a host would load (and what keeps one
 from loading: not locked, not cached, a config value missing or invalid),
 and the toolchains wasm tools build with. It
@@ -178,8 +186,17 @@ func Doctor(ctx context.Context, dir string, opts *DoctorOptions) (*DoctorReport
 		rep.Sandbox.Reason = aerr.Error()
 	case !policy.Network && abi < sandbox.MinNetworkABI:
 		rep.Sandbox.Reason = fmt.Sprintf(`"network": false needs Landlock ABI %d; every bash command is refused`, sandbox.MinNetworkABI)
+	case !policy.Network && sandbox.SocketFilterSupported() != nil:
+		rep.Sandbox.Reason = fmt.Sprintf(`"network": false cannot be enforced: %v; every bash command is refused`, sandbox.SocketFilterSupported())
 	default:
 		rep.Sandbox.Active = true
+	}
+	rep.Sandbox.Signals = abi >= sandbox.MinScopeABI
+	rep.Sandbox.Hidden = []string{}
+	for _, h := range rep.Sandbox.Plan.Read.Hidden {
+		if _, err := os.Lstat(h.Path); err == nil {
+			rep.Sandbox.Hidden = append(rep.Sandbox.Hidden, h.Grant)
+		}
 	}
 	find := opts.FindToolchain
 	if find == nil {
@@ -240,7 +257,25 @@ func (r *DoctorReport) Print(w io.Writer) {
 	if s.Network {
 		fmt.Fprintln(w, "  network:    allowed")
 	} else {
-		fmt.Fprintln(w, "  network:    TCP connect and bind refused")
+		fmt.Fprintln(w, "  network:    off: TCP connect and bind refused; UDP, MPTCP, raw and other sockets and other programs' abstract UNIX sockets refused (UNIX sockets by path stay open)")
+	}
+	if s.Signals {
+		fmt.Fprintln(w, "  signals:    only to the command's own processes")
+	} else {
+		fmt.Fprintln(w, "  signals:    unrestricted (needs Landlock ABI 6)")
+	}
+	if s.Plan.Read.Confined {
+		label := "  readable:   "
+		for _, g := range s.Plan.Read.Grants {
+			fmt.Fprintf(w, "%s%s\n", label, g.Path)
+			label = "              "
+		}
+		fmt.Fprintln(w, `              (external_directory denies outside the project; add "sandbox": {"readable": [...]} for more)`)
+	} else {
+		fmt.Fprintln(w, "  readable:   everything but the credential locations")
+	}
+	if len(s.Hidden) > 0 {
+		fmt.Fprintf(w, "  hidden:     %s (never read or written; grant one by name: \"sandbox\": {\"readable\": [\"~/.ssh\"]})\n", strings.Join(s.Hidden, ", "))
 	}
 	label := "  writable:   "
 	for _, g := range s.Plan.Grants {
@@ -248,7 +283,7 @@ func (r *DoctorReport) Print(w io.Writer) {
 		label = "              "
 	}
 	for _, c := range s.Plan.Carved {
-		fmt.Fprintf(w, "  carved:     %s (its entries are writable; new ones cannot be created: toolhost's state lies beneath)\n", c)
+		fmt.Fprintf(w, "  carved:     %s (its entries are writable; new ones cannot be created: toolhost's state or a credential lies beneath)\n", c)
 	}
 	fmt.Fprintf(w, "  protected:  %s\n", strings.Join(s.Protected, ", "))
 	for _, sk := range s.Plan.Skipped {

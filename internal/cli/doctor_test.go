@@ -26,7 +26,7 @@ func TestDoctorReportsTheSandboxConfigFilesAndToolchains(t *testing.T) {
 		}
 	}
 	cfgFile := filepath.Join(project, "toolhost.json")
-	if err := os.WriteFile(cfgFile, []byte(`{"sandbox": {"writable": ["../extra", "missing"], "network": false}, "lsp": {"clangd": {"disabled": true}, "mine": {"command": ["my-ls"], "extensions": [".my"]}}}`), 0o644); err != nil {
+	if err := os.WriteFile(cfgFile, []byte(`{"sandbox": {"writable": ["../extra", "missing"], "network": false}, "permission": {"external_directory": "deny"}, "lsp": {"clangd": {"disabled": true}, "mine": {"command": ["my-ls"], "extensions": [".my"]}}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	env := map[string]string{
@@ -73,6 +73,9 @@ func TestDoctorReportsTheSandboxConfigFilesAndToolchains(t *testing.T) {
 	if !slices.ContainsFunc(s.Plan.Skipped, func(sk sandbox.Skip) bool { return sk.Path == filepath.Join(project, "missing") }) {
 		t.Errorf("a missing writable entry is not reported skipped: %v", s.Plan.Skipped)
 	}
+	if !s.Plan.Read.Confined || !s.Plan.AllowsRead(project) || !s.Plan.AllowsRead("/usr/bin") || s.Plan.AllowsRead("/var/log") {
+		t.Errorf("external_directory deny should confine reads to the project and the system: %+v", s.Plan.Read)
+	}
 	if !slices.Equal(rep.Config.Files, []string{cfgFile}) {
 		t.Errorf("config files = %v", rep.Config.Files)
 	}
@@ -101,7 +104,7 @@ func TestDoctorReportsTheSandboxConfigFilesAndToolchains(t *testing.T) {
 
 	var text bytes.Buffer
 	rep.Print(&text)
-	for _, want := range []string{"bash sandbox", "TCP connect and bind refused", extra, "carved:", cfgFile, "missing: ldc2",
+	for _, want := range []string{"bash sandbox", "TCP connect and bind refused", "UDP, MPTCP", "readable:   ", "external_directory denies outside the project", extra, "carved:", cfgFile, "missing: ldc2",
 		"gopls          /usr/bin/gopls (.go)", "pyright        not installed (pyright-langserver not on PATH", `mine           missing: executable file not found in $PATH; fix "lsp".mine.command`} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("printed report lacks %q:\n%s", want, text.String())

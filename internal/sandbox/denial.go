@@ -8,14 +8,20 @@ import (
 	"sync"
 )
 
-// Refusal is a write a command reported refused, at a path the plan does
-// not grant: most likely the sandbox's doing.
+// Refusal is an access a command reported refused, at a path the plan
+// does not grant: most likely the sandbox's doing.
 type Refusal struct {
-	// Path is the path the message named.
+	// Path is the path the message named (made absolute).
 	Path string
-	// Dir is the directory to make writable to allow it: Path's parent,
-	// or Path itself when it is an existing directory.
+	// Dir is the directory to grant to allow it: Path's parent, or Path
+	// itself when it is an existing directory.
 	Dir string
+	// Read says the plan does not let Path be read, so the refusal was
+	// of a read (or of a write to a path neither readable nor writable).
+	Read bool
+	// Credential is the name to grant Path by when it lies in a hidden
+	// credential location ("~/.ssh/id_ed25519"), else "".
+	Credential string
 	// Protected says Path is toolhost's own state, never writable.
 	Protected bool
 }
@@ -26,10 +32,11 @@ var deniedMessage = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)permission denied|operation not permitted|read-only file system`)
 })
 
-// pathToken finds absolute paths in a message, quoted or not; quotes,
-// colons and punctuation end them, and "//" (a URL's) does not start one.
+// pathToken finds absolute paths, and relative ones that leave the
+// working directory ("../x"), in a message, quoted or not; quotes, colons
+// and punctuation end them, and "//" (a URL's) does not start one.
 var pathToken = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile("(?:^|[\\s'\"`‘’“”(\\[:=])(/[^/\\s'\"`‘’“”:,;)\\]][^\\s'\"`‘’“”:,;)\\]]*)")
+	return regexp.MustCompile("(?:^|[\\s'\"`‘’“”(\\[:=])((?:/|\\.\\./)[^/\\s'\"`‘’“”:,;)\\]][^\\s'\"`‘’“”:,;)\\]]*)")
 })
 
 // Limits on what Refusals reads and returns: output is the model's and
@@ -40,12 +47,14 @@ const (
 	maxRefusals  = 5
 )
 
-// Refusals finds writes the command reported refused at paths the plan does
-// not let it write, so the caller can explain how to allow them. Only lines
-// that carry a refusal message are read, and only absolute paths in them
-// count (a relative path lies in the working directory, which is
-// writable). protected are toolhost's own directories.
-func Refusals(output string, plan Plan, protected []string) []Refusal {
+// Refusals finds accesses the command reported refused at paths the plan
+// does not let it read or write, so the caller can explain how to allow
+// them. Only lines that carry a refusal message are read, and only
+// absolute paths in them, or relative ones leaving dir (the command's
+// working directory: "../other/x"), count; a relative path inside dir
+// lies in the project, which is readable and writable. protected are
+// toolhost's own directories.
+func Refusals(output string, plan Plan, dir string, protected []string) []Refusal {
 	var out []Refusal
 	seen := map[string]bool{}
 	lines := strings.SplitN(output, "\n", maxScanLines+1)
@@ -64,14 +73,28 @@ func Refusals(output string, plan Plan, protected []string) []Refusal {
 			if i == 0 && len(matches) > 1 && m[2] == 0 && strings.HasPrefix(line[m[3]:], ":") {
 				continue
 			}
-			p := filepath.Clean(line[m[2]:m[3]])
-			if p == "/" || seen[p] || plan.Allows(p) {
+			p := line[m[2]:m[3]]
+			if !filepath.IsAbs(p) {
+				if dir == "" {
+					continue
+				}
+				p = filepath.Join(dir, p)
+			}
+			p = filepath.Clean(p)
+			if p == "/" || seen[p] {
+				continue
+			}
+			read := !plan.AllowsRead(p)
+			if !read && plan.Allows(p) {
 				continue
 			}
 			seen[p] = true
-			r := Refusal{Path: p, Dir: filepath.Dir(p)}
+			r := Refusal{Path: p, Dir: filepath.Dir(p), Read: read}
 			if isDir(p) {
 				r.Dir = p
+			}
+			if h, ok := plan.HiddenAt(p); ok {
+				r.Credential = h.Grant
 			}
 			real := realPath(p)
 			r.Protected = slices.ContainsFunc(protected, func(pr string) bool { return within(realPath(pr), real) })
@@ -83,3 +106,8 @@ func Refusals(output string, plan Plan, protected []string) []Refusal {
 	}
 	return out
 }
+
+// MayHoldRefusal reports whether output carries a refusal message at
+// all: without one there is nothing for Refusals to find, and the plan
+// need not be looked at.
+func MayHoldRefusal(output string) bool { return deniedMessage().MatchString(output) }

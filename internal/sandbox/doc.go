@@ -1,6 +1,8 @@
 // Package sandbox confines the bash tool's commands with the kernel: on
 // Linux, a Landlock ruleset under which a command may write only beneath a
-// few roots and, optionally, may not open TCP connections. Parsing a shell
+// few roots, may not read credential locations (and, optionally, anything
+// outside a few roots), may signal only its own processes and, optionally,
+// may not use the network (Landlock plus a seccomp filter). Parsing a shell
 // can never be complete; the kernel enforces what the permission rules mean
 // whatever the command line does (eval, variables, a script written and run,
 // a compiler's output).
@@ -30,13 +32,15 @@
 // on this kernel, a root cannot be opened) on a status pipe (file
 // descriptor 3, close-on-exec) and exits without running the shell: the
 // call fails closed and the parent can tell a sandbox failure from the
-// command's own exit status.
+// command's own exit status. The parent computes the plan (below) and
+// passes it in argv (through a pipe when it is too long for one argument);
+// CachedPlan makes it once per host and again only when a directory it was
+// computed from changes.
 //
 // # What is writable
 //
-// Only write-type rights are handled (write, truncate, create, remove,
-// rename/link across directories), so reading and executing stay open
-// everywhere, as the issue asks. A Policy names the writable roots (the
+// Write-type rights are handled (write, truncate, create, remove,
+// rename/link across directories). A Policy names the writable roots (the
 // project, the temporary directory, toolchain caches, devices such as
 // /dev/null, directories external_directory rules allow, sandbox.writable)
 // and the protected directories (toolhost's data and cache directories).
@@ -53,14 +57,32 @@
 // writable but new top-level entries cannot be created. A root that is the
 // protected directory or lies inside it is not granted at all.
 //
-// # Network
+// # What is readable
 //
+// Reading files and listing directories are handled too; executing is not
+// (but the kernel opens a program for reading, so one outside the readable
+// roots does not run). Policy.Hidden are the credential locations
+// (Credentials, EnvSecrets), never readable nor writable: Plan carves the
+// readable roots around them as it carves the writable ones around
+// toolhost's state, and adds them to the protected locations, so a command
+// cannot rename one to a name that is not hidden. Carved read directories
+// get the listing right, which Landlock grants for the whole hierarchy:
+// names beneath them can be listed, hidden files not read. Without
+// Policy.ConfineReads the readable root is /; with it, Readable (system
+// directories and toolchains, ReadRoots) and the writable roots.
+//
+// # Network and signals
+//
+// With Landlock ABI 6 a command may signal only processes of its own
+// domain (LANDLOCK_SCOPE_SIGNAL): not toolhost, not the user's programs.
 // Policy.Network false handles Landlock's TCP bind and connect rights
-// (ABI 4, Linux 6.7) and grants no port, so both are refused. On an older
-// kernel that policy cannot be enforced and the helper refuses to run the
-// command rather than silently running it with the network open.
-// Multipath TCP, UDP and UNIX sockets are not covered by Landlock's TCP
-// rights.
+// (ABI 4) and grants no port, scopes abstract UNIX sockets (ABI 6), and
+// installs a seccomp filter (seccomp_linux.go) for what Landlock cannot
+// judge: other socket families and protocols (MPTCP, UDP, raw...), TCP
+// Fast Open and io_uring. On an older kernel or an architecture the
+// filter does not know, that policy cannot be enforced and the helper
+// refuses to run the command rather than silently running it with the
+// network open.
 //
 // # Elsewhere
 //

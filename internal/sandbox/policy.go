@@ -14,7 +14,7 @@ import (
 )
 
 // Policy is what one confined command may do. The zero value may write
-// nowhere and may use the network.
+// nowhere, may read everything and may use the network.
 type Policy struct {
 	// Writable are the roots a command may write beneath: directories, or
 	// single files such as /dev/null. Absolute; symbolic links are
@@ -23,7 +23,17 @@ type Policy struct {
 	// Protected are directories never writable, even beneath a writable
 	// root (see Plan). Absolute; they need not exist yet.
 	Protected []string `json:"protected,omitempty"`
-	// Network false refuses TCP connect and bind.
+	// ConfineReads limits reading to Readable and Writable. False leaves
+	// reading open everywhere but Hidden.
+	ConfineReads bool `json:"confine_reads,omitempty"`
+	// Readable are the roots a command may read beneath when ConfineReads
+	// is set, besides the writable roots. Absolute; missing ones skipped.
+	Readable []string `json:"readable,omitempty"`
+	// Hidden are locations never readable nor writable, even beneath a
+	// readable or writable root: credentials (see Credentials).
+	Hidden []Secret `json:"hidden,omitempty"`
+	// Network false refuses TCP connect and bind, other socket families
+	// and protocols, and abstract UNIX sockets outside the command.
 	Network bool `json:"network"`
 }
 
@@ -51,6 +61,7 @@ type Skip struct {
 
 // Plan is what a Policy grants on this machine right now.
 type Plan struct {
+	// Grants, Carved and Skipped are about writing.
 	Grants []Grant `json:"grants"`
 	// Carved are directories only some of whose entries are granted,
 	// because a protected directory lies beneath them: new entries cannot
@@ -58,23 +69,94 @@ type Plan struct {
 	Carved []string `json:"carved,omitempty"`
 	// Skipped are roots not granted: missing, relative, or protected.
 	Skipped []Skip `json:"skipped,omitempty"`
+	// Protected are the resolved directories never writable: toolhost's
+	// state and the hidden locations.
+	Protected []string `json:"protected,omitempty"`
+	// Read is what a command may read.
+	Read ReadPlan `json:"read"`
 }
 
-// Plan resolves the policy's roots and protected directories and computes
-// the grants, carving around protected directories (see the package doc).
-// It reads the file system and never fails: what it cannot grant it skips.
+// ReadPlan is what a Policy lets a command read.
+type ReadPlan struct {
+	// Confined says only Grants are readable; otherwise everything is,
+	// except Hidden (Grants then carve "/" around Hidden).
+	Confined bool `json:"confined"`
+	// Grants are the readable files and directories.
+	Grants []Grant `json:"grants"`
+	// Carved are directories whose names can be listed (the listing
+	// right is hierarchical in Landlock, so the names beneath them too)
+	// but only some of whose entries are readable: a hidden location
+	// lies beneath.
+	Carved []string `json:"carved,omitempty"`
+	// Hidden are the resolved locations never readable, each with the
+	// name to grant it by.
+	Hidden []HiddenPath `json:"hidden,omitempty"`
+	// Skipped are roots not granted.
+	Skipped []Skip `json:"skipped,omitempty"`
+}
+
+// HiddenPath is one resolved hidden location.
+type HiddenPath struct {
+	Path string `json:"path"`
+	// Grant is the name to list in "sandbox": {"readable": [...]} to
+	// grant it ("~/.ssh/id_ed25519").
+	Grant string `json:"grant"`
+}
+
+// Plan resolves the policy's roots, protected and hidden locations and
+// computes the grants, carving around protected and hidden ones (see the
+// package doc). It reads the file system and never fails: what it cannot
+// grant it skips.
 func (p Policy) Plan() Plan {
-	var protected []string
+	var pl Plan
+	hidden := expandHidden(p.Hidden)
+	var hiddenPaths []string
+	for _, h := range hidden {
+		hiddenPaths = append(hiddenPaths, h.Path)
+	}
+	var state []string
 	for _, d := range p.Protected {
 		if filepath.IsAbs(d) {
-			protected = append(protected, realPath(d))
+			state = append(state, realPath(d))
 		}
 	}
-	var pl Plan
-	seen := map[string]bool{}
-	for _, root := range p.Writable {
+	pl.Protected = append(slices.Clone(state), hiddenPaths...)
+	reason := func(pr string) string {
+		if slices.Contains(state, pr) {
+			return "toolhost's own state (" + pr + ") is never writable"
+		}
+		return "a credential location (" + pr + ") is never writable unless named in sandbox.readable"
+	}
+	var c carver
+	c.carveRoots(p.Writable, pl.Protected, reason)
+	pl.Grants, pl.Carved, pl.Skipped = c.grants, c.carved, c.skipped
+
+	roots := []string{string(filepath.Separator)}
+	if p.ConfineReads {
+		roots = append(slices.Clone(p.Readable), p.Writable...)
+	}
+	var r carver
+	r.carveRoots(roots, hiddenPaths, func(pr string) string {
+		return "a credential location (" + pr + ") is readable only when named in sandbox.readable"
+	})
+	pl.Read = ReadPlan{Confined: p.ConfineReads, Grants: r.grants, Carved: r.carved, Hidden: hidden, Skipped: r.skipped}
+	return pl
+}
+
+// carver accumulates the grants for a set of roots carved around
+// protected paths.
+type carver struct {
+	grants  []Grant
+	carved  []string
+	skipped []Skip
+	seen    map[string]bool
+}
+
+func (c *carver) carveRoots(roots, protected []string, reason func(string) string) {
+	c.seen = map[string]bool{}
+	for _, root := range roots {
 		if !filepath.IsAbs(root) {
-			pl.Skipped = append(pl.Skipped, Skip{root, "not an absolute path"})
+			c.skipped = append(c.skipped, Skip{root, "not an absolute path"})
 			continue
 		}
 		real, err := filepath.EvalSymlinks(filepath.Clean(root))
@@ -83,29 +165,29 @@ func (p Policy) Plan() Plan {
 			if errors.Is(err, fs.ErrNotExist) {
 				reason = "does not exist"
 			}
-			pl.Skipped = append(pl.Skipped, Skip{root, reason})
+			c.skipped = append(c.skipped, Skip{root, reason})
 			continue
 		}
-		if seen[real] {
+		// A root beneath one already granted whole adds nothing.
+		if c.seen[real] || slices.ContainsFunc(c.grants, func(g Grant) bool { return g.Dir && within(g.Path, real) }) {
 			continue
 		}
-		seen[real] = true
-		pl.grant(real, protected)
+		c.seen[real] = true
+		c.grant(real, protected, reason)
 	}
-	return pl
 }
 
-// grant grants path, or carves it when a protected directory lies beneath.
-func (pl *Plan) grant(path string, protected []string) {
+// grant grants path, or carves it when a protected path lies beneath.
+func (c *carver) grant(path string, protected []string, reason func(string) string) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		pl.Skipped = append(pl.Skipped, Skip{path, "cannot be read: " + err.Error()})
+		c.skipped = append(c.skipped, Skip{path, "cannot be read: " + err.Error()})
 		return
 	}
 	var below bool
 	for _, pr := range protected {
 		if within(pr, path) {
-			pl.Skipped = append(pl.Skipped, Skip{path, "toolhost's own state (" + pr + ") is never writable"})
+			c.skipped = append(c.skipped, Skip{path, reason(pr)})
 			return
 		}
 		if within(path, pr) {
@@ -113,15 +195,18 @@ func (pl *Plan) grant(path string, protected []string) {
 		}
 	}
 	if !below || !fi.IsDir() {
-		pl.Grants = append(pl.Grants, Grant{Path: path, Dir: fi.IsDir()})
+		c.grants = append(c.grants, Grant{Path: path, Dir: fi.IsDir()})
 		return
 	}
 	entries, err := os.ReadDir(path)
 	if err != nil {
-		pl.Skipped = append(pl.Skipped, Skip{path, "cannot be listed to carve out toolhost's state: " + err.Error()})
+		c.skipped = append(c.skipped, Skip{path, "cannot be listed to carve out what lies beneath: " + err.Error()})
 		return
 	}
-	pl.Carved = append(pl.Carved, path)
+	if slices.Contains(c.carved, path) {
+		return
+	}
+	c.carved = append(c.carved, path)
 	for _, e := range entries {
 		child := filepath.Join(path, e.Name())
 		// An entry may be a link into a protected directory; the grant
@@ -132,19 +217,34 @@ func (pl *Plan) grant(path string, protected []string) {
 		}
 		if real != child {
 			if slices.ContainsFunc(protected, func(pr string) bool { return within(pr, real) || within(real, pr) }) {
-				pl.Skipped = append(pl.Skipped, Skip{child, "links to or above toolhost's own state"})
+				c.skipped = append(c.skipped, Skip{child, "links to or above a protected location"})
 				continue
 			}
 		}
-		pl.grant(real, protected)
+		c.grant(real, protected, reason)
 	}
 }
 
 // Allows reports whether the plan lets a command write path (a file or a
 // directory; it need not exist).
-func (pl Plan) Allows(path string) bool {
-	path = realPath(path)
-	for _, g := range pl.Grants {
+func (pl Plan) Allows(path string) bool { return granted(pl.Grants, realPath(path)) }
+
+// AllowsRead reports whether the plan lets a command read path.
+func (pl Plan) AllowsRead(path string) bool { return granted(pl.Read.Grants, realPath(path)) }
+
+// HiddenAt returns the hidden location path lies in, if any.
+func (pl Plan) HiddenAt(path string) (HiddenPath, bool) {
+	real := realPath(path)
+	for _, h := range pl.Read.Hidden {
+		if within(h.Path, real) {
+			return h, true
+		}
+	}
+	return HiddenPath{}, false
+}
+
+func granted(grants []Grant, path string) bool {
+	for _, g := range grants {
 		if g.Dir && within(g.Path, path) || !g.Dir && g.Path == path {
 			return true
 		}
@@ -159,24 +259,38 @@ func within(root, target string) bool { return fspath.Within(root, target) }
 // when p does not exist yet.
 func realPath(p string) string { return fspath.Real(p) }
 
-// encode and decodePolicy carry a Policy to the helper in argv.
-func (p Policy) encode() (string, error) {
-	b, err := json.Marshal(p)
+// helperArgs is what the helper enforces, carried in argv: the plan the
+// parent computed (see CachedPlan), so the helper does not read the
+// directories again on every call.
+type helperArgs struct {
+	Write []Grant `json:"write,omitempty"`
+	Read  []Grant `json:"read,omitempty"`
+	// List are directories only listable (the read plan's carved ones).
+	List    []string `json:"list,omitempty"`
+	Network bool     `json:"network"`
+}
+
+func helperArgsFor(p Policy, pl Plan) helperArgs {
+	return helperArgs{Write: pl.Grants, Read: pl.Read.Grants, List: pl.Read.Carved, Network: p.Network}
+}
+
+func (a helperArgs) encode() (string, error) {
+	b, err := json.Marshal(a)
 	if err != nil {
 		return "", fmt.Errorf("encode sandbox policy: %w", err)
 	}
 	return string(b), nil
 }
 
-func decodePolicy(s string) (Policy, error) {
-	var p Policy
+func decodeHelperArgs(s string) (helperArgs, error) {
+	var a helperArgs
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
-		return Policy{}, fmt.Errorf("decode sandbox policy: %w", err)
+	if err := dec.Decode(&a); err != nil {
+		return helperArgs{}, fmt.Errorf("decode sandbox policy: %w", err)
 	}
 	if dec.More() {
-		return Policy{}, errors.New("decode sandbox policy: trailing data")
+		return helperArgs{}, errors.New("decode sandbox policy: trailing data")
 	}
-	return p, nil
+	return a, nil
 }

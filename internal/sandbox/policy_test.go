@@ -92,20 +92,20 @@ func TestPlan(t *testing.T) {
 	}
 }
 
-func TestPolicyRoundTripsThroughTheHelperArgument(t *testing.T) {
+func TestThePlanRoundTripsThroughTheHelperArgument(t *testing.T) {
 	t.Parallel()
-	p := Policy{Writable: []string{"/a b", "/ü\n"}, Protected: []string{"/p"}, Network: false}
-	s, err := p.encode()
+	a := helperArgs{Write: []Grant{{"/a b", true}}, Read: []Grant{{"/ü\n", false}}, List: []string{"/"}, Network: false}
+	s, err := a.encode()
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := decodePolicy(s)
-	if err != nil || !slices.Equal(got.Writable, p.Writable) || !slices.Equal(got.Protected, p.Protected) || got.Network {
-		t.Errorf("decode(encode(p)) = %+v, %v", got, err)
+	got, err := decodeHelperArgs(s)
+	if err != nil || !slices.Equal(got.Write, a.Write) || !slices.Equal(got.Read, a.Read) || !slices.Equal(got.List, a.List) || got.Network {
+		t.Errorf("decode(encode(a)) = %+v, %v", got, err)
 	}
-	for _, bad := range []string{"", "null x", `{"writable": "/"}`, `{"network": true, "extra": 1}`} {
-		if _, err := decodePolicy(bad); err == nil {
-			t.Errorf("decodePolicy(%q) accepted a malformed policy", bad)
+	for _, bad := range []string{"", "null x", `{"write": "/"}`, `{"network": true, "extra": 1}`} {
+		if _, err := decodeHelperArgs(bad); err == nil {
+			t.Errorf("decodeHelperArgs(%q) accepted a malformed plan", bad)
 		}
 	}
 }
@@ -128,7 +128,7 @@ func TestRefusals(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			body = strings.ReplaceAll(strings.ReplaceAll(body, "OUT", out), "IN", in)
 			var got []string
-			for _, r := range Refusals(body, plan, nil) {
+			for _, r := range Refusals(body, plan, "", nil) {
 				got = append(got, strings.Replace(r.Path, out, "OUT", 1))
 			}
 			var wantPaths []string
@@ -146,13 +146,45 @@ func TestRefusalsNamesProtectedStateAndTheDirectoryToGrant(t *testing.T) {
 	t.Parallel()
 	out := t.TempDir()
 	data := filepath.Join(out, "toolhost")
-	rs := Refusals("bash: "+data+"/sessions.db: Permission denied\nmkdir: cannot create directory '"+out+"': Permission denied", Plan{}, []string{data})
+	rs := Refusals("bash: "+data+"/sessions.db: Permission denied\nmkdir: cannot create directory '"+out+"': Permission denied", Policy{}.Plan(), "", []string{data})
 	if len(rs) != 2 || !rs[0].Protected || rs[0].Dir != data || rs[1].Protected || rs[1].Dir != out {
 		t.Errorf("Refusals = %+v", rs)
 	}
 	// A huge hostile output is read only so far.
 	huge := strings.Repeat("Permission denied /x"+strings.Repeat("a", 10000)+"\n", 5000)
-	if rs := Refusals(huge, Plan{}, nil); len(rs) > maxRefusals {
+	if rs := Refusals(huge, Plan{}, "", nil); len(rs) > maxRefusals {
 		t.Errorf("got %d refusals, want at most %d", len(rs), maxRefusals)
 	}
+}
+
+func TestRefusalsOfReadsNameWhatToGrant(t *testing.T) {
+	t.Parallel()
+	home := fakeHome(t)
+	project, other := filepath.Join(home, "src", "app"), t.TempDir()
+	pl := Policy{ConfineReads: true, Writable: []string{project}, Hidden: HomeSecrets(home, nil)}.Plan()
+	out := "grep: " + rel(t, project, other) + "/x: Permission denied\n" +
+		"dd: failed to open '" + home + "/.ssh/id_ed25519': Permission denied\n" +
+		"cat: ../app/main.go: Permission denied\n"
+	rs := Refusals(out, pl, project, nil)
+	if len(rs) != 2 {
+		t.Fatalf("Refusals = %+v, want the read outside and the key", rs)
+	}
+	if !rs[0].Read || rs[0].Path != filepath.Join(other, "x") || rs[0].Dir != other || rs[0].Credential != "" {
+		t.Errorf("the read outside = %+v", rs[0])
+	}
+	if !rs[1].Read || rs[1].Credential != "~/.ssh/id_ed25519" {
+		t.Errorf("the key = %+v", rs[1])
+	}
+	if MayHoldRefusal("all fine\n") || !MayHoldRefusal(out) {
+		t.Error("MayHoldRefusal is wrong")
+	}
+}
+
+func rel(t *testing.T, from, to string) string {
+	t.Helper()
+	r, err := filepath.Rel(from, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

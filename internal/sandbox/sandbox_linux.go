@@ -47,7 +47,7 @@ func Command(p Policy, shell string, args []string, env []string) (cmd *exec.Cmd
 	if err != nil {
 		return nil, nil, fmt.Errorf("sandbox: find shell %s: %w", shell, err)
 	}
-	enc, err := p.encode()
+	enc, err := helperArgsFor(p, CachedPlan(p)).encode()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -55,15 +55,39 @@ func Command(p Policy, shell string, args []string, env []string) (cmd *exec.Cmd
 		env = os.Environ()
 	}
 	env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, HelperEnv+"=") })
-	cmd = exec.Command(self, append([]string{HelperArg, enc, path}, args...)...)
-	cmd.Env = append(env, HelperEnv+"="+helperVersion)
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, nil, fmt.Errorf("sandbox: status pipe: %w", err)
 	}
+	// A plan too long for one argument (a home directory of thousands
+	// of entries, carved) goes through a pipe instead, written while the
+	// helper reads it.
+	var planR *os.File
+	arg := enc
+	if len(enc) > maxPlanArg {
+		var planW *os.File
+		if planR, planW, err = os.Pipe(); err != nil {
+			r.Close()
+			w.Close()
+			return nil, nil, fmt.Errorf("sandbox: plan pipe: %w", err)
+		}
+		arg = planFromFD
+		go func() {
+			defer planW.Close()
+			_, _ = io.WriteString(planW, enc) // fails only when the helper is gone, which it reports
+		}()
+	}
+	cmd = exec.Command(self, append([]string{HelperArg, arg, path}, args...)...)
+	cmd.Env = append(env, HelperEnv+"="+helperVersion)
 	cmd.ExtraFiles = []*os.File{w} // fd 3 in the helper
+	if planR != nil {
+		cmd.ExtraFiles = append(cmd.ExtraFiles, planR) // fd 4
+	}
 	started = func() error {
 		w.Close()
+		if planR != nil {
+			planR.Close() // the helper holds its own; a writer left blocked ends
+		}
 		defer r.Close()
 		msg, err := io.ReadAll(io.LimitReader(r, 64<<10))
 		if err != nil {
@@ -95,7 +119,16 @@ func runHelper() {
 		os.Exit(helperFailed)
 	}
 	syscall.CloseOnExec(statusFD)
-	p, err := decodePolicy(os.Args[2])
+	enc := os.Args[2]
+	if enc == planFromFD {
+		syscall.CloseOnExec(planFD)
+		b, err := io.ReadAll(io.LimitReader(os.NewFile(planFD, "sandbox-plan"), maxPlan))
+		if err != nil {
+			fail(fmt.Errorf("read the plan: %w", err))
+		}
+		enc = string(b)
+	}
+	p, err := decodeHelperArgs(enc)
 	if err != nil {
 		fail(err)
 	}
@@ -107,13 +140,17 @@ func runHelper() {
 	fail(fmt.Errorf("start %s: %w", shell, syscall.Exec(shell, args, env)))
 }
 
-// Write-type rights, the only ones handled: everything else (read,
-// execute, list, ioctl, UNIX sockets) stays open.
+// The rights handled: write-type ones and reading files and listing
+// directories. Executing stays open (a program outside the readable roots
+// still cannot run: the kernel opens it for reading too), as do ioctl and
+// UNIX sockets.
 const (
 	writeFileRights = ll.AccessFSWriteFile | ll.AccessFSTruncate
 	writeDirRights  = writeFileRights | ll.AccessFSRemoveDir | ll.AccessFSRemoveFile | ll.AccessFSMakeChar |
 		ll.AccessFSMakeDir | ll.AccessFSMakeReg | ll.AccessFSMakeSock | ll.AccessFSMakeFifo |
 		ll.AccessFSMakeBlock | ll.AccessFSMakeSym | ll.AccessFSRefer
+	readFileRights = ll.AccessFSReadFile
+	readDirRights  = ll.AccessFSReadFile | ll.AccessFSReadDir
 )
 
 // supportedFS are the file system rights each ABI version knows, as bits
@@ -131,43 +168,64 @@ func supportedFS(abi int) landlock.AccessFSSet {
 	return landlock.AccessFSSet(1<<n - 1)
 }
 
-// restrict confines this process (all threads) by p. It refuses a policy
-// the kernel cannot enforce rather than enforcing less of it.
-func restrict(p Policy) error {
+// restrict confines this process (all threads) by a: Landlock for the file
+// system, TCP and the scopes, then the socket filter when the network is
+// off. It refuses what the kernel cannot enforce rather than enforcing
+// less of it.
+func restrict(a helperArgs) error {
 	abi, err := Available()
 	if err != nil {
 		return err
 	}
-	fsRights := landlock.AccessFSSet(writeDirRights) & supportedFS(abi)
+	fsRights := landlock.AccessFSSet(writeDirRights|readDirRights) & supportedFS(abi)
 	var net landlock.AccessNetSet
-	if !p.Network {
+	var scoped landlock.ScopedSet
+	if abi >= MinScopeABI {
+		// Signals only to the command's own processes: never to toolhost
+		// or anything else of the user's.
+		scoped = landlock.ScopedSet(ll.ScopeSignal)
+	}
+	if !a.Network {
 		if abi < MinNetworkABI {
-			return fmt.Errorf(`"network": false needs Landlock ABI %d (Linux 6.7) and this kernel has ABI %d, so TCP cannot be refused; set "sandbox": {"network": true} or upgrade the kernel`, MinNetworkABI, abi)
+			return fmt.Errorf(`"network": false needs Landlock ABI %d (Linux 6.12) and this kernel has ABI %d, so the network cannot be turned off; set "sandbox": {"network": true} or upgrade the kernel`, MinNetworkABI, abi)
 		}
 		net = landlock.AccessNetSet(ll.AccessNetBindTCP | ll.AccessNetConnectTCP)
+		scoped |= landlock.ScopedSet(ll.ScopeAbstractUnixSocket)
 	}
-	cfg := landlock.Config{HandledAccessFS: fsRights, HandledAccessNet: net}
-	plan := p.Plan()
-	var dirs, files []string
-	for _, g := range plan.Grants {
-		if g.Dir {
-			dirs = append(dirs, g.Path)
-		} else {
-			files = append(files, g.Path)
-		}
-	}
-	// A path Plan saw may be gone by now (a carved directory's entry
+	cfg := landlock.Config{HandledAccessFS: fsRights, HandledAccessNet: net, Scoped: scoped}
+	// A path the plan saw may be gone by now (a carved directory's entry
 	// removed meanwhile); granting nothing for it is what its absence
 	// means anyway.
 	var rules []landlock.Rule
-	if len(dirs) > 0 {
-		rules = append(rules, landlock.PathAccess(fsRights, dirs...).IgnoreIfMissing())
+	add := func(rights landlock.AccessFSSet, paths []string) {
+		if len(paths) > 0 {
+			rules = append(rules, landlock.PathAccess(rights&fsRights, paths...).IgnoreIfMissing())
+		}
 	}
-	if len(files) > 0 {
-		rules = append(rules, landlock.PathAccess(fsRights&writeFileRights, files...).IgnoreIfMissing())
+	split := func(gs []Grant) (dirs, files []string) {
+		for _, g := range gs {
+			if g.Dir {
+				dirs = append(dirs, g.Path)
+			} else {
+				files = append(files, g.Path)
+			}
+		}
+		return dirs, files
 	}
+	wd, wf := split(a.Write)
+	rd, rf := split(a.Read)
+	add(writeDirRights, wd)
+	add(writeFileRights, wf)
+	add(readDirRights, rd)
+	add(readFileRights, rf)
+	add(ll.AccessFSReadDir, a.List)
 	if err := cfg.Restrict(rules...); err != nil {
 		return fmt.Errorf("restrict with Landlock ABI %d: %w", abi, err)
+	}
+	if !a.Network {
+		if err := installSocketFilter(); err != nil {
+			return fmt.Errorf(`%w; "network": false cannot be enforced here, set "sandbox": {"network": true}`, err)
+		}
 	}
 	return nil
 }

@@ -185,7 +185,7 @@ func TestTheHelperFailsClosed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Args[2] = `{"writable":["/"],"unknown":1}`
+	cmd.Args[2] = `{"write":[{"path":"/","dir":true}],"unknown":1}`
 	out, _ := cmd.CombinedOutput()
 	var he *HelperError
 	if err := started(); !errors.As(err, &he) || !strings.Contains(err.Error(), "decode sandbox policy") {
@@ -193,5 +193,32 @@ func TestTheHelperFailsClosed(t *testing.T) {
 	}
 	if strings.Contains(string(out), "ran") {
 		t.Errorf("the command ran although the sandbox failed: %s", out)
+	}
+}
+
+func TestAPlanTooLongForAnArgumentGoesThroughAPipe(t *testing.T) {
+	requireLandlock(t, 1)
+	t.Parallel()
+	root := t.TempDir()
+	// Thousands of entries beside a protected directory: each is granted
+	// on its own.
+	for i := range 3000 {
+		if err := os.WriteFile(filepath.Join(root, "entry-with-a-long-name-"+itoa(i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data := filepath.Join(root, "toolhost")
+	if err := os.Mkdir(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := Policy{Writable: append([]string{root}, Devices...), Protected: []string{data}, Network: true}
+	if enc, _ := helperArgsFor(p, CachedPlan(p)).encode(); len(enc) <= maxPlanArg {
+		t.Fatalf("the plan takes %d bytes; the test needs more than %d", len(enc), maxPlanArg)
+	}
+	if out, err := confined(t, p, "echo x > "+root+"/entry-with-a-long-name-2999 && echo ok"); err != nil || !strings.Contains(out, "ok") {
+		t.Errorf("writing a granted entry failed: %v\n%s", err, out)
+	}
+	if out, err := confined(t, p, "touch "+data+"/sessions.db"); err == nil {
+		t.Errorf("writing the protected directory succeeded\n%s", out)
 	}
 }

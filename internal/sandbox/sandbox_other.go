@@ -18,3 +18,10 @@ func Command(Policy, string, []string, []string) (*exec.Cmd, func() error, error
 	_, err := Available()
 	return nil, nil, err
 }
+
+// SocketFilterSupported reports that network false cannot be enforced
+// here: there is no sandbox.
+func SocketFilterSupported() error {
+	_, err := Available()
+	return err
+}

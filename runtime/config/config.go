@@ -241,11 +241,16 @@ type Bash struct {
 // kernel supports Linux Landlock, a command may write only to the project
 // (worktree and working directory), the temporary directory, the toolchain
 // caches (SandboxCaches), the directories external_directory rules allow,
-// and Writable; reading stays open. toolhost's own data and cache
-// directories are never writable. Where the kernel lacks Landlock, toolhost
-// warns once at start and the permission rules alone apply. Project config
-// is as trusted as the project's code: a project file can widen or turn off
-// the sandbox, as it can already start MCP commands.
+// and Writable. It may read everywhere except the credential locations
+// (sandbox.Credentials: ~/.ssh's keys, ~/.aws, keyrings, browser profiles
+// ...), unless Readable names them; and when external_directory denies
+// directories outside the project, only the project, the system and
+// toolchain directories, what external_directory allows and Readable.
+// toolhost's own data and cache directories are never writable. Where the
+// kernel lacks Landlock, toolhost warns once at start and the permission
+// rules alone apply. Project config is as trusted as the project's code: a
+// project file can widen or turn off the sandbox, as it can already start
+// MCP commands.
 type Sandbox struct {
 	// Enabled runs bash under the sandbox where the kernel supports it.
 	// Default true; false runs commands under the permission rules alone.
@@ -254,10 +259,17 @@ type Sandbox struct {
 	// under. Relative paths resolve against the project root; "~/" is the
 	// home directory. Paths that do not exist are skipped.
 	Writable []string `json:"writable,omitempty"`
-	// Network false also refuses TCP connect and bind (kernel 6.7+,
-	// Landlock ABI 4; on an older kernel every command is refused rather
-	// than run with the network open). UDP and UNIX sockets are not
-	// restricted. Default true.
+	// Readable lists more directories (or files) commands may read when
+	// external_directory denies reading outside the project, and grants
+	// credential locations by name ("~/.ssh", "~/.ssh/id_deploy",
+	// "~/.aws"): naming a directory above one ("~") does not. Resolved as
+	// Writable is.
+	Readable []string `json:"readable,omitempty"`
+	// Network false also refuses TCP connect and bind, sockets of other
+	// families and protocols (UDP, MPTCP, raw, ...) and abstract UNIX
+	// sockets of other programs (kernel 6.12+, Landlock ABI 6, on x86_64
+	// or arm64; elsewhere every command is refused rather than run with
+	// the network open). UNIX sockets by path stay open. Default true.
 	Network *bool `json:"network,omitempty"`
 }
 

@@ -50,6 +50,11 @@ func validate(cfg *Config, origins map[string]origin) error {
 			v.errorf([]string{"sandbox", "writable"}, "entry %d is empty; name a directory: \"writable\": [\"/srv/data\"]", i)
 		}
 	}
+	for i, r := range cfg.Sandbox.Readable {
+		if strings.TrimSpace(r) == "" {
+			v.errorf([]string{"sandbox", "readable"}, "entry %d is empty; name a directory: \"readable\": [\"~/.ssh\"]", i)
+		}
+	}
 
 	for _, name := range slices.Sorted(maps.Keys(cfg.Agent)) {
 		a := cfg.Agent[name]
