@@ -27,6 +27,9 @@ func TestNetworkFalseRefusesThe32BitSystemCallInterface(t *testing.T) {
 	t.Parallel()
 	cc, err := exec.LookPath("cc")
 	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("a C compiler is needed to make an int $0x80 call, and CI=true")
+		}
 		t.Skip("a C compiler is needed to make an int $0x80 call")
 	}
 	dir := t.TempDir()
