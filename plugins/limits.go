@@ -7,7 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
+	"github.com/toolhost/toolhost/runtime/permission"
 )
 
 // limits are one tool's effective capabilities and limits, resolved from
@@ -92,4 +94,14 @@ func resolveLimits(cfg *config.Config, toolID, module, worktree string) limits {
 		}
 	}
 	return l
+}
+
+// scope is what a person's "always" to tool id's ask approves for: this
+// module's tool id, from its source and file (permission.Scope).
+func (m *module) scope(id string) permission.Scope {
+	src := runtime.SourceWasm
+	if m.plugin != nil {
+		src = runtime.SourcePlugin
+	}
+	return permission.Scope{Tool: id, Source: string(src), File: m.path}
 }

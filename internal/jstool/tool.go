@@ -14,6 +14,7 @@ import (
 	"github.com/toolhost/toolhost/plugins"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
+	"github.com/toolhost/toolhost/runtime/permission"
 )
 
 // Tool is one export of a File, as a runtime.Tool.
@@ -102,7 +103,7 @@ func (t *Tool) grants(cfg *config.Config, worktree string) (lim Limits, b *Bridg
 	if wc.MemoryMaxMB > 0 {
 		lim.MemoryMaxMB = wc.MemoryMaxMB
 	}
-	b = &Bridge{Tool: id, HTTP: hostfns.HTTPPolicy{AllowedHosts: wc.AllowedHosts, ConfigKey: key}}
+	b = &Bridge{Tool: id, Scope: permission.Scope{Tool: id, Source: string(runtime.SourceJS), File: t.file.Path}, HTTP: hostfns.HTTPPolicy{AllowedHosts: wc.AllowedHosts, ConfigKey: key}}
 	maxOut := config.DefaultWasmOutputMB
 	if wc.MaxOutputMB > 0 {
 		maxOut = wc.MaxOutputMB
