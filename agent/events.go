@@ -85,6 +85,11 @@ type Event struct {
 	Time      *Timing `json:"time,omitempty"`
 
 	Permission *permission.Request `json:"permission,omitempty"`
+	// ScopeNote, with Permission, says whose "always" it is when a wasm
+	// or JS tool asked (permission.AlwaysNote): "jira (wasm, …) asks: bash
+	// `*` — always applies to jira only". A front end shows it by the
+	// question; Permission.Scope has the same as data.
+	ScopeNote string `json:"scopeNote,omitempty"`
 
 	Reason string `json:"reason,omitempty"`
 	Steps  int    `json:"steps,omitempty"`
@@ -140,7 +145,7 @@ func NotifyAsker(asker permission.Asker, sink Sink) permission.Asker {
 	return permission.AskerFunc(func(ctx context.Context, req permission.Request) (permission.Reply, error) {
 		if sink != nil {
 			r := req
-			sink(Event{Type: EventPermissionAsked, SessionID: req.SessionID, CallID: req.CallID, Tool: req.Tool, Permission: &r})
+			sink(Event{Type: EventPermissionAsked, SessionID: req.SessionID, CallID: req.CallID, Tool: req.Tool, Permission: &r, ScopeNote: permission.AlwaysNote(req)})
 		}
 		return asker.Ask(ctx, req)
 	})

@@ -65,12 +65,17 @@ type Host struct {
 	Worktree  string
 	// LoadErrors lists tool modules that failed to load and were skipped.
 	LoadErrors []runtime.LoadError
+	// GrantProblems lists "wasm" grants withheld from the tool that now
+	// holds their id, since the config that made them may not grant its
+	// file (grants.go); the tools themselves loaded.
+	GrantProblems []runtime.LoadError
 	// Plugins are the plugins loaded by New, in hook order. A watching
 	// host reloads folder plugins later; the registry then holds their
 	// current tools and hooks, this list stays as it was.
 	Plugins []*plugins.Plugin
 
 	wasm          *plugins.Engine
+	wasmTools     []runtime.Tool    // the tools addWasm found, for grants.go
 	js            *jsTools          // TypeScript and JavaScript tool files (js.go)
 	lockedPlugins []*plugins.Plugin // from toolhost.lock; not reloaded
 	pluginMu      sync.Mutex        // guards folderPlugins after New
@@ -168,6 +173,7 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 		}
 		h.addJS(ctx, opts)
 		h.addPlugins(ctx, opts)
+		h.noteWithheldGrants(opts.Logger, h.grantedTools())
 	}
 	h.addMCP(ctx, opts)
 	if opts.Watch {

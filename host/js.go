@@ -32,7 +32,7 @@ type jsTools struct {
 type jsFile struct {
 	stamp string // size and modification time when loaded
 	file  *jstool.File
-	ids   []string
+	tools []*jstool.Tool
 }
 
 func stampOf(path string) string {
@@ -50,23 +50,29 @@ func stampOf(path string) string {
 // is found; when that fails, every JS file gets the same load error and
 // everything else still loads.
 func (h *Host) addJS(ctx context.Context, opts Options) {
-	configHome := opts.Env(config.EnvXDGConfigHome)
-	if configHome == "" {
-		if home, err := os.UserHomeDir(); err == nil {
-			configHome = filepath.Join(home, ".config")
-		}
-	}
 	memMax := config.DefaultWasmMemoryMB
 	for _, wc := range h.Config.Wasm {
 		memMax = max(memMax, wc.MemoryMaxMB)
 	}
 	h.js = &jsTools{
-		where: jstool.Where{ConfigDirs: h.Dirs, OpenCode: h.Config.Compat.OpenCodeTools(),
-			Directory: h.Directory, Worktree: h.Worktree, ConfigHome: configHome},
+		where:    JSWhere(h.Config, h.Dirs, h.Directory, h.Worktree, opts.Env),
 		cacheDir: opts.CacheDir, memMax: memMax, log: opts.Logger, loaded: map[string]*jsFile{},
 	}
 	h.life.onClose("JS tools", h.js.close)
 	h.LoadErrors = append(h.LoadErrors, h.js.sync(ctx, h.Registry)...)
+}
+
+// tools lists the tools of every loaded file, shadowed ones included.
+func (j *jsTools) tools() []runtime.Tool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var out []runtime.Tool
+	for _, lf := range j.loaded {
+		for _, t := range lf.tools {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // sync loads new and changed files and drops removed ones, updating reg.
@@ -78,11 +84,13 @@ func (j *jsTools) sync(ctx context.Context, reg *runtime.Registry) []runtime.Loa
 	for _, f := range files {
 		want[f] = stampOf(f)
 	}
-	var remove []string
+	affected := map[string]bool{} // ids whose tool may change
 	var stale []*jstool.File
 	for p, lf := range j.loaded {
 		if s, ok := want[p]; !ok || s != lf.stamp {
-			remove = append(remove, lf.ids...)
+			for _, t := range lf.tools {
+				affected[t.ID()] = true
+			}
 			stale = append(stale, lf.file)
 			delete(j.loaded, p)
 		}
@@ -94,7 +102,6 @@ func (j *jsTools) sync(ctx context.Context, reg *runtime.Registry) []runtime.Loa
 		}
 	}
 	var errs []runtime.LoadError
-	var add []runtime.Tool
 	if len(todo) > 0 {
 		var err error
 		if j.rt == nil {
@@ -105,10 +112,15 @@ func (j *jsTools) sync(ctx context.Context, reg *runtime.Registry) []runtime.Loa
 				errs = append(errs, runtime.LoadError{Source: runtime.SourceJS, File: f, Reason: err.Error()})
 			}
 		} else {
-			add, errs = j.load(ctx, todo, want)
+			var added []string
+			added, errs = j.load(ctx, todo, want)
+			for _, id := range added {
+				affected[id] = true
+			}
 		}
 	}
-	if len(remove) > 0 || len(add) > 0 {
+	if len(affected) > 0 {
+		remove, add := j.winners(files, affected)
 		reg.Replace(runtime.SourceJS, remove, add...)
 	}
 	// Calls in flight on a replaced file finish on it (File.Close closes
@@ -131,9 +143,35 @@ func (j *jsTools) start(ctx context.Context) error {
 	return err
 }
 
+// winners is, for each affected id, the tool of the last (highest
+// precedence) loaded file in files that exports it: a project's jira.ts
+// over the user's while both exist, the user's again once the project's
+// is gone. Each tool carries its own file, so its grants and approvals
+// are its own whichever file holds the id (config.Config.WasmFor).
+func (j *jsTools) winners(files []string, affected map[string]bool) (remove []string, add []runtime.Tool) {
+	win := map[string]runtime.Tool{}
+	for _, f := range files {
+		if lf, ok := j.loaded[f]; ok {
+			for _, t := range lf.tools {
+				if affected[t.ID()] {
+					win[t.ID()] = t
+				}
+			}
+		}
+	}
+	for id := range affected {
+		remove = append(remove, id)
+		if t, ok := win[id]; ok {
+			add = append(add, t)
+		}
+	}
+	return remove, add
+}
+
 // load loads files two at a time (the machine's cores, not its files,
-// bound the work) and returns their tools and failures.
-func (j *jsTools) load(ctx context.Context, files []string, stamps map[string]string) ([]runtime.Tool, []runtime.LoadError) {
+// bound the work), records them in j.loaded and returns the ids they
+// export and their failures.
+func (j *jsTools) load(ctx context.Context, files []string, stamps map[string]string) ([]string, []runtime.LoadError) {
 	loaded := make([]*jstool.File, len(files))
 	errs := make([]error, len(files))
 	var wg sync.WaitGroup
@@ -148,21 +186,20 @@ func (j *jsTools) load(ctx context.Context, files []string, stamps map[string]st
 		}()
 	}
 	wg.Wait()
-	var tools []runtime.Tool
+	var ids []string
 	var lerrs []runtime.LoadError
 	for i, f := range loaded {
 		if errs[i] != nil {
 			lerrs = append(lerrs, runtime.LoadError{Source: runtime.SourceJS, File: files[i], Reason: errs[i].Error()})
 			continue
 		}
-		lf := &jsFile{stamp: stamps[files[i]], file: f}
-		for _, t := range f.Tools(j.log) {
-			tools = append(tools, t)
-			lf.ids = append(lf.ids, t.ID())
+		lf := &jsFile{stamp: stamps[files[i]], file: f, tools: f.Tools(j.log)}
+		for _, t := range lf.tools {
+			ids = append(ids, t.ID())
 		}
 		j.loaded[files[i]] = lf
 	}
-	return tools, lerrs
+	return ids, lerrs
 }
 
 // root is what a file may import from besides node_modules: the project

@@ -29,6 +29,7 @@ func (h *Host) addWasm(ctx context.Context, opts Options) error {
 		h.LoadErrors = append(h.LoadErrors, runtime.LoadError{Source: runtime.SourceWasm, File: e.File, Reason: e.Reason})
 	}
 	h.Registry.Add(runtime.SourceWasm, tools...)
+	h.wasmTools = tools
 	if opts.Watch {
 		// A long-running front end answers at once from the listing and
 		// compiles modules while it waits for the first call.

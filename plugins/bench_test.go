@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolhost/toolhost/internal/hostfns"
 	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/config"
 )
 
 // The benchmarks behind BENCHMARKS.md. Run them with
@@ -153,7 +154,7 @@ func rawInstance(b *testing.B, data []byte, mode string) *instance {
 	if err != nil {
 		b.Fatal(err)
 	}
-	c := newCompiled(rt, mod, mode == "stop-flag", resolveLimits(nil, "bench", "bench", ""), "bench", nil)
+	c := newCompiled(rt, mod, mode == "stop-flag", limitsOf(config.WasmConfig{}, "", ""), "bench", nil)
 	in, err := c.get(ctx)
 	if err != nil {
 		b.Fatal(err)
@@ -211,7 +212,7 @@ func stockCompiled(b *testing.B, data []byte) *extism.CompiledPlugin {
 func BenchmarkPool(b *testing.B) {
 	h := newHost(b, nil)
 	data, _ := os.ReadFile(guest(b, "echo"))
-	c, err := h.compile(context.Background(), "echo", data, resolveLimits(nil, "echo", "echo", ""))
+	c, err := h.compile(context.Background(), "echo", data, limitsOf(config.WasmConfig{}, "", ""))
 	if err != nil {
 		b.Fatal(err)
 	}

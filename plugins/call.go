@@ -188,7 +188,7 @@ func (t *wasmTool) execute(ctx context.Context, args json.RawMessage, tc *runtim
 	if logger == nil {
 		logger = h.log
 	}
-	call := &hostfns.Call{Tool: t.id, Context: tc, Logger: logger, State: &h.state}
+	call := &hostfns.Call{Tool: t.id, Context: tc, Logger: logger, State: &h.state, Scope: t.module.scope(t.id)}
 	out, healthy, err := h.run(ctx, c, in, call, t.id, exportName(t.export, hostfns.ExportExecute), input)
 	c.release(in, healthy)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/config"
 )
 
 // The exports of an mcp.run servlet or hyper-mcp v1 plugin: describe
@@ -154,3 +155,6 @@ func parseCallResult(id string, out []byte) (runtime.Result, error) {
 }
 
 var _ runtime.Tool = (*compatTool)(nil)
+
+// GrantFile is the tool as "wasm" grants see it (config.Config.WasmFor).
+func (t *compatTool) GrantFile() config.ToolFile { return t.module.grantFile(t.id) }

@@ -140,7 +140,7 @@ func callOnce(t *testing.T, data []byte, export string, input []byte) ([]byte, s
 	if err != nil {
 		return nil, "", err
 	}
-	c := newCompiled(rt, mod, false, resolveLimits(nil, "t", "t", ""), "t", nil)
+	c := newCompiled(rt, mod, false, limitsOf(config.WasmConfig{}, "", ""), "t", nil)
 	in, err := c.get(ctx)
 	if err != nil {
 		return nil, "", err

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
+	"github.com/toolhost/toolhost/runtime/permission"
 )
 
 // limits are one tool's effective capabilities and limits, resolved from
@@ -23,7 +25,7 @@ type limits struct {
 	Env          []string          `json:"env,omitempty"` // NAME=value
 	Sampling     bool              `json:"sampling,omitempty"`
 	// source names the config key the limits came from, for error
-	// messages ("wasm.jira"); "" when only defaults apply.
+	// messages ("jira", for wasm.jira); "" when only defaults apply.
 	source string
 }
 
@@ -41,19 +43,19 @@ func (l limits) configKey(tool string) string {
 	return "wasm." + tool
 }
 
-// resolveLimits finds the config of a tool: by tool id first, then by
-// module name. Relative allowed paths resolve against worktree ("" keeps
-// them relative to the process's directory).
-func resolveLimits(cfg *config.Config, toolID, module, worktree string) limits {
-	var wc config.WasmConfig
-	source := ""
-	if cfg != nil {
-		if c, ok := cfg.Wasm[toolID]; ok {
-			wc, source = c, toolID
-		} else if c, ok := cfg.Wasm[module]; ok {
-			wc, source = c, module
-		}
-	}
+// resolveLimits finds the config of a tool module: the "wasm" entries
+// for its tool id, then its module name, that reach its file (grants stay
+// with the file they were given to, config.Config.WasmFor). Relative
+// allowed paths resolve against worktree ("" keeps them relative to the
+// process's directory).
+func resolveLimits(cfg *config.Config, toolID string, m *module, worktree string) limits {
+	wc, key, _ := cfg.WasmFor(config.ToolFile{Names: []string{toolID, m.name}, Path: m.path})
+	return limitsOf(wc, strings.TrimPrefix(key, "wasm."), worktree)
+}
+
+// limitsOf is wc with the defaults applied; source is the "wasm" key it
+// came from, for messages.
+func limitsOf(wc config.WasmConfig, source, worktree string) limits {
 	l := limits{
 		Timeout:     time.Duration(config.DefaultWasmTimeoutMS) * time.Millisecond,
 		MemoryPages: config.DefaultWasmMemoryMB * 16, // 64 KiB pages
@@ -92,4 +94,14 @@ func resolveLimits(cfg *config.Config, toolID, module, worktree string) limits {
 		}
 	}
 	return l
+}
+
+// scope is what a person's "always" to tool id's ask approves for: this
+// module's tool id, from its source and file (permission.Scope).
+func (m *module) scope(id string) permission.Scope {
+	src := runtime.SourceWasm
+	if m.plugin != nil {
+		src = runtime.SourcePlugin
+	}
+	return permission.Scope{Tool: id, Source: string(src), File: m.path}
 }

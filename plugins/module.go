@@ -212,7 +212,7 @@ func (m *module) inspect(ctx context.Context, data []byte) (moduleMeta, error) {
 // the first call; otherwise it is closed. read sets *healthy to false when
 // the instance must not be reused.
 func (m *module) inspectWith(ctx context.Context, data []byte, read func(c *compiled, in *instance, healthy *bool) error) error {
-	l := resolveLimits(nil, m.name, m.name, "")
+	l := resolveLimits(nil, m.name, m, "")
 	c, err := m.host.compile(ctx, m.name, data, l)
 	if err != nil {
 		return err

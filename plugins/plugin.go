@@ -34,6 +34,11 @@ type Bundle struct {
 	// Granted are the capabilities the person agreed to; the user's
 	// "wasm" config for a tool, module or plugin name overrides them.
 	Granted Capabilities
+	// Locked marks an installed package, pinned in toolhost.lock by hash
+	// with capabilities a person accepted: "wasm" grants reach it by name
+	// from any config. A folder plugin is granted like a tool module in
+	// its folder (config.Config.WasmFor).
+	Locked bool
 }
 
 // ModuleFile is one wasm file of a plugin.
@@ -67,6 +72,8 @@ type Plugin struct {
 type pluginInfo struct {
 	name    string
 	granted Capabilities
+	dir     string // Bundle.Dir
+	locked  bool   // Bundle.Locked
 }
 
 // pluginMeta is what loading a plugin module learns by calling it, cached
@@ -158,7 +165,7 @@ func (h *Engine) LoadPlugin(ctx context.Context, src Bundle) (*Plugin, error) {
 	if err := src.Manifest.Validate(); err != nil {
 		return nil, fmt.Errorf("plugin %s: %w", src.Dir, err)
 	}
-	info := &pluginInfo{name: src.Manifest.Name, granted: src.Granted}
+	info := &pluginInfo{name: src.Manifest.Name, granted: src.Granted, dir: src.Dir, locked: src.Locked}
 	p := &Plugin{Manifest: src.Manifest, Dir: src.Dir, Granted: src.Granted}
 	var mods []*module
 	var hookMods []*module
@@ -302,18 +309,10 @@ func (m *module) pluginTools() []runtime.Tool {
 // capabilities granted fill in what the user did not set.
 func (m *module) limitsFor(cfg *config.Config, id, worktree string) limits {
 	if m.plugin == nil {
-		return resolveLimits(cfg, id, m.name, worktree)
+		return resolveLimits(cfg, id, m, worktree)
 	}
-	var wc config.WasmConfig
-	key := ""
-	if cfg != nil {
-		for _, k := range []string{id, m.name, m.plugin.name} {
-			if c, ok := cfg.Wasm[k]; ok {
-				wc, key = c, k
-				break
-			}
-		}
-	}
+	wc, key, _ := cfg.WasmFor(m.grantFile(id))
+	key = strings.TrimPrefix(key, "wasm.")
 	g := m.plugin.granted
 	if len(wc.AllowedHosts) == 0 {
 		wc.AllowedHosts = g.AllowedHosts
@@ -330,8 +329,15 @@ func (m *module) limitsFor(cfg *config.Config, id, worktree string) limits {
 	if key == "" {
 		key = m.plugin.name
 	}
-	l := resolveLimits(&config.Config{Wasm: map[string]config.WasmConfig{key: wc}}, key, key, worktree)
-	return l
+	return limitsOf(wc, key, worktree)
+}
+
+// grantFile is tool id of m as "wasm" grants see it (config.ToolFile).
+func (m *module) grantFile(id string) config.ToolFile {
+	if m.plugin == nil {
+		return config.ToolFile{Names: []string{id, m.name}, Path: m.path}
+	}
+	return config.ToolFile{Names: []string{id, m.name, m.plugin.name}, Path: m.path, Dir: m.plugin.dir, Package: m.plugin.locked}
 }
 
 // readPluginMeta returns the cached inspection of a plugin module.

@@ -65,7 +65,7 @@ func (h *Engine) EmbedToolList(ctx context.Context, path string) error {
 	if err := replaceFile(path, out); err != nil {
 		return fmt.Errorf("embed tool list in %s: %w", path, err)
 	}
-	c, err := h.compile(ctx, name, out, resolveLimits(h.config(), name, name, ""))
+	c, err := h.compile(ctx, name, out, resolveLimits(h.config(), name, m, ""))
 	if err != nil {
 		return fmt.Errorf("warm the compilation cache for %s: %w", path, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/config"
 )
 
 // wasmTool is one tool of a module, a runtime.Tool like any other: the
@@ -43,3 +44,7 @@ var (
 	_ runtime.Tool     = (*wasmTool)(nil)
 	_ runtime.Declarer = (*wasmTool)(nil)
 )
+
+// GrantFile is the tool as "wasm" grants see it: its names and module
+// file (config.Config.WasmFor).
+func (t *wasmTool) GrantFile() config.ToolFile { return t.module.grantFile(t.id) }

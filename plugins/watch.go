@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -91,7 +92,7 @@ func (h *Engine) Watch(ctx context.Context, dirs []string, fn func(added []runti
 // rescan discovers the modules of dirs again, reports what differs from
 // current (the tool ids last reported) to fn, unloads modules replaced or
 // removed, and returns the tool ids now current.
-func (h *Engine) rescan(ctx context.Context, dirs []string, files map[string]fileInfo, current map[string]bool, fn func(added []runtime.Tool, removed []string)) map[string]bool {
+func (h *Engine) rescan(ctx context.Context, dirs []string, files map[string]fileInfo, current map[string]*module, fn func(added []runtime.Tool, removed []string)) map[string]*module {
 	h.mu.Lock()
 	before := make(map[string]*module, len(h.modules))
 	for p, m := range h.modules {
@@ -103,18 +104,23 @@ func (h *Engine) rescan(ctx context.Context, dirs []string, files map[string]fil
 	if ctx.Err() != nil {
 		return current // closing: report nothing half-done
 	}
-	next := map[string]bool{}
+	next := map[string]*module{}
 	var added []runtime.Tool
 	for _, tl := range tools {
-		next[tl.ID()] = true
 		wt, ok := tl.(*wasmTool)
-		if !ok || before[wt.module.path] != wt.module || !current[tl.ID()] {
+		if ok {
+			next[tl.ID()] = wt.module
+		}
+		// A tool is reported again when its module changed, and when the
+		// id now goes to another module: a shadowing module removed gives
+		// the id back to the one it hid, which carries its own grants.
+		if !ok || before[wt.module.path] != wt.module || current[tl.ID()] != wt.module {
 			added = append(added, tl)
 		}
 	}
 	var removed []string
 	for id := range current {
-		if !next[id] {
+		if next[id] == nil {
 			removed = append(removed, id)
 		}
 	}
@@ -243,20 +249,25 @@ func (e *folderEvents) close() {
 // loaded returns what Watch starts from: the files of the modules loaded
 // from dirs as they were when loaded, and their tool ids. A file changed
 // between Discover and Watch is therefore noticed at the first look.
-func (h *Engine) loaded(dirs []string) (map[string]fileInfo, map[string]bool) {
+func (h *Engine) loaded(dirs []string) (map[string]fileInfo, map[string]*module) {
 	files := map[string]fileInfo{}
-	ids := map[string]bool{}
+	ids := map[string]*module{} // id → the module it resolves to, as Discover decides
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, d := range dirs {
 		for _, td := range ToolDirs(d) {
-			for p, m := range h.modules {
-				if filepath.Dir(p) != td {
-					continue
+			var paths []string
+			for p := range h.modules {
+				if filepath.Dir(p) == td {
+					paths = append(paths, p)
 				}
+			}
+			slices.Sort(paths)
+			for _, p := range paths {
+				m := h.modules[p]
 				files[p] = m.info
 				for _, tm := range m.meta.Tools {
-					ids[m.toolID(tm.Export)] = true
+					ids[m.toolID(tm.Export)] = m
 				}
 			}
 		}

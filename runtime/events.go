@@ -68,5 +68,9 @@ func permissionAsked(req permission.Request) map[string]any {
 	if req.CallID != "" || req.MessageID != "" {
 		out["tool"] = map[string]any{"callID": req.CallID, "messageID": req.MessageID}
 	}
+	if !req.Scope.IsZero() {
+		// A wasm or JS tool asked: its "always" is its own.
+		out["scope"] = req.Scope
+	}
 	return out
 }

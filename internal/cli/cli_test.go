@@ -182,3 +182,20 @@ func TestCallExitsUnansweredWhenNobodyAnswers(t *testing.T) {
 		t.Errorf("error %q does not say nobody rejected it and suggest %s", err, want)
 	}
 }
+
+// A wasm or JS tool's ask may name any permission; the prompt says that
+// "always" approves it for that tool only, naming its source and file.
+func TestTTYAskerShowsWhomAGuestsAlwaysApprovesFor(t *testing.T) {
+	t.Parallel()
+	tty := &fakeTTY{in: strings.NewReader("a\n")}
+	scope := permission.Scope{Tool: "jira", Source: "wasm", File: "/opt/tools/jira.wasm"}
+	if _, err := (&ttyAsker{tty: newTerminal(tty)}).Ask(context.Background(), permission.Request{
+		Tool: "jira", Permission: "bash", Patterns: []string{"*"}, Always: []string{"*"}, Scope: scope,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := "jira (wasm, /opt/tools/jira.wasm) asks: bash `*` — always applies to jira only"
+	if shown := tty.out.String(); !strings.Contains(shown, want) {
+		t.Errorf("prompt lacks %q:\n%s", want, shown)
+	}
+}

@@ -89,6 +89,11 @@ type SandboxReport struct {
 type ConfigReport struct {
 	Dirs  []string `json:"dirs"`
 	Files []string `json:"files"`
+	// GrantsWithheld are "wasm" grants for a tool file's name that the
+	// config making them may not give that file (a project's jira.ts
+	// shadowing yours does not get your jira grant), each with the config
+	// that would grant it on purpose.
+	GrantsWithheld []runtime.LoadError `json:"grants_withheld,omitempty"`
 }
 
 // ToolchainReport is one guest language's toolchain.
@@ -174,7 +179,8 @@ func Doctor(ctx context.Context, dir string, opts *DoctorOptions) (*DoctorReport
 	policy := builtins.BashSandboxPolicy(tc, loaded.Config, env)
 	rep := &DoctorReport{
 		Sandbox: SandboxReport{Enabled: loaded.Config.Sandbox.On(), Network: policy.Network, Protected: policy.Protected, Plan: policy.Plan()},
-		Config:  ConfigReport{Dirs: loaded.Dirs, Files: loaded.Files},
+		Config: ConfigReport{Dirs: loaded.Dirs, Files: loaded.Files,
+			GrantsWithheld: host.GrantProblems(loaded.Config, host.ToolFiles(loaded.Dirs, host.JSWhere(loaded.Config, loaded.Dirs, dir, worktree, env)))},
 		Plugins: pluginReports(loaded, worktree, host.DefaultCacheDir(env)),
 	}
 	abi, aerr := sandbox.Available()
@@ -300,6 +306,9 @@ func (r *DoctorReport) Print(w io.Writer) {
 		} else {
 			fmt.Fprintf(w, "              %s\n", f)
 		}
+	}
+	for _, g := range r.Config.GrantsWithheld {
+		fmt.Fprintf(w, "  withheld:   %s: %s\n", g.File, g.Reason)
 	}
 	fmt.Fprintln(w, "language servers (diagnostics after edits)")
 	if len(r.LanguageServers) == 0 {

@@ -127,3 +127,38 @@ func TestDoctorRejectsAnUnknownAgent(t *testing.T) {
 		t.Errorf("err = %v, want an unknown agent error", err)
 	}
 }
+
+// Your grant for jira does not reach a project's jira.ts that takes over
+// the id; doctor lists it with the config that would grant it on purpose.
+func TestDoctorListsAGrantWithheldFromAShadowingTool(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	project := filepath.Join(root, "project")
+	projectTool := filepath.Join(project, ".opencode", "tool", "jira.ts")
+	userCfg := filepath.Join(root, "config", "toolhost", "toolhost.json")
+	for path, content := range map[string]string{
+		filepath.Join(project, ".git", "HEAD"): "",
+		projectTool:                            "export default {}",
+		userCfg:                                `{"wasm": {"jira": {"env": ["JIRA_TOKEN"]}}}`,
+	} {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := map[string]string{"XDG_CONFIG_HOME": filepath.Join(root, "config"), "XDG_DATA_HOME": filepath.Join(root, "data"), "XDG_CACHE_HOME": filepath.Join(root, "cache")}
+	rep, err := Doctor(context.Background(), project, &DoctorOptions{Env: func(k string) string { return env[k] },
+		FindToolchain: func(context.Context, toolbuild.Lang) (string, error) { return "", nil }, LookPath: func(string) (string, error) { return "", errors.New("none") }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := rep.Config.GrantsWithheld
+	if len(w) != 1 || w[0].File != projectTool || !strings.Contains(w[0].Reason, userCfg) || !strings.Contains(w[0].Reason, `{"wasm":{"`+projectTool+`":{"env":["JIRA_TOKEN"]}}}`) {
+		t.Fatalf("withheld = %+v, want the user's jira grant for %s with the entry that grants it", w, projectTool)
+	}
+	var out strings.Builder
+	rep.Print(&out)
+	if !strings.Contains(out.String(), "withheld:   "+projectTool) {
+		t.Errorf("the printed report does not list it:\n%s", out.String())
+	}
+}

@@ -160,6 +160,9 @@ func runRun(ctx context.Context, g *Globals, opts *RunOptions) error {
 	for _, le := range h.LoadErrors {
 		fmt.Fprintf(g.Streams.ErrOut, "toolhost: skipped %s\n", le)
 	}
+	for _, gp := range h.GrantProblems {
+		fmt.Fprintf(g.Streams.ErrOut, "toolhost: grant withheld from %s\n", gp)
+	}
 	if _, err := h.Registry.Agent(opts.Agent); err != nil {
 		return usageError{err}
 	}

@@ -61,6 +61,9 @@ func runTools(ctx context.Context, g *Globals, opts *ToolsOptions) error {
 	for _, le := range h.LoadErrors {
 		fmt.Fprintf(g.Streams.ErrOut, "toolhost: skipped %s\n", le)
 	}
+	for _, gp := range h.GrantProblems {
+		fmt.Fprintf(g.Streams.ErrOut, "toolhost: grant withheld from %s\n", gp)
+	}
 	if opts.Model == "" {
 		opts.Model = h.Config.Model
 	}

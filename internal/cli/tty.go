@@ -35,6 +35,10 @@ func (a *ttyAsker) Ask(ctx context.Context, req permission.Request) (permission.
 	if req.Tool != "" {
 		fmt.Fprintf(w, "tool:     %s\n", req.Tool)
 	}
+	if note := permission.AlwaysNote(req); note != "" {
+		// A guest's ask names any permission; say whose "always" it is.
+		fmt.Fprintf(w, "%s\n", c.yellow(note))
+	}
 	fmt.Fprintf(w, "patterns: %s\n", strings.Join(req.Patterns, ", "))
 	if diff, ok := req.Metadata["diff"].(string); ok && diff != "" {
 		fmt.Fprintf(w, "%s\n", c.diff(strings.TrimRight(diff, "\n")))

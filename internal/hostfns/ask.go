@@ -26,6 +26,14 @@ type AskResponse struct {
 	Error string `json:"error,omitempty"`
 }
 
+// scope is the Scope the call's asks are made under; never zero.
+func (c *Call) scope() permission.Scope {
+	if c.Scope.IsZero() {
+		return permission.Scope{Tool: c.Tool}
+	}
+	return c.Scope
+}
+
 // ask asks the call's permission engine — the same rules, session
 // approvals and asker a built-in tool's Context.Ask goes through — and
 // blocks the guest until it is answered.
@@ -63,6 +71,7 @@ func ask(ctx context.Context, stack []uint64) {
 			Patterns:   req.Patterns,
 			Always:     req.Always,
 			Metadata:   req.Metadata,
+			Scope:      c.scope(),
 		})
 	}()
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/permission"
 	"github.com/toolhost/toolhost/runtime/session"
 )
 
@@ -39,6 +40,11 @@ type Call struct {
 	// ConfigKey is where the tool's grants are configured ("wasm.jira"),
 	// named in refusals; "" means "wasm.<Tool>".
 	ConfigKey string
+	// Scope is the tool a person's "always" to this call's ask approves
+	// for (permission.Scope): its id, source and file. Zero is taken as
+	// Scope{Tool: Tool}: a guest's ask is never unscoped, so it can never
+	// approve a built-in tool.
+	Scope permission.Scope
 	// Pause, when set, is called before the host blocks on a person (ask);
 	// the function it returns is called when the answer is in. The plugin
 	// host uses it to stop the guest's timeout clock while it waits.

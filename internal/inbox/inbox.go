@@ -112,9 +112,15 @@ type Request struct {
 	Preview Preview `json:"preview"`
 	// Rule is the rule that made toolhost ask; its source names the file
 	// and line.
-	Rule     *permission.Rule `json:"rule,omitempty"`
-	Asked    time.Time        `json:"asked"`
-	Deadline time.Time        `json:"deadline"`
+	Rule *permission.Rule `json:"rule,omitempty"`
+	// Scope is the wasm or JS tool that asked, whose "always" approves
+	// for it alone; zero for a built-in's request. ScopeNote says so in
+	// words ("jira (wasm, ~/…/jira.wasm) asks: bash `*` — always applies
+	// to jira only").
+	Scope     permission.Scope `json:"scope,omitzero"`
+	ScopeNote string           `json:"scopeNote,omitempty"`
+	Asked     time.Time        `json:"asked"`
+	Deadline  time.Time        `json:"deadline"`
 }
 
 // Preview is what a request would do, in the form its tool reported it.
@@ -210,6 +216,8 @@ func (ib *Inbox) Ask(ctx context.Context, req permission.Request) (permission.Re
 			Always:     clipAll(req.Always),
 			Preview:    previewOf(req.Metadata),
 			Rule:       req.AskedBy,
+			Scope:      req.Scope,
+			ScopeNote:  permission.AlwaysNote(req),
 			Asked:      now,
 			Deadline:   now.Add(ib.opts.Timeout),
 		},

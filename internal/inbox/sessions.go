@@ -145,7 +145,7 @@ func (ib *Inbox) Sessions(ctx context.Context) []Session {
 	})
 	if reg != nil {
 		for i := range out {
-			approved, err := reg.Permissions().Approved(ctx, out[i].ID)
+			approved, err := reg.Permissions().Approvals(ctx, out[i].ID) // scoped ones too, with their scope
 			if err != nil {
 				out[i].ApprovalsError = err.Error()
 			}

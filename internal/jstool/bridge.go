@@ -30,7 +30,11 @@ import (
 //	ask        {permission, patterns, always, metadata} → null, or the refusal as an error
 //	fs.read / fs.write / fs.exists / fs.readdir / fs.mkdir {path[, data]} → inside allowed_paths only
 type Bridge struct {
-	Tool    string
+	Tool string
+	// Scope is the tool an "always" to its ask approves for (its id,
+	// source and file); zero is taken as Scope{Tool: Tool}, never
+	// unscoped, so a JS tool's ask cannot approve a built-in tool.
+	Scope   permission.Scope
 	Context *runtime.Context
 	Log     *slog.Logger
 	HTTP    hostfns.HTTPPolicy
@@ -116,7 +120,11 @@ func (b *Bridge) ask(ctx context.Context, s Pauser, arg json.RawMessage) error {
 		return &permission.RejectedError{Permission: req.Permission}
 	}
 	resume := s.Pause()
-	err := b.Context.Ask(ctx, permission.Request{Permission: req.Permission, Patterns: req.Patterns, Always: req.Always, Metadata: req.Metadata})
+	scope := b.Scope
+	if scope.IsZero() {
+		scope = permission.Scope{Tool: b.Tool}
+	}
+	err := b.Context.Ask(ctx, permission.Request{Permission: req.Permission, Patterns: req.Patterns, Always: req.Always, Metadata: req.Metadata, Scope: scope})
 	resume()
 	if err != nil && permission.Kind(err) != "" {
 		b.mu.Lock()

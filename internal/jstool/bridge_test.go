@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/permission"
 )
 
 type noPause struct{}
@@ -79,6 +82,37 @@ func TestBridgeRefusesFilesThatAreNotRegular(t *testing.T) {
 					f.Close()
 				}
 				t.Fatalf("%s of a FIFO never returned", op)
+			}
+		})
+	}
+}
+
+// A JS tool's ask carries the tool's scope, so a person's "always" to it
+// approves it alone; a bridge built without one still never asks
+// unscoped (a built-in's scope).
+func TestBridgeAsksUnderTheToolsScope(t *testing.T) {
+	t.Parallel()
+	scope := permission.Scope{Tool: "jira", Source: "js", File: "/src/p/.opencode/tool/jira.ts"}
+	for _, tt := range []struct {
+		name string
+		b    *Bridge
+		want permission.Scope
+	}{
+		{"a tool's bridge asks under its scope", &Bridge{Tool: "jira", Scope: scope}, scope},
+		{"a bridge without a scope asks under its tool id", &Bridge{Tool: "jira"}, permission.Scope{Tool: "jira"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var got permission.Request
+			tt.b.Context = runtime.NewContext(runtime.Context{SessionID: "s1"}, nil, func(_ context.Context, req permission.Request) error {
+				got = req
+				return nil
+			})
+			if _, err := tt.b.Handle(context.Background(), noPause{}, "ask", json.RawMessage(`{"permission":"bash","patterns":["*"],"always":["*"]}`)); err != nil {
+				t.Fatal(err)
+			}
+			if got.Scope != tt.want {
+				t.Errorf("asked under %+v, want %+v", got.Scope, tt.want)
 			}
 		})
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/toolhost/toolhost/plugins"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
+	"github.com/toolhost/toolhost/runtime/permission"
 )
 
 // Tool is one export of a File, as a runtime.Tool.
@@ -78,22 +79,17 @@ func (t *Tool) execute(ctx context.Context, args json.RawMessage, tc *runtime.Co
 	return res, nil
 }
 
-// grants reads the tool's "wasm" config — by tool id, then by file name —
+// grants reads the tool's "wasm" config — by tool id, then by file name,
+// from the config files that may grant its file (config.Config.WasmFor) —
 // with the same defaults as every wasm tool.
 //
 // env is process.env: each variable the config's "env" names that is set
 // in toolhost's environment, as wasm tools get them through WASI.
 func (t *Tool) grants(cfg *config.Config, worktree string) (lim Limits, b *Bridge, env map[string]string) {
 	id := t.def.ID
-	name := strings.TrimSuffix(filepath.Base(t.file.Path), filepath.Ext(t.file.Path))
-	var wc config.WasmConfig
-	key := "wasm." + id
-	if cfg != nil {
-		if c, ok := cfg.Wasm[id]; ok {
-			wc = c
-		} else if c, ok := cfg.Wasm[name]; ok {
-			wc, key = c, "wasm."+name
-		}
+	wc, key, _ := cfg.WasmFor(t.GrantFile())
+	if key == "" {
+		key = "wasm." + id
 	}
 	lim = Limits{Timeout: time.Duration(config.DefaultWasmTimeoutMS) * time.Millisecond, MemoryMaxMB: config.DefaultWasmMemoryMB, ConfigKey: key}
 	if wc.TimeoutMS > 0 {
@@ -102,7 +98,7 @@ func (t *Tool) grants(cfg *config.Config, worktree string) (lim Limits, b *Bridg
 	if wc.MemoryMaxMB > 0 {
 		lim.MemoryMaxMB = wc.MemoryMaxMB
 	}
-	b = &Bridge{Tool: id, HTTP: hostfns.HTTPPolicy{AllowedHosts: wc.AllowedHosts, ConfigKey: key}}
+	b = &Bridge{Tool: id, Scope: permission.Scope{Tool: id, Source: string(runtime.SourceJS), File: t.file.Path}, HTTP: hostfns.HTTPPolicy{AllowedHosts: wc.AllowedHosts, ConfigKey: key}}
 	maxOut := config.DefaultWasmOutputMB
 	if wc.MaxOutputMB > 0 {
 		maxOut = wc.MaxOutputMB
@@ -112,6 +108,13 @@ func (t *Tool) grants(cfg *config.Config, worktree string) (lim Limits, b *Bridg
 	b.Paths = wc.HostPaths(worktree)
 	env = wc.EnvValues()
 	return lim, b, env
+}
+
+// GrantFile is the tool as "wasm" grants see it: its id, its file's name
+// and the file.
+func (t *Tool) GrantFile() config.ToolFile {
+	name := strings.TrimSuffix(filepath.Base(t.file.Path), filepath.Ext(t.file.Path))
+	return config.ToolFile{Names: []string{t.def.ID, name}, Path: t.file.Path}
 }
 
 var _ runtime.Tool = (*Tool)(nil)

@@ -217,6 +217,9 @@ func permissionForm(req permission.Request) *sdk.ElicitParams {
 	if len(req.Always) > 0 {
 		fmt.Fprintf(&b, "\"Always\" allows for the rest of this session: %s\n", strings.Join(req.Always, ", "))
 	}
+	if note := permission.AlwaysNote(req); note != "" {
+		b.WriteString(note + "\n")
+	}
 	writeMetadata(&b, req.Metadata)
 	return &sdk.ElicitParams{
 		Mode:    "form",

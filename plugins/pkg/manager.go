@@ -231,7 +231,7 @@ func (m *Manager) Open(e Locked) (plugins.Bundle, error) {
 	if src.Manifest.Name != e.Name {
 		return plugins.Bundle{}, fmt.Errorf("plugin %s: the cached package is named %s; run `toolhost plugin update %s`", e.Name, src.Manifest.Name, e.Name)
 	}
-	src.Granted = e.Granted
+	src.Granted, src.Locked = e.Granted, true
 	return src, nil
 }
 

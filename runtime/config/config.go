@@ -61,10 +61,14 @@ type Config struct {
 	// ["/srv/data"], "network": false}.
 	Sandbox Sandbox `json:"sandbox,omitzero"`
 
-	// Wasm grants capabilities and limits to wasm tools, keyed by tool id
-	// or module (file) name: "wasm": {"jira": {"allowed_hosts": [...]}}.
-	// A module's tools are sandboxed with no file, network, environment or
-	// clock access unless granted here.
+	// Wasm grants capabilities and limits to wasm and JS tools, keyed by
+	// tool id or module (file) name: "wasm": {"jira": {"allowed_hosts":
+	// [...]}}. A module's tools are sandboxed with no file, network,
+	// environment or clock access unless granted here. A grant reaches
+	// only the tools of the config that makes it: your own config your
+	// own tool folders, a project's config the project's; a key that is a
+	// path grants that one file ("wasm": {"/src/p/.toolhost/tool/jira.wasm":
+	// {…}}), how your own config grants a project's tool (docs/security.md).
 	Wasm map[string]WasmConfig `json:"wasm,omitempty"`
 
 	// Compat says which other agents' files toolhost also reads:
@@ -115,6 +119,10 @@ type Config struct {
 	// origins maps each key path a source set to where it was set last
 	// (Origin); nil for a config no file set anything in.
 	origins map[string]origin
+
+	// grants binds "wasm" grants to the tool files their config may
+	// grant (grants.go); placed is false for a Config built in code.
+	grants grantPlaces
 }
 
 // Origin returns where the key path was last set: the file (or

@@ -48,6 +48,15 @@
 // and variables into headers. Only string values are expanded, never keys or
 // numbers, so documents stay valid JSON before expansion.
 //
+// # Grants
+//
+// "wasm" entries grant capabilities to wasm and JS tools by id or file
+// name, but ids are not unique across folders, so each source's "wasm"
+// section is also kept apart and Config.WasmFor gives a tool only the
+// entries of config files that may grant its file: your own config your
+// own folders, a project's config its own tools, a path key one file
+// (grants.go). Config.Wasm is the merged view, for listing.
+//
 // # Language servers
 //
 // The "lsp" key (lsp.go) has OpenCode's shape: false turns every language

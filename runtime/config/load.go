@@ -112,6 +112,7 @@ func Load(opts LoadOptions) (*Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg.placeGrants(o, dirs)
 	out.Config = cfg
 	return out, nil
 }
@@ -156,11 +157,15 @@ func build(srcs []*source, o DirOptions) (*Config, error) {
 	var top permission.Ruleset
 	agents := map[string]permission.Ruleset{}
 	var errs []error
+	var layers []grantLayer
 	for _, src := range srcs {
 		p, err := parse(src, o)
 		if err != nil {
 			errs = append(errs, err)
 			continue
+		}
+		if l, ok := grantLayerOf(src, p.tree); ok {
+			layers = append(layers, l)
 		}
 		deepMerge(merged, p.tree)
 		for k, v := range p.origins {
@@ -188,6 +193,7 @@ func build(srcs []*source, o DirOptions) (*Config, error) {
 		return nil, fmt.Errorf("decode merged config: %w", err)
 	}
 	cfg.Permission.Rules = top
+	cfg.grants.layers = layers
 	for name, rules := range agents {
 		if cfg.Agent == nil {
 			cfg.Agent = map[string]AgentConfig{}

@@ -152,6 +152,8 @@ func TestSchemaAgreesWithTheLoader(t *testing.T) {
 		{name: "an agent mode outside the enum is invalid", doc: `{"agent": {"x": {"mode": "secondary"}}}`},
 		{name: "an MCP server without a type is invalid", doc: `{"mcp": {"x": {"command": ["x"]}}}`},
 		{name: "a negative wasm limit is invalid", doc: `{"wasm": {"x": {"memory_max_mb": -1}}}`},
+		{name: "a wasm grant keyed by the file it is for is valid", doc: `{"wasm": {"/src/app/.opencode/tool/jira.ts": {"env": ["JIRA_TOKEN"], "sampling": true}, "~/tools/x.wasm": {"allowed_hosts": ["a.example"]}}}`, valid: true},
+		{name: "a wasm grant with an unknown field is invalid", doc: `{"wasm": {"jira": {"file": "x.wasm"}}}`},
 		{name: "lsp false is valid", doc: `{"lsp": false}`, valid: true},
 		{name: "disabling a built-in language server is valid", doc: `{"lsp": {"gopls": {"disabled": true}}}`, valid: true},
 		{name: "a language server with env and initialization is valid", doc: `{"lsp": {"gopls": {"command": ["gopls"], "env": {"GOFLAGS": "-mod=mod"}, "initialization": {"staticcheck": true}}}}`, valid: true},

@@ -7,10 +7,26 @@ import (
 	"slices"
 )
 
-// Approved returns the rules the session's "always" replies added, in the
-// order given. With a store they are read from it on every call, so
+// Approved returns the approvals that apply to the built-in tools'
+// requests: the rules the session's "always" replies to unscoped requests
+// added, in the order given. Approvals given to a wasm or JS tool's ask
+// (scoped, see Scope) are left out; ApprovedFor returns those, Approvals
+// all of them. With a store they are read from it on every call, so
 // approvals given in another process count at once.
 func (s *Service) Approved(ctx context.Context, sessionID string) (Ruleset, error) {
+	return s.ApprovedFor(ctx, sessionID, Scope{})
+}
+
+// ApprovedFor returns the session's approvals that apply to a request of
+// scope: those given to that tool (or, for the zero Scope, to built-ins).
+func (s *Service) ApprovedFor(ctx context.Context, sessionID string, scope Scope) (Ruleset, error) {
+	all, err := s.Approvals(ctx, sessionID)
+	return all.ForScope(scope), err
+}
+
+// Approvals returns every approval of the session, scoped or not, for
+// listing and revoking; decide with Approved or ApprovedFor instead.
+func (s *Service) Approvals(ctx context.Context, sessionID string) (Ruleset, error) {
 	store, key := s.approvals(sessionID)
 	data, ok, err := store.Get(ctx, key, StoreNamespace, StoreKeyApproved)
 	if err != nil {
@@ -27,12 +43,13 @@ func (s *Service) Approved(ctx context.Context, sessionID string) (Ruleset, erro
 }
 
 // approve adds an allow rule for each of req.Always to the session's
-// approvals and returns the session's approvals afterwards. A pattern already
+// approvals, scoped to req.Scope, and returns the session's approvals
+// afterwards (all of them: callers pick by scope). A pattern already
 // approved is not added twice.
 func (s *Service) approve(ctx context.Context, sessionID string, req Request) (Ruleset, error) {
 	add := func(rules Ruleset) Ruleset {
 		for _, pattern := range req.Always {
-			r := Rule{Permission: req.Permission, Pattern: pattern, Action: Allow, Source: ApprovalSource}
+			r := Rule{Permission: req.Permission, Pattern: pattern, Action: Allow, Source: ApprovalSource, Scope: req.Scope}
 			if !slices.Contains(rules, r) {
 				rules = append(rules, r)
 			}

@@ -79,7 +79,7 @@ func ExplainRequest(req Request, sets ...Ruleset) []Explanation {
 // ExplainRequest is the package-level ExplainRequest over rules followed by
 // the session's approvals, a deny from rules being final, as Ask weighs them.
 func (s *Service) ExplainRequest(ctx context.Context, rules Ruleset, sessionID string, req Request) ([]Explanation, error) {
-	approved, err := s.Approved(ctx, sessionID)
+	approved, err := s.ApprovedFor(ctx, sessionID, req.Scope)
 	if err != nil {
 		return nil, err
 	}

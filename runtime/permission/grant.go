@@ -14,7 +14,7 @@ import (
 // a person and tells the client to call again; the person's answer, given
 // later through another replica, must not be lost, nor must the person be
 // asked twice. So "once" becomes a grant for exactly that request — same
-// session, tool, permission, patterns and metadata (the diff of an edit,
+// session, tool (and its Scope), permission, patterns and metadata (the diff of an edit,
 // the command of bash) — used up by the first Ask that matches it. Anything
 // different, even the same edit to a file changed since, is asked again.
 // A deny in the rules still wins: grants are looked at only where the rules
@@ -39,7 +39,10 @@ func digest(req Request) string {
 		Always     []string          `json:"always"`
 		Unresolved map[string]string `json:"unresolved"`
 		Metadata   map[string]any    `json:"metadata"`
-	}{req.Tool, req.Permission, req.Patterns, req.Always, req.Unresolved, req.Metadata})
+		// omitzero keeps an unscoped request's digest what it was before
+		// scopes; a scoped one's grant is the asking tool's alone.
+		Scope Scope `json:"scope,omitzero"`
+	}{req.Tool, req.Permission, req.Patterns, req.Always, req.Unresolved, req.Metadata, req.Scope})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }

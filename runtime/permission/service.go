@@ -156,7 +156,7 @@ func (s *Service) decide(ctx context.Context, rules Ruleset, req Request) (Outco
 	if len(undecided) == 0 {
 		return AllowedByRule, nil
 	}
-	approved, err := s.Approved(ctx, req.SessionID)
+	approved, err := s.ApprovedFor(ctx, req.SessionID, req.Scope)
 	if err != nil {
 		return "", err
 	}
@@ -373,6 +373,7 @@ func (s *Service) Explain(ctx context.Context, rules Ruleset, sessionID, permiss
 // the approvals alone; including the request's rules also settles a request
 // whose other patterns were already allowed by config.)
 func allAllowed(p *pending, approved Ruleset) bool {
+	approved = approved.ForScope(p.req.Scope)
 	for _, pattern := range patternsOf(p.req) {
 		if own, _ := p.req.evaluate(pattern, p.rules); own.Action == Deny {
 			return false

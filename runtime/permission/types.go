@@ -28,11 +28,17 @@ type Rule struct {
 	Pattern    string `json:"pattern"`
 	Action     Action `json:"action"`
 	Source     string `json:"source,omitempty"`
+	// Scope is the tool a session approval was given to; zero for every
+	// other rule and for approvals given to built-in tools (scope.go).
+	Scope Scope `json:"scope,omitzero"`
 }
 
 func (r Rule) String() string {
 	s := fmt.Sprintf("%s %q: %s", r.Permission, r.Pattern, r.Action)
-	if r.Source != "" {
+	switch {
+	case r.Source != "" && !r.Scope.IsZero():
+		s += " (" + r.Source + ", for " + r.Scope.String() + " only)"
+	case r.Source != "":
 		s += " (" + r.Source + ")"
 	}
 	return s
@@ -65,6 +71,10 @@ type Request struct {
 	// names file and line), set by Service.Ask before the Asker is called
 	// so a front end can show why it is asking. Nil: not known.
 	AskedBy *Rule `json:"askedBy,omitempty"`
+	// Scope is the tool an "always" answer approves for: set for requests
+	// a wasm or JS tool makes through ask, so that its "bash *" never
+	// approves the built-in bash (scope.go). Zero for built-in tools.
+	Scope Scope `json:"scope,omitzero"`
 }
 
 // evaluate decides one of r's patterns: as a template when it is
