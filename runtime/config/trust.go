@@ -2,6 +2,8 @@ package config
 
 import (
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/toolhost/toolhost/runtime/permission"
 )
@@ -111,5 +113,36 @@ func denyRules(rules permission.Ruleset) permission.Ruleset {
 			out = append(out, r)
 		}
 	}
+	return out
+}
+
+// KeysSetBy lists, sorted and dotted ("mcp.lint.command"), the innermost
+// key paths that files set; permission rules are not keys (their Source
+// names their file). The trust summary shows them.
+func (c *Config) KeysSetBy(files []string) []string {
+	in := map[string]bool{}
+	for _, f := range files {
+		in[f] = true
+	}
+	var keys []string
+	for k, o := range c.origins {
+		if in[o.source] {
+			keys = append(keys, k)
+		}
+	}
+	var out []string
+	for _, k := range keys {
+		leaf := true
+		for _, other := range keys {
+			if len(other) > len(k) && other[:len(k)] == k && other[len(k)] == 0 {
+				leaf = false
+				break
+			}
+		}
+		if leaf {
+			out = append(out, strings.ReplaceAll(k, "\x00", "."))
+		}
+	}
+	slices.Sort(out)
 	return out
 }
