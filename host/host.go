@@ -76,6 +76,7 @@ type Host struct {
 	pluginMu      sync.Mutex        // guards folderPlugins after New
 	folderPlugins []*plugins.Plugin // from plugin/ and plugins/; reloaded by a watching host
 	life          lifecycle         // what Close undoes, and the watchers it stops (lifecycle.go)
+	trust         *projectTrust     // whether the project's own config and tools are trusted (trust.go)
 }
 
 // New loads config and assembles the registry. When a step fails, what the
@@ -108,7 +109,8 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 		opts.CacheDir = DefaultCacheDir(opts.Env)
 	}
 	worktree := config.FindWorktree(opts.Directory)
-	loaded, err := config.Load(config.LoadOptions{Directory: opts.Directory, Worktree: worktree, Env: opts.Env})
+	pt := checkTrust(opts, worktree)
+	loaded, err := config.Load(config.LoadOptions{Directory: opts.Directory, Worktree: worktree, Env: opts.Env, UntrustedProject: !pt.status.Trusted})
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +126,7 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 	if opts.WrapStore != nil {
 		store = opts.WrapStore(store)
 	}
-	h = &Host{Config: loaded.Config, Dirs: loaded.Dirs, Files: loaded.Files, Store: store, Directory: opts.Directory, Worktree: worktree}
+	h = &Host{Config: loaded.Config, Dirs: loaded.Dirs, Files: loaded.Files, Store: store, Directory: opts.Directory, Worktree: worktree, trust: pt}
 	h.life.init()
 	h.life.onClose("session store", func(context.Context) error { return store.Close() })
 	defer func() {
@@ -160,7 +162,7 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 	var pluginsAt plugins.PluginFolders
 	if opts.Watch && !opts.NoWasm {
 		// Before the plugins load: what changes while they do is reloaded.
-		pluginsAt = plugins.LookAtPluginFolders(watchDirs(h.Dirs, h.Worktree, opts.Directory))
+		pluginsAt = plugins.LookAtPluginFolders(h.watchedDirs(opts.Directory))
 	}
 	if !opts.NoWasm {
 		if err := h.addWasm(ctx, opts); err != nil {
@@ -168,6 +170,7 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 		}
 		h.addJS(ctx, opts)
 		h.addPlugins(ctx, opts)
+		h.addUntrustedStubs()
 	}
 	h.addMCP(ctx, opts)
 	if opts.Watch {

@@ -1,14 +1,21 @@
 package trust
 
 import (
+	"os"
 	"os/user"
-	"sync"
+	"path/filepath"
 
 	"github.com/toolhost/toolhost/runtime/config"
 )
 
 // Command is what a person runs to review and trust a project.
 const Command = "toolhost trust"
+
+// EnvTrusted lists directories (separated as in PATH) whose projects are
+// trusted whatever their content, as mise's MISE_TRUSTED_CONFIG_PATHS:
+// for CI, and for a person's own repositories. A project cannot set it;
+// the user's environment is the user's own config.
+const EnvTrusted = "TOOLHOST_TRUSTED_PROJECTS"
 
 // Status is a project's trust at one moment.
 type Status struct {
@@ -17,6 +24,8 @@ type Status struct {
 	// Trusted is true when there is nothing to trust or a person trusted
 	// exactly this content.
 	Trusted bool
+	// ByEnv is true when EnvTrusted, not the store, trusts it.
+	ByEnv bool
 	// Err says why the project could not be judged (a store that does not
 	// parse, a project too large): it is then untrusted.
 	Err error
@@ -36,8 +45,8 @@ func Check(o config.DirOptions, store Store) Status {
 	if err != nil {
 		return Status{Err: err}
 	}
-	if m.Empty() {
-		return Status{Manifest: m, Trusted: true}
+	if m.Empty() || trustedByEnv(o, m.Worktree) {
+		return Status{Manifest: m, Trusted: true, ByEnv: !m.Empty()}
 	}
 	ok, err := store.Trusted(m.Worktree, m.Digest)
 	return Status{Manifest: m, Trusted: ok, Err: err}
@@ -58,40 +67,23 @@ func (s Status) Notice() string {
 	return msg
 }
 
-// Gate answers "is the project still trusted as it was at start?" for a
-// host that watches tool folders, rescanning only when a file changed.
+// Gate answers "may the project's current content load?" for a host
+// that watches tool folders and finds a change: only when it is trusted
+// now (the store holds its new digest, or EnvTrusted names it).
 type Gate struct {
-	opts   config.DirOptions
-	digest string // the digest trusted at start; "" when not trusted
-
-	mu   sync.Mutex
-	last string
+	opts  config.DirOptions
+	store Store
 }
 
-// NewGate returns a gate for a project whose status at start was st.
-func NewGate(o config.DirOptions, st Status) *Gate {
-	g := &Gate{opts: o}
-	if st.Trusted && st.Manifest != nil {
-		g.digest = st.Manifest.Digest
-		g.last = g.digest
-	}
-	return g
-}
+// NewGate returns the gate of a project and store.
+func NewGate(o config.DirOptions, store Store) *Gate { return &Gate{opts: o, store: store} }
 
-// StillTrusted rescans the project: true when it was trusted at start and
-// its content is unchanged (or it had none and still has none).
+// StillTrusted scans the project again and looks it up.
 func (g *Gate) StillTrusted() bool {
 	if g == nil {
 		return true
 	}
-	m, err := Scan(g.opts)
-	if err != nil {
-		return false
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.last = m.Digest
-	return m.Digest == g.digest && (g.digest != "" || m.Empty())
+	return Check(g.opts, g.store).Trusted
 }
 
 // Who names the person trusting, for the store: the login name, when
@@ -101,4 +93,22 @@ func Who() string {
 		return u.Username
 	}
 	return ""
+}
+
+// trustedByEnv reports whether EnvTrusted names worktree or a directory
+// above it.
+func trustedByEnv(o config.DirOptions, worktree string) bool {
+	env := o.Env
+	if env == nil {
+		env = os.Getenv
+	}
+	for _, d := range filepath.SplitList(env(EnvTrusted)) {
+		if d == "" || !filepath.IsAbs(d) {
+			continue
+		}
+		if inside(filepath.Clean(d), worktree) {
+			return true
+		}
+	}
+	return false
 }
