@@ -20,6 +20,7 @@ import (
 type projectTrust struct {
 	status trust.Status
 	dirs   config.DirOptions
+	store  trust.Store
 	held   []string    // the project's .toolhost directories, when untrusted
 	gate   *trust.Gate // a watching host's check that changed content is trusted too
 
@@ -34,7 +35,7 @@ func checkTrust(opts Options, worktree string) *projectTrust {
 	d := config.DirOptions{Directory: opts.Directory, Worktree: worktree, Env: opts.Env}
 	store := trust.StoreIn(opts.DataDir)
 	st := trust.Check(d, store)
-	pt := &projectTrust{status: st, dirs: d, gate: trust.NewGate(d, store)}
+	pt := &projectTrust{status: st, dirs: d, store: store, gate: trust.NewGate(d, store)}
 	if !st.Trusted {
 		pt.held = config.ProjectDirs(d)
 		opts.Logger.Info(st.Notice())
@@ -51,6 +52,15 @@ func (h *Host) TrustStatus() trust.Status {
 		return trust.Status{Trusted: true}
 	}
 	return h.trust.status
+}
+
+// TrustReviewer reviews and trusts the host's project now, for a front
+// end that lets a person trust it (the inbox page).
+func (h *Host) TrustReviewer() trust.Reviewer {
+	if h.trust == nil {
+		return trust.Reviewer{}
+	}
+	return trust.Reviewer{Dirs: h.trust.dirs, Store: h.trust.store}
 }
 
 // toolDirs are the config directories whose tool and plugin folders load:

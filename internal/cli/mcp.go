@@ -186,6 +186,7 @@ func runMCP(ctx context.Context, g *Globals, opts *MCPOptions) error {
 		}
 		defer stop()
 		ib.Attach(h.Registry)
+		ib.SetTrust(h.TrustReviewer(), h.TrustStatus().Trusted)
 		sopts.Inbox = ib
 	}
 	for _, le := range h.LoadErrors {
