@@ -296,7 +296,9 @@ func runMCPList(ctx context.Context, g *Globals, opts *MCPListOptions) error {
 	if err != nil {
 		return fmt.Errorf("working directory %s: %w", g.Dir, err)
 	}
-	loaded, err := config.Load(config.LoadOptions{Directory: dir})
+	// The project's MCP servers start only when it is trusted.
+	untrusted := g.checkTrust(dir)
+	loaded, err := config.Load(config.LoadOptions{Directory: dir, UntrustedProject: untrusted})
 	if err != nil {
 		return err
 	}

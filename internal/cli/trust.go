@@ -214,3 +214,12 @@ func (r TrustReport) print(w io.Writer) {
 		fmt.Fprintf(w, "  state:      NOT trusted: %s\n", r.Notice)
 	}
 }
+
+// checkTrust is, for a command that loads config without a host, whether
+// the project in dir is untrusted; it says so once on stderr.
+func (g *Globals) checkTrust(dir string) (untrusted bool) {
+	d := config.DirOptions{Directory: dir, Worktree: config.FindWorktree(dir), Env: os.Getenv}
+	st := trust.Check(d, trust.StoreIn(dataDir(os.Getenv)))
+	g.noticeTrust(st)
+	return !st.Trusted
+}
