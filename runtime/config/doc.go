@@ -43,9 +43,10 @@
 //
 // String values may use {env:VAR} (empty when unset) and {file:path} (the
 // file's trimmed content; relative to the config file's directory, ~/ for
-// home), as in OpenCode. Project config is therefore as trusted as the
-// project's code: it can already start MCP commands, and it can read files
-// and variables into headers. Only string values are expanded, never keys or
+// home), as in OpenCode. A project's config could read files and variables
+// into headers with them, which is one more reason its values count only
+// once the project is trusted (trust.go; its deny rules count at once, and
+// rule patterns are keys, never expanded). Only string values are expanded, never keys or
 // numbers, so documents stay valid JSON before expansion.
 //
 // # Language servers
