@@ -8,9 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolhost/toolhost/internal/trust"
 	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/config"
 )
 
 // untrustedEnv is env without the trust the tests' projects get.
@@ -99,4 +101,65 @@ func TestAnUntrustedProjectsServersDoNotStartAndItsToolsAreListedButNotLoaded(t 
 	if _, err := os.Stat(marker); err != nil {
 		t.Error("trusted: the project's MCP server did not start")
 	}
+}
+
+// A watching host of a trusted project loads a tool folder's change only
+// when the new content is trusted too: a module a command drops into
+// .toolhost/tool/ is not loaded; once a person trusts the content, the
+// next change loads.
+func TestAWatchingHostLoadsAChangedToolFolderOnlyOnceTrusted(t *testing.T) {
+	t.Parallel()
+	project, env := newProject(t)
+	env = untrustedEnv(env)
+	cacheDir := t.TempDir()
+	echo := guestModule(t, "echo")
+	warmCache(t, cacheDir, echo)
+	if err := os.WriteFile(filepath.Join(project, "toolhost.json"), []byte(`{"permission": {"echo": "allow", "echo2": "allow"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dataDir := t.TempDir()
+	store := trust.StoreIn(dataDir)
+	trustNow := func() {
+		t.Helper()
+		m, err := trust.Scan(trustDirs(project, env))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := store.Trust(m.Worktree, m.Digest, "test"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	trustNow()
+	ctx := context.Background()
+	h, err := New(ctx, Options{Directory: project, Env: env, DataDir: dataDir, CacheDir: cacheDir, Watch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(ctx) })
+	if !h.TrustStatus().Trusted {
+		t.Fatalf("not trusted at start: %+v", h.TrustStatus())
+	}
+	toolDir := filepath.Join(project, ".toolhost", "tool")
+	copyInto(t, echo, filepath.Join(toolDir, "echo.wasm"))
+	time.Sleep(3 * time.Second)
+	if h.Registry.Has("echo") {
+		t.Fatal("a module dropped into the trusted project's tool folder loaded without trust")
+	}
+	copyInto(t, echo, filepath.Join(toolDir, "echo2.wasm.part"))
+	trustNow() // the person trusts what is there now, echo2 included
+	if err := os.Rename(filepath.Join(toolDir, "echo2.wasm.part"), filepath.Join(toolDir, "echo2.wasm")); err != nil {
+		t.Fatal(err)
+	}
+	trustNow()
+	deadline := time.Now().Add(watchLimit)
+	for !h.Registry.Has("echo2") {
+		if time.Now().After(deadline) {
+			t.Fatalf("echo2 not loaded within %v after its content was trusted", watchLimit)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func trustDirs(project string, env func(string) string) config.DirOptions {
+	return config.DirOptions{Directory: project, Worktree: project, Env: env, Home: env("HOME")}
 }
