@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -132,6 +133,10 @@ func (h *Host) admitJS(files []string) []string {
 	return slices.DeleteFunc(slices.Clone(files), h.inProject)
 }
 
+// stubID is what a stub's id may be: a name a model reads as a tool id,
+// never text that could pass for instructions.
+var stubID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
 // addUntrustedStubs lists the untrusted project's tool files as tools that
 // are not started: a call answers with the command that trusts the
 // project. A stub never takes the id of a tool already present.
@@ -148,7 +153,7 @@ func (h *Host) addUntrustedStubs() {
 		ext := filepath.Ext(name)
 		src := map[string]runtime.Source{".wasm": runtime.SourceWasm, ".ts": runtime.SourceJS, ".js": runtime.SourceJS}[ext]
 		id := strings.TrimSuffix(name, ext)
-		if src == "" || strings.HasSuffix(name, ".d.ts") || id == "" || h.Registry.Has(id) {
+		if src == "" || strings.HasSuffix(name, ".d.ts") || !stubID.MatchString(id) || h.Registry.Has(id) {
 			continue
 		}
 		file, worktree := e.Rel, h.Worktree

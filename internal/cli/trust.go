@@ -126,9 +126,13 @@ func runTrust(ctx context.Context, g *Globals, opts *TrustOptions) error {
 	for _, e := range m.Entries {
 		what := e.Kind
 		if e.Link != "" {
-			what += " -> " + e.Link
+			what += " -> " + trust.Printable(e.Link)
 		}
-		fmt.Fprintf(out, "  %s  %s (%s)\n", e.SHA256[:12], e.Rel, what)
+		sum := e.SHA256
+		if len(sum) > 12 {
+			sum = sum[:12]
+		}
+		fmt.Fprintf(out, "  %-12s  %s (%s)\n", sum, trust.Printable(e.Rel), what)
 	}
 	fmt.Fprintf(out, "Digest: %s\n", m.Digest)
 	if st.Trusted {

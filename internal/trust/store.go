@@ -15,10 +15,12 @@ import (
 // StoreFile is the trust store's name in the data directory.
 const StoreFile = "trust.json"
 
-// maxDigests bounds the digests remembered per worktree: one per working
-// directory a person trusted from (a .toolhost folder below the root adds
-// to what is hashed), the newest kept.
-const maxDigests = 8
+// maxDigests is how many digests are remembered per worktree: the last
+// one trusted, as direnv remembers one allow per path. Keeping older ones
+// would let a command that restores an earlier version of the config (a
+// server the person removed since, then trusted the removal) run it again
+// without a look.
+const maxDigests = 1
 
 // Store is the trust store: worktree path → the digests a person trusted,
 // in one JSON file written atomically (a temporary file renamed over it).

@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/toolhost/toolhost/runtime/config"
 	"github.com/toolhost/toolhost/runtime/permission"
@@ -210,8 +213,19 @@ func (s Summary) Lines() []string {
 		}
 		out = append(out, sec.title+":")
 		for _, it := range sec.items {
-			out = append(out, "  "+it)
+			out = append(out, "  "+Printable(it))
 		}
 	}
 	return out
+}
+
+// Printable escapes control characters (as Go's %q does) so that what a
+// project's config names cannot move the cursor, clear a line or recolour
+// a terminal to hide what a person is asked to trust.
+func Printable(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return unicode.IsControl(r) || r == utf8.RuneError || unicode.In(r, unicode.Cf) }) {
+		return s
+	}
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
 }

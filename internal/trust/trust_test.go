@@ -198,3 +198,39 @@ func TestAProjectWithNothingToTrustIsTrusted(t *testing.T) {
 		t.Errorf("Check = %+v; a project without config or tools needs no trust", st)
 	}
 }
+
+func TestOnlyTheLastTrustedContentIsTrusted(t *testing.T) {
+	t.Parallel()
+	root, o := project(t)
+	store := StoreIn(t.TempDir())
+	trustNow := func() {
+		m, _ := Scan(o)
+		if err := store.Trust(m.Worktree, m.Digest, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := `{"mcp": {"x": {"type": "local", "command": ["evil"]}}}`
+	write(t, filepath.Join(root, "toolhost.json"), old)
+	trustNow()
+	// The person removes the server and trusts that.
+	write(t, filepath.Join(root, "toolhost.json"), `{}`)
+	trustNow()
+	// A command restores the old file: it is not trusted again.
+	write(t, filepath.Join(root, "toolhost.json"), old)
+	if Check(o, store).Trusted {
+		t.Error("restoring an earlier trusted version was trusted without a look")
+	}
+}
+
+func TestTheSummaryCannotHideBehindTerminalControls(t *testing.T) {
+	t.Parallel()
+	got := Summary{Run: []string{"MCP server x: evil\x1b[2K\rharmless"}}.Lines()
+	for _, l := range got {
+		if strings.ContainsAny(l, "\x1b\r") {
+			t.Errorf("line %q carries terminal controls", l)
+		}
+	}
+	if !strings.Contains(strings.Join(got, "\n"), `evil\x1b[2K\rharmless`) {
+		t.Errorf("lines %q do not show the escaped text", got)
+	}
+}
