@@ -28,6 +28,16 @@
 // file does not mention. Each rule's Source is "file:line" of its key, so
 // the permission evaluator can explain a decision.
 //
+// # Untrusted projects
+//
+// The project's own files (the worktree root's and its .toolhost
+// directories', never the user's directories even when the worktree holds
+// them) come with the repository. With LoadOptions.UntrustedProject they
+// keep only their deny rules (trust.go): under last-match-wins an added
+// deny can only make a decision stricter, while an added allow or ask
+// could loosen one, so this is exact without touching the evaluator.
+// internal/trust decides whether a person trusted the content.
+//
 // # Errors
 //
 // Each source is checked on its own syntax tree before anything is decoded
