@@ -53,7 +53,7 @@ func Summarize(full *config.Loaded, m *Manifest) Summary {
 		p := strings.Join(prefix, ".")
 		return slices.ContainsFunc(keys, func(k string) bool { return k == p || strings.HasPrefix(k, p+".") })
 	}
-	shown := map[string]bool{"mcp": true, "lsp": true, "plugin": true, "wasm": true, "sandbox": true, "bash.shell": true}
+	shown := map[string]bool{"mcp": true, "lsp": true, "plugin": true, "wasm": true, "sandbox": true, "bash.shell": true, "trust.keys": true}
 	for _, name := range slices.Sorted(maps.Keys(cfg.MCP)) {
 		if !set("mcp", name) {
 			continue
@@ -112,6 +112,11 @@ func Summarize(full *config.Loaded, m *Manifest) Summary {
 			g = append(g, "limits only")
 		}
 		s.Grant = append(s.Grant, "tool "+name+": "+strings.Join(g, "; "))
+	}
+	if set("trust", "keys") {
+		for _, k := range cfg.Trust.Keys {
+			s.Grant = append(s.Grant, "plugin signing key: "+k)
+		}
 	}
 	if set("sandbox") {
 		sb := cfg.Sandbox
