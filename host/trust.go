@@ -84,12 +84,18 @@ func (h *Host) watchedDirs(directory string) []string {
 }
 
 // inProject reports whether path is inside the worktree and not inside
-// one of the user's own config directories.
+// one of the user's own config directories (OpenCode's global one too).
 func (h *Host) inProject(path string) bool {
 	if !within(h.Worktree, path) {
 		return false
 	}
-	for _, d := range config.UserDirs(h.trust.dirs) {
+	user := config.UserDirs(h.trust.dirs)
+	if h.js != nil && h.js.where.ConfigHome != "" {
+		// OpenCode's global tool folder is the user's, even in a
+		// worktree that is the home directory.
+		user = append(user, filepath.Join(h.js.where.ConfigHome, "opencode"))
+	}
+	for _, d := range user {
 		if within(d, path) {
 			return false
 		}
