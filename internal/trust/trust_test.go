@@ -2,6 +2,7 @@ package trust
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -232,5 +233,30 @@ func TestTheSummaryCannotHideBehindTerminalControls(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(got, "\n"), `evil\x1b[2K\rharmless`) {
 		t.Errorf("lines %q do not show the escaped text", got)
+	}
+}
+
+// BenchmarkCheck is what every host start pays for a project with a config
+// file and 50 tool files of 64 KiB (3.2 MiB hashed).
+func BenchmarkCheck(b *testing.B) {
+	root := b.TempDir()
+	body := strings.Repeat("x", 64<<10)
+	must := func(err error) {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	must(os.MkdirAll(filepath.Join(root, ".git"), 0o755))
+	must(os.MkdirAll(filepath.Join(root, ".toolhost", "tool"), 0o755))
+	must(os.WriteFile(filepath.Join(root, "toolhost.json"), []byte(`{}`), 0o644))
+	for i := range 50 {
+		must(os.WriteFile(filepath.Join(root, ".toolhost", "tool", fmt.Sprintf("t%d.wasm", i)), []byte(body), 0o644))
+	}
+	o := config.DirOptions{Directory: root, Home: b.TempDir(), Env: func(string) string { return "" }}
+	store := StoreIn(b.TempDir())
+	for b.Loop() {
+		if st := Check(o, store); st.Err != nil {
+			b.Fatal(st.Err)
+		}
 	}
 }
