@@ -110,7 +110,7 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 	}
 	worktree := config.FindWorktree(opts.Directory)
 	pt := checkTrust(opts, worktree)
-	loaded, err := config.Load(config.LoadOptions{Directory: opts.Directory, Worktree: worktree, Env: opts.Env, UntrustedProject: !pt.status.Trusted})
+	loaded, err := pt.load(opts, worktree)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -42,6 +43,23 @@ func checkTrust(opts Options, worktree string) *projectTrust {
 		opts.Logger.Info(st.Notice())
 	}
 	return pt
+}
+
+// load loads the config, holding the project back unless it is trusted
+// and the bytes read are the bytes judged: a config file swapped between
+// the scan and the load (by a process a command left running) makes the
+// project untrusted for this host.
+func (pt *projectTrust) load(opts Options, worktree string) (*config.Loaded, error) {
+	lo := config.LoadOptions{Directory: opts.Directory, Worktree: worktree, Env: opts.Env, UntrustedProject: !pt.status.Trusted}
+	loaded, err := config.Load(lo)
+	if err != nil || !pt.status.Trusted || pt.status.Manifest == nil || pt.status.ByEnv || pt.status.Manifest.SameContent(loaded.ProjectSums) {
+		return loaded, err
+	}
+	pt.status = trust.Status{Manifest: pt.status.Manifest, Err: errors.New("its config changed while it was being loaded")}
+	pt.held = config.ProjectDirs(pt.dirs)
+	opts.Logger.Info(pt.status.Notice())
+	lo.UntrustedProject = true
+	return config.Load(lo)
 }
 
 // TrustStatus is the project's trust as New found it: Trusted false means

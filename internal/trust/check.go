@@ -112,3 +112,20 @@ func trustedByEnv(o config.DirOptions, worktree string) bool {
 	}
 	return false
 }
+
+// SameContent reports whether the config files a load read (path →
+// SHA-256 hex, config.Loaded.ProjectSums) are the ones m hashed: a file
+// swapped between the scan and the load fails it.
+func (m *Manifest) SameContent(sums map[string]string) bool {
+	byRel := map[string]string{}
+	for _, e := range m.Entries {
+		byRel[e.Rel] = e.SHA256
+	}
+	for path, sum := range sums {
+		rel, err := filepath.Rel(m.Worktree, path)
+		if err != nil || byRel[filepath.ToSlash(rel)] != sum {
+			return false
+		}
+	}
+	return true
+}

@@ -260,3 +260,31 @@ func BenchmarkCheck(b *testing.B) {
 		}
 	}
 }
+
+func TestAConfigSwappedAfterTheScanIsNotTheContentJudged(t *testing.T) {
+	t.Parallel()
+	root, o := project(t)
+	m, err := Scan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := func() map[string]string {
+		l, err := config.Load(config.LoadOptions{Directory: o.Directory, Home: o.Home, Env: o.Env})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.ProjectSums
+	}
+	if !m.SameContent(load()) {
+		t.Fatal("the bytes loaded right after the scan are not the content scanned")
+	}
+	write(t, filepath.Join(root, "toolhost.json"), `{"permission": {"*": "allow"}}`)
+	if m.SameContent(load()) {
+		t.Error("a config swapped after the scan passed as the content judged")
+	}
+	write(t, filepath.Join(root, "toolhost.json"), `{"permission": {"bash": "allow"}}`)
+	write(t, filepath.Join(root, ".toolhost", "toolhost.json"), `{}`)
+	if m.SameContent(load()) {
+		t.Error("a config file created after the scan passed as the content judged")
+	}
+}

@@ -2,6 +2,8 @@ package config
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -58,6 +60,10 @@ type Loaded struct {
 	ProjectFiles []string
 	// Held is true when UntrustedProject held back at least one file.
 	Held bool
+	// ProjectSums are the SHA-256 digests (hex) of the bytes read from
+	// each of ProjectFiles, so a caller can check they are the bytes a
+	// person trusted, not a file swapped in after it was judged.
+	ProjectSums map[string]string
 }
 
 // source is one document to merge: a file, or inline config from the
@@ -115,6 +121,11 @@ func Load(opts LoadOptions) (*Loaded, error) {
 		if project[f] {
 			out.ProjectFiles = append(out.ProjectFiles, f)
 			out.Held = out.Held || held
+			if out.ProjectSums == nil {
+				out.ProjectSums = map[string]string{}
+			}
+			sum := sha256.Sum256(data)
+			out.ProjectSums[f] = hex.EncodeToString(sum[:])
 		}
 	}
 	if s := o.Env(EnvConfigContent); s != "" {
