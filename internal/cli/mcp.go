@@ -204,9 +204,9 @@ func runMCP(ctx context.Context, g *Globals, opts *MCPOptions) error {
 	sopts.Relay, sopts.Metrics = h.Store, metrics
 	sopts.ConfigDirs, sopts.Project, sopts.OutputDir = h.Dirs, h.Worktree, h.Registry.OutputDir()
 	if st := h.TrustStatus(); !st.Trusted {
-		// Logged for whoever reads the server's log, and in the
-		// instructions so the model can tell the person.
-		log.Warn("project not trusted", "notice", st.Notice())
+		// g.host put the notice on stderr, which clients keep as the
+		// server's log; the instructions carry it to the model, which
+		// can tell the person.
 		sopts.Notice = "Note for the user: " + st.Notice() + "."
 	}
 	srv, err := server.New(ctx, h.Registry, sopts)
