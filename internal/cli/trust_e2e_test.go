@@ -1,9 +1,11 @@
 package cli_test
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -108,6 +110,13 @@ func TestACloneRunsNothingOfItsOwnUntilTrusted(t *testing.T) {
 		if _, _, code := p.Run("", "trust", "--status"); code != 1 {
 			t.Errorf("%s: trust --status: exit %d, want 1 (not trusted)", when, code)
 		}
+		// toolhost mcp tells the client in its instructions.
+		if out, stderr := mcpInitialize(t, p); !strings.Contains(out, "not trusted") || !strings.Contains(out, "toolhost trust") || strings.Count(stderr, "toolhost trust") != 1 {
+			t.Errorf("%s: mcp's initialize answer lacks the notice, or stderr does not carry it once:\n%s\n%s", when, out, stderr)
+		}
+		if exists(mcpMarker) {
+			t.Errorf("%s: toolhost mcp started the project's MCP server", when)
+		}
 	}
 
 	untrusted(t, "cloned")
@@ -158,4 +167,29 @@ func TestACloneRunsNothingOfItsOwnUntilTrusted(t *testing.T) {
 	os.Remove(mcpMarker)
 	os.Remove(lspMarker)
 	untrusted(t, "after bash edited toolhost.json")
+}
+
+// mcpInitialize starts `toolhost mcp`, sends initialize, and returns the
+// answer's line and stderr once the server has stopped.
+func mcpInitialize(t *testing.T, p *e2e.Project) (string, string) {
+	t.Helper()
+	cmd := p.Command("mcp")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var serr bytes.Buffer
+	cmd.Stderr = &serr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`+"\n")
+	line, _ := bufio.NewReader(stdout).ReadString('\n')
+	stdin.Close()
+	cmd.Wait()
+	return line, serr.String()
 }
