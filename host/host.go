@@ -81,6 +81,7 @@ type Host struct {
 	pluginMu      sync.Mutex        // guards folderPlugins after New
 	folderPlugins []*plugins.Plugin // from plugin/ and plugins/; reloaded by a watching host
 	life          lifecycle         // what Close undoes, and the watchers it stops (lifecycle.go)
+	trust         *projectTrust     // whether the project's own config and tools are trusted (trust.go)
 }
 
 // New loads config and assembles the registry. When a step fails, what the
@@ -113,7 +114,8 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 		opts.CacheDir = DefaultCacheDir(opts.Env)
 	}
 	worktree := config.FindWorktree(opts.Directory)
-	loaded, err := config.Load(config.LoadOptions{Directory: opts.Directory, Worktree: worktree, Env: opts.Env})
+	pt := checkTrust(opts, worktree)
+	loaded, err := pt.load(opts, worktree)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +131,7 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 	if opts.WrapStore != nil {
 		store = opts.WrapStore(store)
 	}
-	h = &Host{Config: loaded.Config, Dirs: loaded.Dirs, Files: loaded.Files, Store: store, Directory: opts.Directory, Worktree: worktree}
+	h = &Host{Config: loaded.Config, Dirs: loaded.Dirs, Files: loaded.Files, Store: store, Directory: opts.Directory, Worktree: worktree, trust: pt}
 	h.life.init()
 	h.life.onClose("session store", func(context.Context) error { return store.Close() })
 	defer func() {
@@ -165,7 +167,7 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 	var pluginsAt plugins.PluginFolders
 	if opts.Watch && !opts.NoWasm {
 		// Before the plugins load: what changes while they do is reloaded.
-		pluginsAt = plugins.LookAtPluginFolders(watchDirs(h.Dirs, h.Worktree, opts.Directory))
+		pluginsAt = plugins.LookAtPluginFolders(h.watchedDirs(opts.Directory))
 	}
 	if !opts.NoWasm {
 		if err := h.addWasm(ctx, opts); err != nil {
@@ -173,6 +175,7 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 		}
 		h.addJS(ctx, opts)
 		h.addPlugins(ctx, opts)
+		h.addUntrustedStubs()
 		h.noteWithheldGrants(opts.Logger, h.grantedTools())
 	}
 	h.addMCP(ctx, opts)

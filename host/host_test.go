@@ -21,6 +21,8 @@ func newProject(t testing.TB) (string, func(string) string) {
 		"HOME":            filepath.Join(root, "home"),
 		"XDG_CONFIG_HOME": filepath.Join(root, "config"),
 		"XDG_CACHE_HOME":  filepath.Join(root, "cache"),
+		// The tests' own projects are trusted; trust_test.go clears it.
+		"TOOLHOST_TRUSTED_PROJECTS": project,
 	}
 	return project, func(k string) string { return env[k] }
 }

@@ -23,6 +23,7 @@ type jsTools struct {
 	cacheDir string
 	memMax   int
 	log      *slog.Logger
+	admit    func([]string) []string // drops files of an untrusted project (trust.go)
 
 	mu     sync.Mutex
 	rt     *jstool.Runtime // nil until a file is found
@@ -56,7 +57,7 @@ func (h *Host) addJS(ctx context.Context, opts Options) {
 	}
 	h.js = &jsTools{
 		where:    JSWhere(h.Config, h.Dirs, h.Directory, h.Worktree, opts.Env),
-		cacheDir: opts.CacheDir, memMax: memMax, log: opts.Logger, loaded: map[string]*jsFile{},
+		cacheDir: opts.CacheDir, memMax: memMax, log: opts.Logger, loaded: map[string]*jsFile{}, admit: h.admitJS,
 	}
 	h.life.onClose("JS tools", h.js.close)
 	h.LoadErrors = append(h.LoadErrors, h.js.sync(ctx, h.Registry)...)
@@ -80,6 +81,9 @@ func (j *jsTools) sync(ctx context.Context, reg *runtime.Registry) []runtime.Loa
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	files := jstool.Files(j.where)
+	if j.admit != nil {
+		files = j.admit(files)
+	}
 	want := map[string]string{}
 	for _, f := range files {
 		want[f] = stampOf(f)

@@ -68,7 +68,7 @@ func (h *Host) addPlugins(ctx context.Context, opts Options) {
 			h.lockedPlugins = append(h.lockedPlugins, p)
 		}
 	}
-	h.folderPlugins = h.loadFolderPlugins(ctx, opts.Logger, h.Dirs, true)
+	h.folderPlugins = h.loadFolderPlugins(ctx, opts.Logger, h.toolDirs(), true)
 	for _, p := range slices.Concat(h.lockedPlugins, h.folderPlugins) {
 		h.Registry.Add(runtime.SourcePlugin, p.Tools...)
 		if p.Hooks != nil {

@@ -24,7 +24,7 @@ func (h *Host) addWasm(ctx context.Context, opts Options) error {
 	})
 	h.wasm = wh
 	h.life.onClose("wasm modules", wh.Close)
-	tools, errs := wh.Discover(ctx, h.Dirs)
+	tools, errs := wh.Discover(ctx, h.toolDirs())
 	for _, e := range errs {
 		h.LoadErrors = append(h.LoadErrors, runtime.LoadError{Source: runtime.SourceWasm, File: e.File, Reason: e.Reason})
 	}
@@ -52,14 +52,18 @@ func (h *Host) watch(directory string, log *slog.Logger, pluginsAt plugins.Plugi
 	if h.wasm == nil {
 		return
 	}
-	dirs := watchDirs(h.Dirs, h.Worktree, directory)
+	dirs := h.watchedDirs(directory)
 	h.life.goWatch(func(ctx context.Context) {
 		h.wasm.Watch(ctx, dirs, func(added []runtime.Tool, removed []string) {
-			h.Registry.Replace(runtime.SourceWasm, removed, added...)
+			h.Registry.Replace(runtime.SourceWasm, removed, h.admitChanged(log, added)...)
 		})
 	})
 	h.life.goWatch(func(ctx context.Context) {
-		h.wasm.WatchPlugins(ctx, dirs, pluginsAt, func() { h.reloadFolderPlugins(ctx, log, dirs) })
+		h.wasm.WatchPlugins(ctx, dirs, pluginsAt, func() {
+			if h.admitChanged(log, []runtime.Tool{}) != nil {
+				h.reloadFolderPlugins(ctx, log, dirs)
+			}
+		})
 	})
 }
 

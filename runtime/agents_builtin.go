@@ -62,6 +62,12 @@ func defaultRules() permission.Ruleset {
 		{Permission: "edit", Pattern: "toolhost.lock", Action: permission.Ask},
 		{Permission: "edit", Pattern: ".toolhost/*", Action: permission.Ask},
 		{Permission: "edit", Pattern: "*/.toolhost/*", Action: permission.Ask},
+		// OpenCode's tool folders load as tools too; and trusting the
+		// project is a person's decision, not a command's (where the
+		// sandbox is off, bash could write the trust store).
+		{Permission: "edit", Pattern: ".opencode/*", Action: permission.Ask},
+		{Permission: "edit", Pattern: "*/.opencode/*", Action: permission.Ask},
+		{Permission: "bash", Pattern: "toolhost trust*", Action: permission.Ask},
 	})
 }
 

@@ -216,6 +216,7 @@ func TestDefaultRulesGuardTheRepositoryAndToolhostsOwnConfig(t *testing.T) {
 		{"toolhost.json in the project asks", defaults, "build", "toolhost.json", permission.Ask},
 		{"a module dropped into .toolhost/tool asks", defaults, "build", ".toolhost/tool/evil.wasm", permission.Ask},
 		{"the plugin lock asks", defaults, "build", "toolhost.lock", permission.Ask},
+		{"an OpenCode tool dropped into .opencode/tool asks", defaults, "build", ".opencode/tool/evil.ts", permission.Ask},
 		{"an ordinary file is allowed", defaults, "build", "src/main.go", permission.Allow},
 		{"a file named like .gitignore is allowed", defaults, "build", ".gitignore", permission.Allow},
 		{"plan still denies .git", defaults, "plan", ".git/config", permission.Deny},
@@ -230,5 +231,8 @@ func TestDefaultRulesGuardTheRepositoryAndToolhostsOwnConfig(t *testing.T) {
 				t.Errorf("edit %q for %s = %s (%s), want %s", tt.pattern, tt.agent, rule.Action, rule, tt.want)
 			}
 		})
+	}
+	if rule, _ := permission.Evaluate("bash", "toolhost trust --yes", defaults["build"].Rules); rule.Action != permission.Ask {
+		t.Errorf("bash toolhost trust --yes = %s; trusting the project is a person's decision", rule)
 	}
 }

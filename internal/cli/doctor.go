@@ -18,6 +18,7 @@ import (
 	"github.com/toolhost/toolhost/internal/jstool"
 	"github.com/toolhost/toolhost/internal/sandbox"
 	"github.com/toolhost/toolhost/internal/toolbuild"
+	"github.com/toolhost/toolhost/internal/trust"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
 )
@@ -47,6 +48,9 @@ type DoctorReport struct {
 	// LanguageServers are the servers in effect for the edit tools'
 	// diagnostics (docs/lsp.md), none when "lsp" is false.
 	LanguageServers []LanguageServerReport `json:"language_servers"`
+	// Trust says whether the project's own config and tools are trusted
+	// (toolhost trust); the rest of the report is what is in effect.
+	Trust TrustReport `json:"trust"`
 }
 
 // LanguageServerReport is one language server in effect: found, or why
@@ -164,7 +168,8 @@ func Doctor(ctx context.Context, dir string, opts *DoctorOptions) (*DoctorReport
 		dir = wd
 	}
 	worktree := config.FindWorktree(dir)
-	loaded, err := config.Load(config.LoadOptions{Directory: dir, Worktree: worktree, Env: env})
+	st := trust.Check(config.DirOptions{Directory: dir, Worktree: worktree, Env: env}, trust.StoreIn(dataDir(env)))
+	loaded, err := config.Load(config.LoadOptions{Directory: dir, Worktree: worktree, Env: env, UntrustedProject: !st.Trusted})
 	if err != nil {
 		return nil, err
 	}
@@ -182,6 +187,7 @@ func Doctor(ctx context.Context, dir string, opts *DoctorOptions) (*DoctorReport
 		Config: ConfigReport{Dirs: loaded.Dirs, Files: loaded.Files,
 			GrantsWithheld: host.GrantProblems(loaded.Config, host.ToolFiles(loaded.Dirs, host.JSWhere(loaded.Config, loaded.Dirs, dir, worktree, env)))},
 		Plugins: pluginReports(loaded, worktree, host.DefaultCacheDir(env)),
+		Trust:   trustReport(st),
 	}
 	abi, aerr := sandbox.Available()
 	rep.Sandbox.ABI = abi
@@ -295,6 +301,7 @@ func (r *DoctorReport) Print(w io.Writer) {
 	for _, sk := range s.Plan.Skipped {
 		fmt.Fprintf(w, "  skipped:    %s (%s)\n", sk.Path, sk.Reason)
 	}
+	r.Trust.print(w)
 	fmt.Fprintln(w, "config")
 	fmt.Fprintf(w, "  searched:   %s\n", strings.Join(r.Config.Dirs, ", "))
 	if len(r.Config.Files) == 0 {

@@ -33,6 +33,8 @@ func TestDoctorReportsTheSandboxConfigFilesAndToolchains(t *testing.T) {
 		"XDG_CONFIG_HOME": filepath.Join(root, "config"),
 		"XDG_DATA_HOME":   filepath.Join(root, "data"),
 		"XDG_CACHE_HOME":  filepath.Join(root, "cache"),
+		// The project is the test's own (trust_test.go covers an untrusted one).
+		"TOOLHOST_TRUSTED_PROJECTS": project,
 	}
 	find := func(_ context.Context, l toolbuild.Lang) (string, error) {
 		if l == toolbuild.LangD {

@@ -186,6 +186,7 @@ func runMCP(ctx context.Context, g *Globals, opts *MCPOptions) error {
 		}
 		defer stop()
 		ib.Attach(h.Registry)
+		ib.SetTrust(h.TrustReviewer(), h.TrustStatus().Trusted)
 		sopts.Inbox = ib
 	}
 	for _, le := range h.LoadErrors {
@@ -202,6 +203,12 @@ func runMCP(ctx context.Context, g *Globals, opts *MCPOptions) error {
 	}
 	sopts.Relay, sopts.Metrics = h.Store, metrics
 	sopts.ConfigDirs, sopts.Project, sopts.OutputDir = h.Dirs, h.Worktree, h.Registry.OutputDir()
+	if st := h.TrustStatus(); !st.Trusted {
+		// g.host put the notice on stderr, which clients keep as the
+		// server's log; the instructions carry it to the model, which
+		// can tell the person.
+		sopts.Notice = "Note for the user: " + st.Notice() + "."
+	}
 	srv, err := server.New(ctx, h.Registry, sopts)
 	if err != nil {
 		return usageError{err}
@@ -289,7 +296,9 @@ func runMCPList(ctx context.Context, g *Globals, opts *MCPListOptions) error {
 	if err != nil {
 		return fmt.Errorf("working directory %s: %w", g.Dir, err)
 	}
-	loaded, err := config.Load(config.LoadOptions{Directory: dir})
+	// The project's MCP servers start only when it is trusted.
+	untrusted := g.checkTrust(dir)
+	loaded, err := config.Load(config.LoadOptions{Directory: dir, UntrustedProject: untrusted})
 	if err != nil {
 		return err
 	}

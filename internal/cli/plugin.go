@@ -113,7 +113,8 @@ func loadPluginEnv(g *Globals, opts *PluginOptions) (*pluginEnv, error) {
 	}
 	dir, _ = filepath.Abs(dir)
 	worktree := config.FindWorktree(dir)
-	loaded, err := config.Load(config.LoadOptions{Directory: dir, Worktree: worktree})
+	// An untrusted project's signing keys and settings do not count.
+	loaded, err := config.Load(config.LoadOptions{Directory: dir, Worktree: worktree, UntrustedProject: g.checkTrust(dir)})
 	if err != nil {
 		return nil, err
 	}

@@ -78,6 +78,8 @@ type Globals struct {
 	Streams   IOStreams
 	// NewHost builds the host; tests replace it.
 	NewHost func(ctx context.Context, opts host.Options) (*host.Host, error)
+
+	trustNoticed bool // the untrusted-project notice was shown (trust.go)
 }
 
 func (g *Globals) logger() *slog.Logger {
@@ -116,6 +118,7 @@ func (g *Globals) host(ctx context.Context, asker permission.Asker, withQuestion
 	for _, k := range h.UnknownConfigKeys() {
 		fmt.Fprintf(g.Streams.ErrOut, "%s %s\n", g.Streams.errColors().yellow("toolhost: warning:"), k)
 	}
+	g.noticeTrust(h.TrustStatus())
 	return h, nil
 }
 
@@ -154,6 +157,7 @@ permission system, and serves them to a CLI, an agent loop or MCP clients.`,
 	root.AddCommand(NewCmdTool(g))
 	root.AddCommand(NewCmdPlugin(g, nil))
 	root.AddCommand(NewCmdDoctor(g, nil))
+	root.AddCommand(NewCmdTrust(g, nil))
 	return root
 }
 

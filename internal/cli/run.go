@@ -156,6 +156,7 @@ func runRun(ctx context.Context, g *Globals, opts *RunOptions) error {
 	defer closeHost(ctx, g.logger(), h)
 	if ib != nil {
 		ib.Attach(h.Registry)
+		ib.SetTrust(h.TrustReviewer(), h.TrustStatus().Trusted)
 	}
 	for _, le := range h.LoadErrors {
 		fmt.Fprintf(g.Streams.ErrOut, "toolhost: skipped %s\n", le)

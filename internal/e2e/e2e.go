@@ -96,9 +96,11 @@ func (p *Project) Write(rel, content string) string {
 }
 
 // Environ is the environment the binary runs with: the fresh user's
-// directories, PATH from ours, and Env.
+// directories, PATH from ours, the project trusted (TOOLHOST_TRUSTED_PROJECTS;
+// a test of trust itself sets it empty in Env), and Env.
 func (p *Project) Environ() []string {
 	return append([]string{
+		"TOOLHOST_TRUSTED_PROJECTS=" + p.Dir,
 		"HOME=" + p.Home,
 		"PATH=" + os.Getenv("PATH"),
 		"XDG_CONFIG_HOME=" + filepath.Join(p.Home, ".config"),

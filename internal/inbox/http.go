@@ -100,6 +100,8 @@ func (ib *Inbox) Handler(opts HandlerOptions) http.Handler {
 	mux.HandleFunc("GET /api/sessions", ib.apiSessions)
 	mux.HandleFunc("POST /api/sessions/{id}/revoke", ib.apiRevoke)
 	mux.HandleFunc("GET /api/rules", ib.apiRules)
+	mux.HandleFunc("GET /api/trust", ib.apiTrustGet)
+	mux.HandleFunc("POST /api/trust", ib.apiTrust)
 	cop := http.NewCrossOriginProtection()
 	return httpguard.Wrap(httpguard.Options{
 		Addr:   opts.Addr,
@@ -147,10 +149,11 @@ type pageData struct {
 	Rules        Rules
 	RulesError   string
 	TimeoutLabel string
+	Trust        *trustBanner // nil: trusted, or not reported
 }
 
 func (ib *Inbox) data(r *http.Request) pageData {
-	d := pageData{Requests: ib.Pending(), Sessions: ib.Sessions(r.Context()), TimeoutLabel: ib.opts.Timeout.String()}
+	d := pageData{Requests: ib.Pending(), Sessions: ib.Sessions(r.Context()), TimeoutLabel: ib.opts.Timeout.String(), Trust: ib.banner()}
 	rules, err := ib.AgentRules(r.URL.Query().Get("agent"))
 	d.Rules = rules
 	if err != nil {

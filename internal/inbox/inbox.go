@@ -80,6 +80,9 @@ type Inbox struct {
 	sessions map[string]*sessionLog
 	subs     map[chan struct{}]struct{}
 
+	trust          ProjectTrust // the project's trust, for the banner (trust.go)
+	startedTrusted bool
+
 	closed    chan struct{} // closed by Close
 	closeOnce sync.Once
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -96,6 +97,10 @@ type Options struct {
 	// PollInterval is how often subscribed resources are checked for
 	// changes. Default 1 s.
 	PollInterval time.Duration
+	// Notice is added to the server's instructions, which clients show
+	// the model at the start of a session: the front end puts there that
+	// the project is not trusted and the command that trusts it.
+	Notice string
 }
 
 // Server serves a registry's tools over MCP. Build it with New, then
@@ -163,7 +168,7 @@ func New(ctx context.Context, reg *runtime.Registry, opts Options) (*Server, err
 		},
 		SubscribeHandler:   func(ctx context.Context, r *sdk.SubscribeRequest) error { return proj.subscribe(ctx, r) },
 		UnsubscribeHandler: func(ctx context.Context, r *sdk.UnsubscribeRequest) error { return proj.unsubscribe(ctx, r) },
-		Instructions:       "Tools of the toolhost " + opts.Agent + " agent. Calls that need a person's approval are asked through elicitation when the client supports it; otherwise the configured permission rules decide.",
+		Instructions:       strings.TrimSpace("Tools of the toolhost " + opts.Agent + " agent. Calls that need a person's approval are asked through elicitation when the client supports it; otherwise the configured permission rules decide.\n\n" + opts.Notice),
 	})
 	proj = newProject(s.sdk, opts, agent.Rules)
 	s.proj = proj

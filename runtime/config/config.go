@@ -256,9 +256,9 @@ type Bash struct {
 // toolchain directories, what external_directory allows and Readable.
 // toolhost's own data and cache directories are never writable. Where the
 // kernel lacks Landlock, toolhost warns once at start and the permission
-// rules alone apply. Project config is as trusted as the project's code: a
-// project file can widen or turn off the sandbox, as it can already start
-// MCP commands.
+// rules alone apply. A project's own config sets it only once the project
+// is trusted (internal/trust): until then the user's config alone decides
+// it.
 type Sandbox struct {
 	// Enabled runs bash under the sandbox where the kernel supports it.
 	// Default true; false runs commands under the permission rules alone.

@@ -28,6 +28,16 @@
 // file does not mention. Each rule's Source is "file:line" of its key, so
 // the permission evaluator can explain a decision.
 //
+// # Untrusted projects
+//
+// The project's own files (the worktree root's and its .toolhost
+// directories', never the user's directories even when the worktree holds
+// them) come with the repository. With LoadOptions.UntrustedProject they
+// keep only their deny rules (trust.go): under last-match-wins an added
+// deny can only make a decision stricter, while an added allow or ask
+// could loosen one, so this is exact without touching the evaluator.
+// internal/trust decides whether a person trusted the content.
+//
 // # Errors
 //
 // Each source is checked on its own syntax tree before anything is decoded
@@ -43,9 +53,10 @@
 //
 // String values may use {env:VAR} (empty when unset) and {file:path} (the
 // file's trimmed content; relative to the config file's directory, ~/ for
-// home), as in OpenCode. Project config is therefore as trusted as the
-// project's code: it can already start MCP commands, and it can read files
-// and variables into headers. Only string values are expanded, never keys or
+// home), as in OpenCode. A project's config could read files and variables
+// into headers with them, which is one more reason its values count only
+// once the project is trusted (trust.go; its deny rules count at once, and
+// rule patterns are keys, never expanded). Only string values are expanded, never keys or
 // numbers, so documents stay valid JSON before expansion.
 //
 // # Grants

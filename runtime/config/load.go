@@ -2,6 +2,8 @@ package config
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,6 +35,9 @@ type LoadOptions struct {
 	Home string
 	// Logger receives one debug record per file read. Default: no logging.
 	Logger *slog.Logger
+	// UntrustedProject holds back the project's own config files (see
+	// ProjectFiles): only their deny rules take effect (trust.go).
+	UntrustedProject bool
 }
 
 // DirOptions returns the options Dirs needs, so callers can list the same
@@ -50,6 +55,15 @@ type Loaded struct {
 	Dirs []string
 	// Files are the config files read, in merge order.
 	Files []string
+	// ProjectFiles are the files of Files that belong to the project
+	// (ProjectFiles), whether or not they were held back.
+	ProjectFiles []string
+	// Held is true when UntrustedProject held back at least one file.
+	Held bool
+	// ProjectSums are the SHA-256 digests (hex) of the bytes read from
+	// each of ProjectFiles, so a caller can check they are the bytes a
+	// person trusted, not a file swapped in after it was judged.
+	ProjectSums map[string]string
 }
 
 // source is one document to merge: a file, or inline config from the
@@ -60,6 +74,7 @@ type source struct {
 	data  []byte
 	lines bool // rule sources carry ":line" (files do, inline config does not)
 	perm  bool // the document is a bare permission value (TOOLHOST_PERMISSION)
+	held  bool // an untrusted project file: only its deny rules count (trust.go)
 }
 
 // Load finds, reads, merges, decodes and validates the config. Files
@@ -90,6 +105,7 @@ func Load(opts LoadOptions) (*Loaded, error) {
 		out.Dirs[i] = d.path
 	}
 	var srcs []*source
+	project := projectFileSet(o, dirs)
 	for _, f := range configFiles(o, dirs) {
 		data, err := os.ReadFile(f)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -99,8 +115,18 @@ func Load(opts LoadOptions) (*Loaded, error) {
 			return nil, fmt.Errorf("load config %s: %w; fix its permissions or remove it", f, err)
 		}
 		log.Debug("config file read", "path", f, "bytes", len(data))
-		srcs = append(srcs, &source{name: f, dir: filepath.Dir(f), data: data, lines: true})
+		held := opts.UntrustedProject && project[f]
+		srcs = append(srcs, &source{name: f, dir: filepath.Dir(f), data: data, lines: true, held: held})
 		out.Files = append(out.Files, f)
+		if project[f] {
+			out.ProjectFiles = append(out.ProjectFiles, f)
+			out.Held = out.Held || held
+			if out.ProjectSums == nil {
+				out.ProjectSums = map[string]string{}
+			}
+			sum := sha256.Sum256(data)
+			out.ProjectSums[f] = hex.EncodeToString(sum[:])
+		}
 	}
 	if s := o.Env(EnvConfigContent); s != "" {
 		srcs = append(srcs, &source{name: EnvConfigContent, dir: o.Directory, data: []byte(s)})
@@ -163,6 +189,9 @@ func build(srcs []*source, o DirOptions) (*Config, error) {
 		if err != nil {
 			errs = append(errs, err)
 			continue
+		}
+		if src.held {
+			p = tighteningOnly(p)
 		}
 		if l, ok := grantLayerOf(src, p.tree); ok {
 			layers = append(layers, l)

@@ -87,6 +87,17 @@
         say("Not answered: " + e.message);
         b.disabled = false;
       }
+    } else if (b.dataset.trust) {
+      if (!window.confirm("Trust this project's config and tools? They may then run the programs and use the grants listed.")) { return; }
+      b.disabled = true;
+      try {
+        const r = await post("/api/trust", { digest: b.dataset.trust });
+        say(r.restart ? "Trusted. Restart toolhost for the project's config to take effect." : "Trusted.");
+        location.reload();
+      } catch (e) {
+        say("Not trusted: " + e.message);
+        b.disabled = false;
+      }
     } else if (b.dataset.revoke !== undefined) {
       try {
         await post("/api/sessions/" + encodeURIComponent(b.dataset.session) + "/revoke", { permission: b.dataset.permission, pattern: b.dataset.pattern });

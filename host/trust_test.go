@@ -1,0 +1,165 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolhost/toolhost/internal/trust"
+	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/config"
+)
+
+// untrustedEnv is env without the trust the tests' projects get.
+func untrustedEnv(env func(string) string) func(string) string {
+	return func(k string) string {
+		if k == trust.EnvTrusted {
+			return ""
+		}
+		return env(k)
+	}
+}
+
+func TestAnUntrustedProjectsServersDoNotStartAndItsToolsAreListedButNotLoaded(t *testing.T) {
+	t.Parallel()
+	project, env := newProject(t)
+	marker := filepath.Join(t.TempDir(), "mcp-started")
+	files := map[string]string{
+		"toolhost.json":             fmt.Sprintf(`{"mcp": {"m": {"type": "local", "command": ["sh", "-c", "touch %s"], "timeout": 2000}}, "permission": {"webfetch": "allow"}}`, marker),
+		".toolhost/tool/probe.wasm": "\x00asm not a module: never read while untrusted",
+		".toolhost/tool/bash.wasm":  "\x00asm",
+		".opencode/tool/oc.ts":      "export default {}",
+	}
+	for rel, body := range files {
+		p := filepath.Join(project, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	dataDir := t.TempDir()
+	h, err := New(ctx, Options{Directory: project, Env: untrustedEnv(env), DataDir: dataDir, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	st := h.TrustStatus()
+	if st.Trusted || !strings.Contains(st.Notice(), trust.Command) {
+		t.Fatalf("TrustStatus = %+v, want untrusted with the command", st)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the untrusted project's MCP server started")
+	}
+	if len(h.Config.MCP) != 0 {
+		t.Errorf("Config.MCP = %v, want the project's servers held back", h.Config.MCP)
+	}
+	for _, le := range h.LoadErrors {
+		t.Errorf("untrusted tool files were read: %+v", le)
+	}
+	if src, _ := h.Registry.Source("bash"); src != runtime.SourceBuiltin {
+		t.Errorf("bash comes from %s: an untrusted project's stub took a built-in's id", src)
+	}
+	for _, id := range []string{"probe", "oc"} {
+		if !h.Registry.Has(id) {
+			t.Errorf("the project's tool %s is not listed", id)
+			continue
+		}
+		res, err := h.Call(ctx, runtime.Call{Tool: id, SessionID: "s", Args: json.RawMessage(`{}`)})
+		msg := res.Output
+		if err != nil {
+			msg += err.Error()
+		}
+		if !strings.Contains(msg, "not trusted") || !strings.Contains(msg, trust.Command) {
+			t.Errorf("call %s = %q, %v; want it refused with the trust command", id, res.Output, err)
+		}
+	}
+
+	// Trusted, the same content starts the server.
+	m, err := trust.Scan(h.TrustReviewer().Dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := trust.StoreIn(dataDir).Trust(m.Worktree, m.Digest, "test"); err != nil {
+		t.Fatal(err)
+	}
+	h2, err := New(ctx, Options{Directory: project, Env: untrustedEnv(env), DataDir: dataDir, CacheDir: t.TempDir(), NoWasm: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h2.Close(ctx)
+	if !h2.TrustStatus().Trusted || len(h2.Config.MCP) != 1 {
+		t.Errorf("trusted: status %+v, mcp %v", h2.TrustStatus(), h2.Config.MCP)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Error("trusted: the project's MCP server did not start")
+	}
+}
+
+// A watching host of a trusted project loads a tool folder's change only
+// when the new content is trusted too: a module a command drops into
+// .toolhost/tool/ is not loaded; once a person trusts the content, the
+// next change loads.
+func TestAWatchingHostLoadsAChangedToolFolderOnlyOnceTrusted(t *testing.T) {
+	t.Parallel()
+	project, env := newProject(t)
+	env = untrustedEnv(env)
+	cacheDir := t.TempDir()
+	echo := guestModule(t, "echo")
+	warmCache(t, cacheDir, echo)
+	if err := os.WriteFile(filepath.Join(project, "toolhost.json"), []byte(`{"permission": {"echo": "allow", "echo2": "allow"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dataDir := t.TempDir()
+	store := trust.StoreIn(dataDir)
+	trustNow := func() {
+		t.Helper()
+		m, err := trust.Scan(trustDirs(project, env))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := store.Trust(m.Worktree, m.Digest, "test"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	trustNow()
+	ctx := context.Background()
+	h, err := New(ctx, Options{Directory: project, Env: env, DataDir: dataDir, CacheDir: cacheDir, Watch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(ctx) })
+	if !h.TrustStatus().Trusted {
+		t.Fatalf("not trusted at start: %+v", h.TrustStatus())
+	}
+	toolDir := filepath.Join(project, ".toolhost", "tool")
+	copyInto(t, echo, filepath.Join(toolDir, "echo.wasm"))
+	time.Sleep(3 * time.Second)
+	if h.Registry.Has("echo") {
+		t.Fatal("a module dropped into the trusted project's tool folder loaded without trust")
+	}
+	copyInto(t, echo, filepath.Join(toolDir, "echo2.wasm.part"))
+	trustNow() // the person trusts what is there now, echo2 included
+	if err := os.Rename(filepath.Join(toolDir, "echo2.wasm.part"), filepath.Join(toolDir, "echo2.wasm")); err != nil {
+		t.Fatal(err)
+	}
+	trustNow()
+	deadline := time.Now().Add(watchLimit)
+	for !h.Registry.Has("echo2") {
+		if time.Now().After(deadline) {
+			t.Fatalf("echo2 not loaded within %v after its content was trusted", watchLimit)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func trustDirs(project string, env func(string) string) config.DirOptions {
+	return config.DirOptions{Directory: project, Worktree: project, Env: env, Home: env("HOME")}
+}

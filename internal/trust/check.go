@@ -1,0 +1,131 @@
+package trust
+
+import (
+	"os"
+	"os/user"
+	"path/filepath"
+
+	"github.com/toolhost/toolhost/runtime/config"
+)
+
+// Command is what a person runs to review and trust a project.
+const Command = "toolhost trust"
+
+// EnvTrusted lists directories (separated as in PATH) whose projects are
+// trusted whatever their content, as mise's MISE_TRUSTED_CONFIG_PATHS:
+// for CI, and for a person's own repositories. A project cannot set it;
+// the user's environment is the user's own config.
+const EnvTrusted = "TOOLHOST_TRUSTED_PROJECTS"
+
+// Status is a project's trust at one moment.
+type Status struct {
+	// Manifest is the content scanned; nil when the scan failed.
+	Manifest *Manifest
+	// Trusted is true when there is nothing to trust or a person trusted
+	// exactly this content.
+	Trusted bool
+	// ByEnv is true when EnvTrusted, not the store, trusts it.
+	ByEnv bool
+	// Err says why the project could not be judged (a store that does not
+	// parse, a project too large): it is then untrusted.
+	Err error
+}
+
+// Worktree is the project root judged.
+func (s Status) Worktree() string {
+	if s.Manifest == nil {
+		return ""
+	}
+	return s.Manifest.Worktree
+}
+
+// Check scans the project and looks its digest up in the store.
+func Check(o config.DirOptions, store Store) Status {
+	m, err := Scan(o)
+	if err != nil {
+		return Status{Err: err}
+	}
+	if m.Empty() || trustedByEnv(o, m.Worktree) {
+		return Status{Manifest: m, Trusted: true, ByEnv: !m.Empty()}
+	}
+	ok, err := store.Trusted(m.Worktree, m.Digest)
+	return Status{Manifest: m, Trusted: ok, Err: err}
+}
+
+// Notice is the one line every front end shows for an untrusted project.
+func (s Status) Notice() string {
+	if s.Trusted {
+		return ""
+	}
+	msg := "this project's toolhost config and tools are not trusted, so only the user's own config is in effect (the project's deny rules still apply); review and trust them with `" + Command + "`"
+	if wt := s.Worktree(); wt != "" {
+		msg = "project " + wt + ": " + msg
+	}
+	if s.Err != nil {
+		msg += " (" + s.Err.Error() + ")"
+	}
+	return msg
+}
+
+// Gate answers "may the project's current content load?" for a host
+// that watches tool folders and finds a change: only when it is trusted
+// now (the store holds its new digest, or EnvTrusted names it).
+type Gate struct {
+	opts  config.DirOptions
+	store Store
+}
+
+// NewGate returns the gate of a project and store.
+func NewGate(o config.DirOptions, store Store) *Gate { return &Gate{opts: o, store: store} }
+
+// StillTrusted scans the project again and looks it up.
+func (g *Gate) StillTrusted() bool {
+	if g == nil {
+		return true
+	}
+	return Check(g.opts, g.store).Trusted
+}
+
+// Who names the person trusting, for the store: the login name, when
+// cheap to find.
+func Who() string {
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return ""
+}
+
+// trustedByEnv reports whether EnvTrusted names worktree or a directory
+// above it.
+func trustedByEnv(o config.DirOptions, worktree string) bool {
+	env := o.Env
+	if env == nil {
+		env = os.Getenv
+	}
+	for _, d := range filepath.SplitList(env(EnvTrusted)) {
+		if d == "" || !filepath.IsAbs(d) {
+			continue
+		}
+		if inside(filepath.Clean(d), worktree) {
+			return true
+		}
+	}
+	return false
+}
+
+// SameContent reports whether the config files a load read (path →
+// SHA-256 hex, config.Loaded.ProjectSums) are the ones m hashed: a file
+// swapped between the scan and the load fails it.
+func (m *Manifest) SameContent(sums map[string]string) bool {
+	byRel := map[string]string{}
+	for _, e := range m.Entries {
+		byRel[e.Rel] = e.SHA256
+	}
+	for path, sum := range sums {
+		rel, err := filepath.Rel(m.Worktree, path)
+		if err != nil || byRel[filepath.ToSlash(rel)] != sum {
+			return false
+		}
+	}
+	return true
+}
