@@ -3,10 +3,13 @@ package client_test
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/toolhost/toolhost/mcp/client"
 	"github.com/toolhost/toolhost/runtime"
@@ -117,9 +120,26 @@ func TestAServerThatDiesIsRestartedOnTheNextCall(t *testing.T) {
 	t.Cleanup(func() { m.Close() })
 	m.Start(context.Background())
 	reg := registryWith(t, m, "")
-	// The served toolhost runs bash as its child: killing the parent kills
-	// the server in the middle of the call.
-	_, err := reg.Call(context.Background(), runtime.Call{Tool: "self_bash", Args: json.RawMessage(`{"command":"kill -9 $PPID; sleep 5","description":"Kill the server"}`)})
+	// The served toolhost runs bash as its child: the command names its
+	// parent, the server, which the test kills in the middle of the call
+	// (bash itself may not: the sandbox keeps its signals to its own
+	// processes).
+	pidFile := filepath.Join(inner.dir, "server.pid")
+	go func() {
+		deadline := time.Now().Add(20 * time.Second)
+		for time.Now().Before(deadline) {
+			if b, err := os.ReadFile(pidFile); err == nil && strings.HasSuffix(string(b), "\n") {
+				if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+					if proc, err := os.FindProcess(pid); err == nil {
+						proc.Kill()
+					}
+					return
+				}
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	_, err := reg.Call(context.Background(), runtime.Call{Tool: "self_bash", Args: json.RawMessage(`{"command":"echo $PPID > server.pid; sleep 10","description":"Name the server"}`)})
 	if err == nil || !strings.Contains(err.Error(), "restarted on the next call") {
 		t.Fatalf("call in flight when the server died: %v; want a clear error", err)
 	}
