@@ -85,6 +85,10 @@ type bashCommandReq struct {
 	Pattern  string // what a person sees and, when Template is "", what rules match
 	Template string // with permission.Hole for what is unknown; "" when resolved
 	Always   string // the "always" pattern; "" for none
+	// Reason says why a request was made that the command line does not
+	// show as a command of its own: the program that runs it (awk's
+	// system(), tar --to-command), or why it is a Hole.
+	Reason string
 }
 
 // bashPath is a path the command line touches.
@@ -114,6 +118,17 @@ type bashAnalysis struct {
 	// command line costs time linear in its length.
 	commandIndex map[string]int
 	pathIndex    map[bashPath]bool
+	// execs are the files the command line runs as programs or scripts
+	// (./s, python3 s.py): one the line itself writes or names as a
+	// path (echo … > s; chmod +x s; ./s) has contents no one was shown.
+	execs []execRef
+}
+
+// execRef is a file run as a program or script: where it may be, and the
+// request that runs it.
+type execRef struct {
+	cands   []string
+	pattern string
 }
 
 // resolve is resolveOnDisk, memoized for the analysis.
@@ -155,10 +170,47 @@ func analyzeBash(command string, scope bashScope) (*bashAnalysis, error) {
 	if err := analyzeInto(out, command, scope, 0); err != nil {
 		return nil, err
 	}
+	out.scriptsWritten()
 	return out, nil
 }
 
 var shellParser = syntax.Variant(syntax.LangBash)
+
+// execFile records a file run as a program or script.
+func (a *analyzer) execFile(t token, display string) {
+	if !t.known() {
+		return // the request is a Hole already
+	}
+	e := execRef{pattern: clip(display)}
+	for _, wd := range a.out.workdirs {
+		e.cands = append(e.cands, a.out.resolve(joinUnclean(wd, t.value)))
+		if filepath.IsAbs(t.value) {
+			break
+		}
+	}
+	a.out.execs = append(a.out.execs, e)
+}
+
+// scriptsWritten makes the request of every file run that the command
+// line also names as a path (writes it, copies to it, makes it
+// executable), or that may be a file it writes somewhere unknown, a Hole:
+// its contents are not what anyone was shown.
+func (an *bashAnalysis) scriptsWritten() {
+	for _, e := range an.execs {
+		hit := false
+		for _, p := range an.Paths {
+			if (p.Abs == "" && p.Write) || (p.Abs != "" && slices.Contains(e.cands, p.Abs)) {
+				hit = true
+				break
+			}
+		}
+		if i, ok := an.commandIndex[e.pattern]; ok && hit {
+			c := &an.Commands[i]
+			c.Template, c.Always = permission.Hole, ""
+			c.Reason = "runs a file this command line writes or changes, whose contents cannot be read before it runs"
+		}
+	}
+}
 
 // nestingDepth is how deeply "(" and "{" nest in src, quotes ignored: an
 // upper bound of the nesting the parser will meet, found in linear time.
@@ -378,6 +430,9 @@ func (a *analyzer) unresolvedCommand(display string) {
 func (a *analyzer) addCommand(r bashCommandReq) {
 	if i, ok := a.out.commandIndex[r.Pattern]; ok {
 		c := &a.out.Commands[i]
+		if c.Reason == "" {
+			c.Reason = r.Reason
+		}
 		switch {
 		case r.Template == "" || r.Template == c.Template:
 		case c.Template == "":
@@ -397,7 +452,16 @@ func (a *analyzer) addCommand(r bashCommandReq) {
 // env records the setting of a dangerous variable.
 func (a *analyzer) env(name, valueTemplate, valueDisplay string) {
 	r := bashCommandReq{Pattern: "export " + name + "=" + valueDisplay}
-	if name == "BASH_CMDS" || name == "BASH_ALIASES" {
+	if name == "PROMPT_COMMAND" && valueTemplate != "" {
+		a.inner(r.Pattern, "bash runs PROMPT_COMMAND before each prompt of an interactive shell", token{value: valueTemplate, display: valueDisplay})
+	}
+	if promptVariables[name] && strings.ContainsAny(valueTemplate+valueDisplay, "$`") {
+		// PS4='$(cmd)' runs cmd before every command once set -x is on
+		// (set -x, set -o xtrace, bash -x, SHELLOPTS), and the prompts
+		// do in interactive shells.
+		r.Template = permission.Hole
+		r.Reason = "bash expands " + name + " each time it shows it (PS4 under set -x), running the commands in it"
+	} else if name == "BASH_CMDS" || name == "BASH_ALIASES" {
 		// The command and alias tables: after this, which program a
 		// command name runs is unknown, as after hash -p.
 		r.Template = permission.Hole

@@ -133,6 +133,28 @@ var opaqueCommands = map[string]string{
 	".":         "",
 }
 
+// expandedOptions are the options whose value the shell expands again
+// when the builtin runs (compgen -W's word list: "$(cmd)" in it runs
+// cmd): a value with an expansion in it, or not fixed text, makes the
+// command one Hole.
+var expandedOptions = map[string]string{
+	"compgen":  "W",
+	"complete": "W",
+}
+
+// promptVariables are expanded (parameters, arithmetic, command
+// substitution) every time bash shows them: PS4 before each command under
+// set -x, the others in interactive shells. A value with an expansion in
+// it runs code; PROMPT_COMMAND is a command line.
+var promptVariables = map[string]bool{"PS0": true, "PS1": true, "PS2": true, "PS3": true, "PS4": true}
+
+// scriptInterpreters run their first operand as a script file (after
+// their options), which the command line itself may have written.
+var scriptInterpreters = []string{
+	"python", "python2", "python3", "perl", "ruby", "node", "nodejs", "php", "lua", "Rscript", "tclsh", "wish",
+	"bun", "deno", "tsx", "ts-node", "awk", "gawk", "mawk",
+}
+
 // pathCommands are the commands whose operands are paths that are checked
 // against the project (external_directory): those that change directory,
 // create, move, remove, write or change files, and the common readers.
