@@ -174,9 +174,9 @@ var awkKeywords = map[string]bool{
 	"while": true, "for": true, "do": true, "else": true, "delete": true, "exit": true,
 }
 
-// awkAmbiguous: after these tokens awks disagree on, or the grammar
-// decides, whether "/" divides or starts a regex (getline / 2, $/x/,
-// x++ /y/, length / 2).
+// awkAmbiguous: after these tokens awks disagree on, or only the grammar
+// decides, whether "/" divides or starts a regex (length /re/ is a match
+// for mawk; getline / 2, $/x/, x++ /y/).
 func awkAmbiguous(t awkTok, have bool) bool {
 	if !have {
 		return false
@@ -243,6 +243,11 @@ func lexAwk(src string) ([]awkTok, bool) {
 			i += n
 		case c == '/':
 			prev, have := last()
+			if awkAmbiguous(prev, have) {
+				// mawk reads `length /re/` as a regex, gawk may read a
+				// division: either could hide code from the other.
+				return nil, false
+			}
 			if awkOperand(prev, have) {
 				if i+1 < len(src) && src[i+1] == '=' {
 					toks = append(toks, awkTok{kind: 'o', text: "/="})
@@ -255,9 +260,6 @@ func lexAwk(src string) ([]awkTok, bool) {
 			}
 			n, ok := awkRegex(src[i:])
 			if !ok {
-				return nil, false
-			}
-			if awkAmbiguous(prev, have) && strings.ContainsAny(src[i+1:i+n-1], "\"\\|>@#") || awkAmbiguous(prev, have) && (strings.Contains(src[i:i+n], "system") || strings.Contains(src[i:i+n], "getline")) {
 				return nil, false
 			}
 			toks = append(toks, awkTok{kind: 'r'})
@@ -345,34 +347,64 @@ func awkString(s string) (val string, static bool, n int, ok bool) {
 }
 
 // awkRegex is the length of the regular expression literal at the start
-// of s, "/" through "/". A "/" inside a bracket expression ends it for
-// some awks and not for others, so it is unreadable.
+// of s, "/" through "/". Awks differ on a "/" or a backslash inside a
+// bracket expression, so one there makes the text unreadable, as does a
+// quote in a regex with brackets: should the bracket be read differently,
+// the quote would start a string that hides code.
 func awkRegex(s string) (int, bool) {
-	inBracket := false
 	for i := 1; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '\n':
+		switch c := s[i]; c {
+		case '\n':
 			return 0, false
-		case c == '\\':
+		case '\\':
 			i++
 			if i < len(s) && s[i] == '\n' {
 				return 0, false
 			}
-		case c == '[' && !inBracket:
-			inBracket = true
-			if i+1 < len(s) && s[i+1] == '^' {
-				i++
+		case '[':
+			n, ok := bracketExpr(s[i:], '/')
+			if !ok {
+				return 0, false
 			}
-			if i+1 < len(s) && s[i+1] == ']' {
-				i++
-			}
-		case c == ']' && inBracket:
-			inBracket = false
-		case c == '/':
-			if inBracket {
+			i += n - 1
+		case '/':
+			if strings.Contains(s[:i], "[") && strings.Contains(s[:i], `"`) {
 				return 0, false
 			}
 			return i + 1, true
+		}
+	}
+	return 0, false
+}
+
+// bracketExpr is the length of the bracket expression at the start of s
+// ("[" through "]", with [:class:], [.x.] and [=x=] inside). A backslash,
+// a newline or the delimiter d inside it is read differently by
+// different programs: not ok.
+func bracketExpr(s string, d byte) (int, bool) {
+	i := 1
+	if i < len(s) && s[i] == '^' {
+		i++
+	}
+	if i < len(s) && s[i] == ']' {
+		i++
+	}
+	for ; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == ']':
+			return i + 1, true
+		case c == '\\' || c == '\n' || c == d:
+			return 0, false
+		case c == '[' && i+1 < len(s) && (s[i+1] == ':' || s[i+1] == '.' || s[i+1] == '='):
+			end := strings.Index(s[i+2:], string(s[i+1])+"]")
+			if end < 0 {
+				return 0, false
+			}
+			inner := s[i+2 : i+2+end]
+			if strings.ContainsAny(inner, "\\\n") || strings.IndexByte(inner, d) >= 0 {
+				return 0, false
+			}
+			i += 2 + end + 1
 		}
 	}
 	return 0, false

@@ -70,6 +70,41 @@ func (p *sedParser) delimited(d byte) bool {
 	return false
 }
 
+// regex reads a regular expression up to an unescaped delimiter d and
+// steps past it. GNU sed reads a bracket expression whole, so a d inside
+// one does not end it ("/[/]/p"); a delimiter that is itself a bracket is
+// unreadable.
+func (p *sedParser) regex(d byte) bool {
+	if d == '[' || d == ']' {
+		return false
+	}
+	for !p.eof() {
+		c := p.s[p.i]
+		switch {
+		case c == '\\':
+			p.i += 2
+			if p.i > len(p.s) {
+				return false
+			}
+			continue
+		case c == '[':
+			n, ok := bracketExpr(p.s[p.i:], 0)
+			if !ok {
+				return false
+			}
+			p.i += n
+			continue
+		case c == d:
+			p.i++
+			return true
+		case c == '\n':
+			return false
+		}
+		p.i++
+	}
+	return false
+}
+
 // address reads one address, if any.
 func (p *sedParser) address() bool {
 	c := p.peek()
@@ -96,7 +131,7 @@ func (p *sedParser) address() bool {
 			d = p.peek()
 			p.i++
 		}
-		if !p.delimited(d) {
+		if !p.regex(d) {
 			return false
 		}
 		for p.peek() == 'I' || p.peek() == 'M' {
@@ -257,7 +292,7 @@ func (p *sedParser) substitute() bool {
 		return false
 	}
 	p.i++
-	if !p.delimited(d) {
+	if !p.regex(d) {
 		return false
 	}
 	// The replacement may hold escaped newlines.
