@@ -93,7 +93,7 @@ func (a *analyzer) program(outer string, spec programSpec, args []token, depth i
 	options := true
 	for i := 0; i < len(args); i++ {
 		t := args[i]
-		if !t.known() && (strings.HasPrefix(t.value, permission.Hole) || strings.HasPrefix(t.value, "-")) && options {
+		if options && (strings.HasPrefix(t.value, permission.Hole) || strings.HasPrefix(t.value, "--") && strings.Contains(strings.SplitN(t.value, "=", 2)[0], permission.Hole)) {
 			// Could be any option, one that runs a command among them.
 			if len(spec.options) > 0 {
 				a.hole(outer, "an option is not fixed text, and could be one that runs a command")
@@ -185,6 +185,11 @@ func (a *analyzer) program(outer string, spec programSpec, args []token, depth i
 			}{o, value})
 		} else {
 			for j := 1; j < len(v); j++ {
+				if strings.HasPrefix(v[j:], permission.Hole) {
+					// Letters known only at run time: any option.
+					a.hole(outer, "an option is not fixed text, and could be one that runs a command")
+					return
+				}
 				opt, ok := spec.options["-"+v[j:j+1]]
 				if !ok {
 					if spec.strict {
