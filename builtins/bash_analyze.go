@@ -129,6 +129,9 @@ type bashAnalysis struct {
 type execRef struct {
 	cands   []string
 	pattern string
+	// anyGitDir: git, which runs hooks and obeys configuration found
+	// in any .git directory it is pointed at.
+	anyGitDir bool
 }
 
 // resolve is resolveOnDisk, memoized for the analysis.
@@ -199,15 +202,24 @@ func (an *bashAnalysis) scriptsWritten() {
 	for _, e := range an.execs {
 		hit := false
 		for _, p := range an.Paths {
-			if (p.Abs == "" && p.Write) || (p.Abs != "" && slices.Contains(e.cands, p.Abs)) {
-				hit = true
-				break
+			switch {
+			case p.Abs == "":
+				hit = hit || p.Write
+			case e.anyGitDir:
+				hit = hit || (p.Write && (strings.Contains(p.Abs, "/.git/") || strings.HasSuffix(p.Abs, "/.git")))
+			default:
+				// A glob is the files a program writes in a directory
+				// (tar -x).
+				hit = hit || slices.ContainsFunc(e.cands, func(c string) bool { return c == p.Abs || permission.Match(p.Abs, c) })
 			}
 		}
 		if i, ok := an.commandIndex[e.pattern]; ok && hit {
 			c := &an.Commands[i]
 			c.Template, c.Always = permission.Hole, ""
 			c.Reason = "runs a file this command line writes or changes, whose contents cannot be read before it runs"
+			if e.anyGitDir {
+				c.Reason = "git runs hooks and obeys configuration in .git, which this command line writes"
+			}
 		}
 	}
 }

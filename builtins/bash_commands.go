@@ -87,6 +87,11 @@ func (a *analyzer) command(toks []token, whole bool, depth int) {
 	}
 	if strings.Contains(name.value, "/") {
 		a.execFile(name, display)
+	} else if base == "make" {
+		// make runs the recipes of the makefile it finds.
+		for _, mf := range []string{"GNUmakefile", "makefile", "Makefile"} {
+			a.execFile(token{value: mf, display: mf}, display)
+		}
 	} else if slices.Contains(scriptInterpreters, base) {
 		if i := slices.IndexFunc(args, func(t token) bool { return !t.known() || !strings.HasPrefix(t.value, "-") }); i >= 0 {
 			a.execFile(args[i], display)

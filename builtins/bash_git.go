@@ -12,6 +12,9 @@ import (
 
 // git judges a git command line's arguments.
 func (a *analyzer) git(outer string, args []token, depth int) {
+	// Hooks and configuration under .git run programs: a line that
+	// writes there and runs git runs what it wrote.
+	a.out.execs = append(a.out.execs, execRef{pattern: clip(outer), anyGitDir: true})
 	i := 0
 	for ; i < len(args); i++ {
 		t := args[i]
@@ -83,7 +86,7 @@ func (a *analyzer) git(outer string, args []token, depth int) {
 			continue
 		}
 		v := t.value
-		if strings.HasPrefix(v, "ext::") || strings.Contains(v, "::ext::") {
+		if strings.Contains(v, "ext::") {
 			a.hole(outer, "an ext:: URL makes git run a command line")
 			continue
 		}

@@ -89,6 +89,7 @@ func (a *analyzer) program(outer string, spec programSpec, args []token, depth i
 	var texts []token       // program texts given by options
 	textFromOption := false // -e or -f came before the first operand
 	inPlace := false
+	extract, dir := false, token{value: ".", display: "."}
 	var operands []token
 	options := true
 	for i := 0; i < len(args); i++ {
@@ -108,7 +109,16 @@ func (a *analyzer) program(outer string, spec programSpec, args []token, depth i
 			// options the table need not know, so one that runs a
 			// command makes the whole command a Hole.
 			for j := 0; j < len(v); j++ {
-				if o, ok := spec.options["-"+v[j:j+1]]; ok && o.effect != takesValue && o.effect != noValue {
+				o, ok := spec.options["-"+v[j:j+1]]
+				if ok && o.effect == extracts {
+					extract = true
+					continue
+				}
+				if ok && o.effect == changesDir {
+					dir = token{value: permission.Hole, display: "(the directory of " + v + ")"}
+					continue
+				}
+				if ok && o.effect != takesValue && o.effect != noValue {
 					a.hole(outer, o.why)
 					return
 				}
@@ -156,6 +166,9 @@ func (a *analyzer) program(outer string, spec programSpec, args []token, depth i
 			}
 			var value *token
 			switch {
+			case opt.effect == extracts:
+				extract = true
+				continue
 			case opt.effect == noValue:
 			case opt.effect == writesOperands:
 				value = &token{value: val, display: val}
@@ -201,6 +214,10 @@ func (a *analyzer) program(outer string, spec programSpec, args []token, depth i
 				if opt.effect == noValue {
 					continue
 				}
+				if opt.effect == extracts {
+					extract = true
+					continue
+				}
 				var value *token
 				switch {
 				case j+1 < len(v):
@@ -229,6 +246,8 @@ func (a *analyzer) program(outer string, spec programSpec, args []token, depth i
 				if len(operands) == 0 {
 					textFromOption = true
 				}
+			case changesDir:
+				dir = *f.value
 			case writesOperands:
 				inPlace = true
 				if strings.Contains(f.value.value, "/") || !f.value.known() {
@@ -238,6 +257,11 @@ func (a *analyzer) program(outer string, spec programSpec, args []token, depth i
 				a.applyOption(outer, f.opt, *f.value, depth)
 			}
 		}
+	}
+	if extract {
+		// Every file of the archive is written in the directory.
+		files := token{value: strings.TrimSuffix(dir.value, "/") + "/*", display: strings.TrimSuffix(dir.display, "/") + "/*", glob: true}
+		a.path(files, true, false)
 	}
 	if spec.language == nil {
 		return
@@ -466,4 +490,57 @@ func (a *analyzer) gitConfig(outer string, v token, depth int) {
 	default:
 		a.applyOption(outer, opt, value, depth)
 	}
+}
+
+// sqlite judges sqlite3: dot-commands (.shell, .system, .output, .load)
+// and SQL functions that load code or write files (load_extension,
+// writefile, edit) run or write what they name; without SQL operands it
+// reads them from standard input, and -init from a file.
+func (a *analyzer) sqlite(outer string, args []token, _ int) {
+	const why = "sqlite3 runs dot-commands (.shell, .system) and functions that load code or write files (load_extension, writefile)"
+	sql := 0
+	for i := 0; i < len(args); i++ {
+		t := args[i]
+		v := t.value
+		switch {
+		case !t.known():
+			a.hole(outer, why+"; an argument is not fixed text")
+			return
+		case v == "-init" || v == "--init":
+			a.hole(outer, "sqlite3 runs the commands of this file")
+			return
+		case v == "-cmd" || v == "--cmd":
+			if i+1 < len(args) && sqliteRuns(args[i+1].value) {
+				a.hole(outer, why)
+				return
+			}
+			i++
+		case strings.HasPrefix(v, "-"):
+			if slices.Contains([]string{"-separator", "-newline", "-nullvalue", "-vfs", "-maxsize", "-pagecache", "-lookaside", "-mmap", "-heap"}, strings.TrimPrefix(v, "-")) || slices.Contains([]string{"--separator", "--newline", "--nullvalue", "--vfs", "--maxsize"}, v) {
+				i++
+			}
+		default:
+			sql++
+			if sql > 1 && sqliteRuns(v) {
+				a.hole(outer, why)
+				return
+			}
+		}
+	}
+	if sql < 2 {
+		a.hole(outer, "sqlite3 reads SQL and dot-commands, .shell among them, from standard input")
+	}
+}
+
+// sqliteRuns: a line starting with a dot, a function that loads code or
+// writes files, or a statement that writes another file (ATTACH, VACUUM
+// INTO).
+func sqliteRuns(s string) bool {
+	l := strings.ToLower(s)
+	for _, line := range strings.Split(l, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), ".") {
+			return true
+		}
+	}
+	return strings.Contains(l, "load_extension") || strings.Contains(l, "writefile") || strings.Contains(l, "edit(") || strings.Contains(l, "fts3_tokenizer") || strings.Contains(l, "attach") || strings.Contains(l, "vacuum")
 }

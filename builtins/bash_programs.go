@@ -50,6 +50,12 @@ const (
 	pipeOrWrite
 	// lessCommands: less's +cmd, typed as keystrokes at start-up.
 	lessCommands
+	// extracts: the program writes files it reads from an archive into
+	// its directory (tar -x).
+	extracts
+	// changesDir: the value is the directory the program works in
+	// (tar -C).
+	changesDir
 )
 
 // option is one option of a program: what its value does, and why that
@@ -163,7 +169,7 @@ var programSpecs = map[string]programSpec{
 	"tar": {oldStyle: true, options: map[string]option{
 		"--checkpoint-action": {checkpointAction, ""},
 		"--checkpoint":        {takesValue, ""}, // exact, so not an abbreviation of --checkpoint-action
-		"-f":                  {takesValue, ""}, "--file": {takesValue, ""}, "-C": {takesValue, ""}, "--directory": {takesValue, ""},
+		"-f":                  {takesValue, ""}, "--file": {takesValue, ""}, "-C": {changesDir, ""}, "--directory": {changesDir, ""},
 		"--to-command":           {runsShell, whyTarShell + " for every file it extracts"},
 		"-I":                     {runsShell, whyTarShell + " to compress or decompress"},
 		"--use-compress-program": {runsShell, whyTarShell + " to compress or decompress"},
@@ -172,11 +178,13 @@ var programSpecs = map[string]programSpec{
 		"--info-script":          {runsShell, whyTarShell + " at the end of each volume"},
 		"--new-volume-script":    {runsShell, whyTarShell + " at the end of each volume"},
 		"-T":                     {runsFile, "tar reads options, not only names, from this file"},
-		"--files-from":           {runsFile, "tar reads options, not only names, from this file"},
+		"-x":                     {extracts, ""}, "--extract": {extracts, ""}, "--get": {extracts, ""},
+		"-P": {runsUnknown, "with --absolute-names tar extracts to any path the archive names"}, "--absolute-names": {runsUnknown, "with --absolute-names tar extracts to any path the archive names"},
+		"--files-from": {runsFile, "tar reads options, not only names, from this file"},
 	}},
 	"ssh":  {options: sshOptions},
 	"scp":  {options: map[string]option{"-o": {sshOption, ""}, "-F": {runsFile, whySSHFile}, "-S": {runsProgram, "scp runs this program instead of ssh"}}},
-	"sftp": {options: map[string]option{"-o": {sshOption, ""}, "-F": {runsFile, whySSHFile}, "-S": {runsProgram, "sftp runs this program instead of ssh"}, "-D": {runsProgram, "sftp runs this sftp server locally"}}},
+	"sftp": {always: "sftp reads its commands, ! shell escapes among them, from standard input or a batch file"},
 	"rsync": {options: map[string]option{
 		"-e": {runsProgram, "rsync runs this remote shell"}, "--rsh": {runsProgram, "rsync runs this remote shell"},
 		"--rsync-path":    {runsShell, "rsync has the remote shell run this command line, which may be on this machine"},
@@ -188,16 +196,18 @@ var programSpecs = map[string]programSpec{
 	"zip": {options: map[string]option{
 		"-TT": {runsShell, "zip runs this command line to test the archive"}, "--unzip-command": {runsShell, "zip runs this command line to test the archive"},
 	}},
+	"sqlite3": {custom: (*analyzer).sqlite},
 	"sort": {options: map[string]option{
 		"--compress-program": {runsProgram, "sort runs this program to compress its temporary files"},
 		"-o":                 {writesFile, ""}, "--output": {writesFile, ""},
 	}},
 	"less": {options: map[string]option{
-		"+":              {lessCommands, ""},
-		"-k":             {runsFile, "a lesskey file can bind keys to shell commands"},
-		"--lesskey-file": {runsFile, "a lesskey file can bind keys to shell commands"},
-		"--lesskey-src":  {runsFile, "a lesskey file can bind keys to shell commands"},
-		"-o":             {writesFile, ""}, "-O": {writesFile, ""}, "--log-file": {writesFile, ""}, "--LOG-FILE": {writesFile, ""},
+		"+":                 {lessCommands, ""},
+		"-k":                {runsFile, "a lesskey file can bind keys to shell commands"},
+		"--lesskey-file":    {runsFile, "a lesskey file can bind keys to shell commands"},
+		"--lesskey-src":     {runsFile, "a lesskey file can bind keys to shell commands"},
+		"--lesskey-content": {runsUnknown, "lesskey content can bind keys to shell commands"},
+		"-o":                {writesFile, ""}, "-O": {writesFile, ""}, "--log-file": {writesFile, ""}, "--LOG-FILE": {writesFile, ""},
 	}},
 	"man": {options: map[string]option{
 		"-P": {runsShell, "man runs this pager with sh -c"}, "--pager": {runsShell, "man runs this pager with sh -c"},
