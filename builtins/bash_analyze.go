@@ -206,7 +206,10 @@ func (an *bashAnalysis) scriptsWritten() {
 			case p.Abs == "":
 				hit = hit || p.Write
 			case e.anyGitDir:
-				hit = hit || (p.Write && (strings.Contains(p.Abs, "/.git/") || strings.HasSuffix(p.Abs, "/.git")))
+				// .git/… for a work tree; config and hooks/ for a
+				// repository named by --git-dir or -C.
+				hit = hit || (p.Write && (strings.Contains(p.Abs, "/.git/") || strings.HasSuffix(p.Abs, "/.git") ||
+					filepath.Base(p.Abs) == "config" || strings.Contains(p.Abs, "/hooks/")))
 			default:
 				// A glob is the files a program writes in a directory
 				// (tar -x).
@@ -467,12 +470,25 @@ func (a *analyzer) env(name, valueTemplate, valueDisplay string) {
 	if name == "PROMPT_COMMAND" && valueTemplate != "" {
 		a.inner(r.Pattern, "bash runs PROMPT_COMMAND before each prompt of an interactive shell", token{value: valueTemplate, display: valueDisplay})
 	}
+	for _, c := range codeEnv {
+		if !permission.Match(c.pattern, name) {
+			continue
+		}
+		if c.effect == runsShell && valueTemplate != "" && valueTemplate != permission.Hole {
+			a.inner(r.Pattern, c.why, token{value: valueTemplate, display: valueDisplay})
+		} else if valueTemplate != "" {
+			r.Template, r.Reason = permission.Hole, c.why
+		}
+		break
+	}
 	if promptVariables[name] && strings.ContainsAny(valueTemplate+valueDisplay, "$`") {
 		// PS4='$(cmd)' runs cmd before every command once set -x is on
 		// (set -x, set -o xtrace, bash -x, SHELLOPTS), and the prompts
 		// do in interactive shells.
 		r.Template = permission.Hole
 		r.Reason = "bash expands " + name + " each time it shows it (PS4 under set -x), running the commands in it"
+	} else if r.Template == permission.Hole {
+		// A codeEnv variable whose value names code.
 	} else if name == "BASH_CMDS" || name == "BASH_ALIASES" {
 		// The command and alias tables: after this, which program a
 		// command name runs is unknown, as after hash -p.
