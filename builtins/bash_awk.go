@@ -333,6 +333,10 @@ func awkString(s string) (val string, static bool, n int, ok bool) {
 						v = v*8 + int(s[i+k]-'0')
 					}
 					i += k - 1
+					if v == 0 {
+						// A NUL ends the command where sh receives it.
+						static = false
+					}
 					b.WriteByte(byte(v))
 					continue
 				}

@@ -42,6 +42,7 @@ func TestScanAwkFindsWhatAProgramRunsAndWrites(t *testing.T) {
 		{"a space before system's parenthesis changes nothing", `BEGIN { system ("touch p") }`, []string{"run touch p"}},
 		{"joined fixed strings are one command", `BEGIN { system("touch " "p") }`, []string{"run touch p"}},
 		{"an octal escape is decoded", `BEGIN { system("touch \160") }`, []string{"run touch p"}},
+		{"a NUL escape ends the command early, so it is not fixed", `BEGIN { system("rm x\0 y") }`, []string{"run ?"}},
 		{"a hex escape, read differently by different awks, is not fixed", `BEGIN { system("touch \x70") }`, []string{"run ?"}},
 		{"system of a variable is not fixed", `{ system($0) }`, []string{"run ?"}},
 		{"system inside a string is text", `{ print "system(\"touch p\")" }`, []string{}},
