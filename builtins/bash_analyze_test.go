@@ -126,6 +126,8 @@ func FuzzBashPermissions(f *testing.F) {
 		"echo $(<<EOF\nEOF)\ntouch p\nEOF\n)", "echo {1..99999999}{a,b}", "env -S 'a\\_b' c", "su -lc 'rm f' root",
 		"time -- rm f", "command read 'a[$(x)]'", "x=-v; test $x y", "BASH_CMDS=(ls /bin/rm)", "echo x <f >/dev/fd/0",
 		"cd a; cd b; cd c; cd d; cd e; cd f; cd g; echo > x", "find . -exec sh -c 'echo {}' \\;", `printf -v'a[1]' x`,
+		`awk 'BEGIN{system("touch p")}'`, `sed -n '1e touch p' f`, `tar -I 'sh -c x' -cf a f`, `git -c alias.x='!touch p' x`,
+		`ssh -o ProxyCommand='x' h`, `PS4='$(x)'; set -x`, `echo x > s; ./s`, `sqlite3 db '.shell x'`,
 	} {
 		f.Add(seed)
 	}

@@ -101,6 +101,11 @@ func TestBashCorpusDifferential(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(work, "f"), []byte("f\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		if c.section == programsSection && strings.Contains(c.command, "git") {
+			// A repository with one commit, so git's hooks, pager,
+			// fsmonitor and aliases really run.
+			gitRepo(t, work, home)
+		}
 		log := filepath.Join(scratch, "log")
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		cmd := exec.CommandContext(ctx, bashPath, "-c", c.command)
@@ -205,4 +210,22 @@ func coveredAsCommand(reqs []permission.Request, prog string) bool {
 		}
 	}
 	return false
+}
+
+// gitRepo makes dir a git repository with f committed, using the real git
+// (not the shim), or does nothing when git is missing.
+func gitRepo(t *testing.T, dir, home string) {
+	t.Helper()
+	gitPath, err := exec.LookPath("git")
+	if err != nil {
+		return
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "f"}, {"-c", "user.name=t", "-c", "user.email=t@example.test", "commit", "-qm", "init"}} {
+		cmd := exec.Command(gitPath, args...)
+		cmd.Dir = dir
+		cmd.Env = []string{"HOME=" + home, "LC_ALL=C", "GIT_CONFIG_NOSYSTEM=1"}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
 }
