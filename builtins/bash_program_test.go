@@ -90,6 +90,7 @@ func TestScanSedFindsWhatAScriptRunsAndWrites(t *testing.T) {
 		{"a substitution runs nothing", `s/a/b/g`, []string{}},
 		{"the e command runs its command", `1e touch p`, []string{"run touch p"}},
 		{"a bare e runs the pattern space", `1e`, []string{"run ?"}},
+		{"an e command continued past a backslash is not fixed", "1e\\\ntouch p", []string{"run ?"}},
 		{"the e flag runs the pattern space", `s/a/touch p/e`, []string{"run ?"}},
 		{"another delimiter is followed", `s|a|b|e`, []string{"run ?"}},
 		{"an e inside a regex is text", `/e touch p/p`, []string{}},

@@ -225,7 +225,15 @@ func (p *sedParser) command(cmd byte) bool {
 		p.write(p.restOfLine())
 	case 'e':
 		p.skipSpace()
-		if c := p.restOfLine(); c != "" {
+		if c := p.restOfLine(); strings.Contains(c, `\`) {
+			// GNU sed continues the command past a backslash at the end
+			// of the line, and reads escapes in it: not fixed text.
+			for strings.HasSuffix(c, `\`) && !p.eof() {
+				p.i++
+				c = p.restOfLine()
+			}
+			p.out = append(p.out, langEffect{effect: runsShell, why: whySedE})
+		} else if c != "" {
 			p.out = append(p.out, langEffect{effect: runsShell, value: c, static: true, why: whySedE})
 		} else {
 			p.out = append(p.out, langEffect{effect: runsShell, why: whySedPS})
