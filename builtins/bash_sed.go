@@ -187,7 +187,9 @@ func scanSed(src string) ([]langEffect, bool) {
 		if !p.command(cmd) {
 			return nil, false
 		}
-		if cmd == '{' {
+		if strings.IndexByte("{:btTv", cmd) >= 0 {
+			// GNU sed reads the next command right after these: a label
+			// ends at a blank, and `b a e cmd` is a branch, then e.
 			continue
 		}
 		// After a command: blanks, then its end.
@@ -255,24 +257,26 @@ func (p *sedParser) command(cmd byte) bool {
 	return true
 }
 
-// label reads a label: up to a semicolon or the end of the line (GNU sed
-// 4.3 and later end it at a semicolon; older ones read on, which only
-// makes this parse find more commands than sed runs).
+// label reads a label as GNU sed does: up to a blank, a semicolon or the
+// end of the line. Older seds read on to the end of the line, which only
+// makes this parse find more commands than they run.
 func (p *sedParser) label() string {
 	j := p.i
-	for !p.eof() && p.peek() != '\n' && p.peek() != ';' {
+	for !p.eof() && strings.IndexByte(" \t\n;\r\v\f", p.peek()) < 0 {
 		p.i++
 	}
-	return strings.TrimSpace(p.s[j:p.i])
+	return p.s[j:p.i]
 }
 
-// text reads the text of a, i and c: "a text" or "a\" and lines that end
-// in a backslash continue it.
+// text reads the text of a, i and c as GNU sed's read_text does: after
+// blanks, "a text", or "a\" and the text from the very next character (a
+// newline there starts it on the next line); a backslash escapes any
+// character, a newline included, so the text goes on to the first
+// unescaped newline.
 func (p *sedParser) text() {
 	p.skipSpace()
 	if p.peek() == '\\' {
 		p.i++
-		p.skipSpace()
 		if p.peek() == '\n' {
 			p.i++
 		}
