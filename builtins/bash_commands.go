@@ -93,8 +93,12 @@ func (a *analyzer) command(toks []token, whole bool, depth int) {
 			a.execFile(token{value: mf, display: mf}, display)
 		}
 	} else if slices.Contains(scriptInterpreters, base) {
-		if i := slices.IndexFunc(args, func(t token) bool { return !t.known() || !strings.HasPrefix(t.value, "-") }); i >= 0 {
-			a.execFile(args[i], display)
+		// Which operand is the script depends on the options before it
+		// (python3 -W ignore s.py): every operand may be.
+		for _, t := range args {
+			if t.known() && !strings.HasPrefix(t.value, "-") {
+				a.execFile(t, display)
+			}
 		}
 	}
 	switch {

@@ -148,11 +148,12 @@ var expandedOptions = map[string]string{
 // it runs code; PROMPT_COMMAND is a command line.
 var promptVariables = map[string]bool{"PS0": true, "PS1": true, "PS2": true, "PS3": true, "PS4": true}
 
-// scriptInterpreters run their first operand as a script file (after
-// their options), which the command line itself may have written.
+// scriptInterpreters run a script file named among their operands,
+// which the command line itself may have written. (awk -f and sed -f
+// are holes of their own.)
 var scriptInterpreters = []string{
 	"python", "python2", "python3", "perl", "ruby", "node", "nodejs", "php", "lua", "Rscript", "tclsh", "wish",
-	"bun", "deno", "tsx", "ts-node", "awk", "gawk", "mawk",
+	"bun", "deno", "tsx", "ts-node",
 }
 
 // codeEnv are the dangerous variables whose value is a command line a
