@@ -57,6 +57,8 @@ func scanAwk(src string) ([]langEffect, bool) {
 	for k := 0; k < len(toks); k++ {
 		t := toks[k]
 		switch {
+		case t.kind == '\n' && k > 0 && toks[k-1].kind == 'o' && (toks[k-1].text == "," || toks[k-1].text == "&&" || toks[k-1].text == "||"):
+			// The statement goes on after a comma or a logical operator.
 		case t.kind == '\n' || (t.kind == 'o' && (t.text == ";" || t.text == "{" || t.text == "}")):
 			inPrint = false
 		case t.kind == 'i' && (t.text == "print" || t.text == "printf"):

@@ -54,6 +54,7 @@ func TestScanAwkFindsWhatAProgramRunsAndWrites(t *testing.T) {
 		{"a coprocess runs its command", `BEGIN { "date" |& getline; print "x" |& "cat" }`, []string{"run date", "run cat"}},
 		{"print to a file writes it", `{ print > "out.txt" }`, []string{"write out.txt"}},
 		{"append to a file writes it", `{ print >> "log" }`, []string{"write log"}},
+		{"a print continued after a comma still writes", "{ print \"a\",\n\"b\" > \"f\" }", []string{"write f"}},
 		{"a file named by an expression is unknown", `{ print > $1 ".txt" }`, []string{"write ?"}},
 		{"a comparison in parentheses is not a redirection", `{ print ($1 > 2) }`, []string{}},
 		{"a comparison in a condition is not a redirection", `$1 > 2 { print }`, []string{}},
