@@ -544,3 +544,15 @@ func sqliteRuns(s string) bool {
 	}
 	return strings.Contains(l, "load_extension") || strings.Contains(l, "writefile") || strings.Contains(l, "edit(") || strings.Contains(l, "fts3_tokenizer") || strings.Contains(l, "attach") || strings.Contains(l, "vacuum")
 }
+
+// socat runs a command for an EXEC: or SYSTEM: address (and their
+// abbreviations), which can be anywhere among its operands.
+func (a *analyzer) socat(outer string, args []token, _ int) {
+	for _, t := range args {
+		v := strings.ToUpper(t.value)
+		if !t.known() || strings.Contains(v, "EXEC") || strings.Contains(v, "SYSTEM") {
+			a.hole(outer, "socat runs the command of an EXEC: or SYSTEM: address")
+			return
+		}
+	}
+}

@@ -244,13 +244,49 @@ var programSpecs = map[string]programSpec{
 	"gdb":      {always: "gdb runs commands from its options (-ex, -x), its init files and standard input"},
 	"parallel": {always: "parallel runs its arguments, and its input, as command lines with replacements"},
 	"tmux":     {always: "tmux runs command lines in sessions and through its server"},
-	"screen":   {always: "screen runs command lines in its windows"},
+	// Programs that run the command in their arguments with options the
+	// wrappers table does not read, or that run code of a language of
+	// their own: every call is a hole, so a deny list still denies what
+	// they run.
+	"unshare": {always: whyRunsArgs}, "nsenter": {always: whyRunsArgs}, "systemd-run": {always: whyRunsArgs},
+	"chrt": {always: whyRunsArgs}, "prlimit": {always: whyRunsArgs}, "firejail": {always: whyRunsArgs},
+	"bwrap": {always: whyRunsArgs}, "runuser": {always: whyRunsArgs}, "sg": {always: whyRunsArgs},
+	"setpriv": {always: whyRunsArgs}, "torsocks": {always: whyRunsArgs}, "proxychains": {always: whyRunsArgs},
+	"proxychains4": {always: whyRunsArgs}, "valgrind": {always: whyRunsArgs}, "xvfb-run": {always: whyRunsArgs},
+	"dbus-run-session": {always: whyRunsArgs}, "dbus-launch": {always: whyRunsArgs}, "ssh-agent": {always: whyRunsArgs},
+	"pkexec": {always: whyRunsArgs}, "faketime": {always: whyRunsArgs}, "numactl": {always: whyRunsArgs},
+	"cgexec": {always: whyRunsArgs}, "chpst": {always: whyRunsArgs}, "perf": {always: whyRunsArgs},
+	"hyperfine": {always: whyRunsArgs}, "entr": {always: whyRunsArgs}, "expect": {always: whyRunsArgs},
+	"at": {always: "at runs the commands it reads later"}, "batch": {always: "batch runs the commands it reads later"},
+	"crontab": {always: "crontab installs commands cron runs later"},
+	"m4":      {always: "m4 runs commands through syscmd and esyscmd in its input"},
+	"dc":      {always: "dc runs shell commands with its ! command"},
+	"fish":    {always: whyOtherShell}, "csh": {always: whyOtherShell}, "tcsh": {always: whyOtherShell},
+	"elvish": {always: whyOtherShell}, "nu": {always: whyOtherShell}, "pwsh": {always: whyOtherShell}, "xonsh": {always: whyOtherShell},
+	"rg":      {options: map[string]option{"--pre": {runsProgram, "ripgrep runs this preprocessor on every file it searches"}}},
+	"fd":      {options: map[string]option{"-x": {runsUnknown, "fd runs this command for every file found"}, "--exec": {runsUnknown, "fd runs this command for every file found"}, "-X": {runsUnknown, "fd runs this command with the files found"}, "--exec-batch": {runsUnknown, "fd runs this command with the files found"}}},
+	"split":   {options: map[string]option{"--filter": {runsShell, "split runs this command line for every piece"}}},
+	"tcpdump": {options: map[string]option{"-z": {runsProgram, "tcpdump runs this program on every file it rotates"}, "-w": {writesFile, ""}}},
+	"nc":      {options: netcatOptions}, "ncat": {options: netcatOptions}, "netcat": {options: netcatOptions},
+	"socat":  {custom: (*analyzer).socat},
+	"screen": {always: "screen runs command lines in its windows"},
 }
 
 func init() {
 	spec := programSpecs["git"]
 	spec.custom = (*analyzer).git
 	programSpecs["git"] = spec
+}
+
+const (
+	whyRunsArgs   = "runs the command in its arguments, with options the analysis does not read"
+	whyOtherShell = "a shell whose language the analysis does not read"
+)
+
+var netcatOptions = map[string]option{
+	"-e": {runsUnknown, "netcat runs this program for a connection"}, "-c": {runsUnknown, "netcat runs this command line for a connection"},
+	"--exec": {runsUnknown, "ncat runs this program for a connection"}, "--sh-exec": {runsUnknown, "ncat runs this command line for a connection"},
+	"--lua-exec": {runsUnknown, "ncat runs this Lua script for a connection"},
 }
 
 const whyEditor = "the editor runs commands from its options (-c, +cmd, --cmd, -S, -u) and reads keystrokes, :! among them, from standard input"
