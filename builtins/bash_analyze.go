@@ -122,6 +122,11 @@ type bashAnalysis struct {
 	// (./s, python3 s.py): one the line itself writes or names as a
 	// path (echo … > s; chmod +x s; ./s) has contents no one was shown.
 	execs []execRef
+	// pathSet: the line sets PATH, so a bare command name may find a
+	// file the line wrote.
+	pathSet bool
+	// named are the resolved paths the line names other than by cd.
+	named map[string]bool
 }
 
 // execRef is a file run as a program or script: where it may be, and the
@@ -199,29 +204,59 @@ func (a *analyzer) execFile(t token, display string) {
 // executable), or that may be a file it writes somewhere unknown, a Hole:
 // its contents are not what anyone was shown.
 func (an *bashAnalysis) scriptsWritten() {
+	// Index the paths once: a long line has many of both.
+	named := map[string]bool{}     // every path the line names
+	parents := map[string]bool{}   // those that may be a directory a file is copied into (cp x .)
+	baseNames := map[string]bool{} // their last elements, for commands found through a changed PATH
+	var globs []string             // files a program writes in a directory (tar -x)
+	unknownWrite, gitWrite := false, false
+	for _, p := range an.Paths {
+		if p.Abs == "" {
+			unknownWrite = unknownWrite || p.Write
+			continue
+		}
+		if strings.ContainsAny(filepath.Base(p.Abs), "*?[") {
+			globs = append(globs, p.Abs)
+		}
+		named[p.Abs] = true
+		baseNames[filepath.Base(p.Abs)] = true
+		if an.named[p.Abs] {
+			parents[p.Abs] = true
+		}
+		// .git/… for a work tree; config and hooks/ for a repository
+		// named by --git-dir or -C.
+		gitWrite = gitWrite || (p.Write && (strings.Contains(p.Abs, "/.git/") || strings.HasSuffix(p.Abs, "/.git") ||
+			filepath.Base(p.Abs) == "config" || strings.Contains(p.Abs, "/hooks/")))
+	}
+	mark := func(i int, why string) {
+		c := &an.Commands[i]
+		c.Template, c.Always, c.Reason = permission.Hole, "", why
+	}
+	const whyWritten = "runs a file this command line writes or changes, whose contents cannot be read before it runs"
 	for _, e := range an.execs {
-		hit := false
-		for _, p := range an.Paths {
-			switch {
-			case p.Abs == "":
-				hit = hit || p.Write
-			case e.anyGitDir:
-				// .git/… for a work tree; config and hooks/ for a
-				// repository named by --git-dir or -C.
-				hit = hit || (p.Write && (strings.Contains(p.Abs, "/.git/") || strings.HasSuffix(p.Abs, "/.git") ||
-					filepath.Base(p.Abs) == "config" || strings.Contains(p.Abs, "/hooks/")))
-			default:
-				// A glob is the files a program writes in a directory
-				// (tar -x).
-				hit = hit || slices.ContainsFunc(e.cands, func(c string) bool { return c == p.Abs || permission.Match(p.Abs, c) })
+		hit := unknownWrite
+		if e.anyGitDir {
+			hit = hit || gitWrite
+		}
+		for _, c := range e.cands {
+			hit = hit || named[c] || parents[filepath.Dir(c)] || len(globs) > maxWorkdirs
+			for _, g := range globs[:min(len(globs), maxWorkdirs)] {
+				hit = hit || permission.Match(g, c)
 			}
 		}
 		if i, ok := an.commandIndex[e.pattern]; ok && hit {
-			c := &an.Commands[i]
-			c.Template, c.Always = permission.Hole, ""
-			c.Reason = "runs a file this command line writes or changes, whose contents cannot be read before it runs"
 			if e.anyGitDir {
-				c.Reason = "git runs hooks and obeys configuration in .git, which this command line writes"
+				mark(i, "git runs hooks and obeys configuration in .git, which this command line writes")
+			} else {
+				mark(i, whyWritten)
+			}
+		}
+	}
+	if an.pathSet {
+		// With PATH changed, a bare name may find a file the line wrote.
+		for i, c := range an.Commands {
+			if name, _, _ := strings.Cut(c.Pattern, " "); !strings.Contains(name, "/") && (baseNames[name] || unknownWrite) {
+				mark(i, "the command line changes PATH and writes a file by this name, which PATH may now find")
 			}
 		}
 	}
@@ -467,6 +502,9 @@ func (a *analyzer) addCommand(r bashCommandReq) {
 // env records the setting of a dangerous variable.
 func (a *analyzer) env(name, valueTemplate, valueDisplay string) {
 	r := bashCommandReq{Pattern: "export " + name + "=" + valueDisplay}
+	if name == "PATH" {
+		a.out.pathSet = true
+	}
 	if name == "PROMPT_COMMAND" && valueTemplate != "" {
 		a.inner(r.Pattern, "bash runs PROMPT_COMMAND before each prompt of an interactive shell", token{value: valueTemplate, display: valueDisplay})
 	}
