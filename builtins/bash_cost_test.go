@@ -30,6 +30,7 @@ var hostileCostInputs = []struct{ name, command string }{
 	{"an awk program of thousands of regexes", "awk '" + strings.Repeat(`/[[:a:]]/ `, 6000) + "'"},
 	{"a sed script of thousands of e commands", "sed '" + strings.Repeat("1e x\n", 10000) + "' f"},
 	{"an awk program past the length the reader takes", "awk '" + strings.Repeat(`print > "f" `, 10000) + "'"},
+	{"thousands of scripts run after thousands of writes", strings.Repeat("./x$RANDOM >f$RANDOM; ./y >g; tar -xf a -C d; ", 2000)},
 	{"git aliases that run git aliases", "git " + strings.Repeat("-c alias.x='-c alias.x=log x' ", 2000) + "x"},
 }
 
