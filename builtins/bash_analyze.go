@@ -85,6 +85,10 @@ type bashCommandReq struct {
 	Pattern  string // what a person sees and, when Template is "", what rules match
 	Template string // with permission.Hole for what is unknown; "" when resolved
 	Always   string // the "always" pattern; "" for none
+	// Reason says why a request was made that the command line does not
+	// show as a command of its own: the program that runs it (awk's
+	// system(), tar --to-command), or why it is a Hole.
+	Reason string
 }
 
 // bashPath is a path the command line touches.
@@ -114,6 +118,25 @@ type bashAnalysis struct {
 	// command line costs time linear in its length.
 	commandIndex map[string]int
 	pathIndex    map[bashPath]bool
+	// execs are the files the command line runs as programs or scripts
+	// (./s, python3 s.py): one the line itself writes or names as a
+	// path (echo … > s; chmod +x s; ./s) has contents no one was shown.
+	execs []execRef
+	// pathSet: the line sets PATH, so a bare command name may find a
+	// file the line wrote.
+	pathSet bool
+	// named are the resolved paths the line names other than by cd.
+	named map[string]bool
+}
+
+// execRef is a file run as a program or script: where it may be, and the
+// request that runs it.
+type execRef struct {
+	cands   []string
+	pattern string
+	// anyGitDir: git, which runs hooks and obeys configuration found
+	// in any .git directory it is pointed at.
+	anyGitDir bool
 }
 
 // resolve is resolveOnDisk, memoized for the analysis.
@@ -155,10 +178,89 @@ func analyzeBash(command string, scope bashScope) (*bashAnalysis, error) {
 	if err := analyzeInto(out, command, scope, 0); err != nil {
 		return nil, err
 	}
+	out.scriptsWritten()
 	return out, nil
 }
 
 var shellParser = syntax.Variant(syntax.LangBash)
+
+// execFile records a file run as a program or script.
+func (a *analyzer) execFile(t token, display string) {
+	if !t.known() {
+		return // the request is a Hole already
+	}
+	e := execRef{pattern: clip(display)}
+	for _, wd := range a.out.workdirs {
+		e.cands = append(e.cands, a.out.resolve(joinUnclean(wd, t.value)))
+		if filepath.IsAbs(t.value) {
+			break
+		}
+	}
+	a.out.execs = append(a.out.execs, e)
+}
+
+// scriptsWritten makes the request of every file run that the command
+// line also names as a path (writes it, copies to it, makes it
+// executable), or that may be a file it writes somewhere unknown, a Hole:
+// its contents are not what anyone was shown.
+func (an *bashAnalysis) scriptsWritten() {
+	// Index the paths once: a long line has many of both.
+	named := map[string]bool{}     // every path the line names
+	parents := map[string]bool{}   // those that may be a directory a file is copied into (cp x .)
+	baseNames := map[string]bool{} // their last elements, for commands found through a changed PATH
+	var globs []string             // files a program writes in a directory (tar -x)
+	unknownWrite, gitWrite := false, false
+	for _, p := range an.Paths {
+		if p.Abs == "" {
+			unknownWrite = unknownWrite || p.Write
+			continue
+		}
+		if strings.ContainsAny(filepath.Base(p.Abs), "*?[") {
+			globs = append(globs, p.Abs)
+		}
+		named[p.Abs] = true
+		baseNames[filepath.Base(p.Abs)] = true
+		if an.named[p.Abs] {
+			parents[p.Abs] = true
+		}
+		// .git/… for a work tree; config and hooks/ for a repository
+		// named by --git-dir or -C.
+		gitWrite = gitWrite || (p.Write && (strings.Contains(p.Abs, "/.git/") || strings.HasSuffix(p.Abs, "/.git") ||
+			filepath.Base(p.Abs) == "config" || strings.Contains(p.Abs, "/hooks/")))
+	}
+	mark := func(i int, why string) {
+		c := &an.Commands[i]
+		c.Template, c.Always, c.Reason = permission.Hole, "", why
+	}
+	const whyWritten = "runs a file this command line writes or changes, whose contents cannot be read before it runs"
+	for _, e := range an.execs {
+		hit := unknownWrite
+		if e.anyGitDir {
+			hit = hit || gitWrite
+		}
+		for _, c := range e.cands {
+			hit = hit || named[c] || parents[filepath.Dir(c)] || len(globs) > maxWorkdirs
+			for _, g := range globs[:min(len(globs), maxWorkdirs)] {
+				hit = hit || permission.Match(g, c)
+			}
+		}
+		if i, ok := an.commandIndex[e.pattern]; ok && hit {
+			if e.anyGitDir {
+				mark(i, "git runs hooks and obeys configuration in .git, which this command line writes")
+			} else {
+				mark(i, whyWritten)
+			}
+		}
+	}
+	if an.pathSet {
+		// With PATH changed, a bare name may find a file the line wrote.
+		for i, c := range an.Commands {
+			if name, _, _ := strings.Cut(c.Pattern, " "); !strings.Contains(name, "/") && (baseNames[name] || unknownWrite) {
+				mark(i, "the command line changes PATH and writes a file by this name, which PATH may now find")
+			}
+		}
+	}
+}
 
 // nestingDepth is how deeply "(" and "{" nest in src, quotes ignored: an
 // upper bound of the nesting the parser will meet, found in linear time.
@@ -378,6 +480,9 @@ func (a *analyzer) unresolvedCommand(display string) {
 func (a *analyzer) addCommand(r bashCommandReq) {
 	if i, ok := a.out.commandIndex[r.Pattern]; ok {
 		c := &a.out.Commands[i]
+		if c.Reason == "" {
+			c.Reason = r.Reason
+		}
 		switch {
 		case r.Template == "" || r.Template == c.Template:
 		case c.Template == "":
@@ -397,7 +502,32 @@ func (a *analyzer) addCommand(r bashCommandReq) {
 // env records the setting of a dangerous variable.
 func (a *analyzer) env(name, valueTemplate, valueDisplay string) {
 	r := bashCommandReq{Pattern: "export " + name + "=" + valueDisplay}
-	if name == "BASH_CMDS" || name == "BASH_ALIASES" {
+	if name == "PATH" {
+		a.out.pathSet = true
+	}
+	if name == "PROMPT_COMMAND" && valueTemplate != "" {
+		a.inner(r.Pattern, "bash runs PROMPT_COMMAND before each prompt of an interactive shell", token{value: valueTemplate, display: valueDisplay})
+	}
+	for _, c := range codeEnv {
+		if !permission.Match(c.pattern, name) {
+			continue
+		}
+		if c.effect == runsShell && valueTemplate != "" && valueTemplate != permission.Hole {
+			a.inner(r.Pattern, c.why, token{value: valueTemplate, display: valueDisplay})
+		} else if valueTemplate != "" {
+			r.Template, r.Reason = permission.Hole, c.why
+		}
+		break
+	}
+	if promptVariables[name] && strings.ContainsAny(valueTemplate+valueDisplay, "$`") {
+		// PS4='$(cmd)' runs cmd before every command once set -x is on
+		// (set -x, set -o xtrace, bash -x, SHELLOPTS), and the prompts
+		// do in interactive shells.
+		r.Template = permission.Hole
+		r.Reason = "bash expands " + name + " each time it shows it (PS4 under set -x), running the commands in it"
+	} else if r.Template == permission.Hole {
+		// A codeEnv variable whose value names code.
+	} else if name == "BASH_CMDS" || name == "BASH_ALIASES" {
 		// The command and alias tables: after this, which program a
 		// command name runs is unknown, as after hash -p.
 		r.Template = permission.Hole

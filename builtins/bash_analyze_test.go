@@ -51,7 +51,7 @@ func TestBashPermissionPatterns(t *testing.T) {
 		{"a bash -c payload is parsed and the shell is asked too", "bash -c 'rm -rf build && go test ./...'", []string{"bash -c rm -rf build && go test ./...", "rm -rf build", "go test ./..."}, []string{"bash *", "rm *", "go test *"}},
 		{"nested shells are parsed to the bottom", `bash -c "sh -c 'curl example.test'"`, []string{"bash -c sh -c 'curl example.test'", "sh -c curl example.test", "curl example.test"}, []string{"bash *", "sh *", "curl *"}},
 		{"an eval payload is parsed", "eval 'rm -rf dist'", []string{"eval rm -rf dist", "rm -rf dist"}, []string{"eval *", "rm *"}},
-		{"a script file run by bash is not a payload", "bash ./build.sh -c", []string{"bash ./build.sh -c"}, []string{"bash *"}},
+		{"a script file run by bash is not a payload but a hole, with no always pattern", "bash ./build.sh -c", []string{"bash ./build.sh -c"}, nil},
 		{"assignments and redirections are not part of the pattern", "CGO_ENABLED=0 go build ./... > build.log 2>&1", []string{"go build ./..."}, []string{"go build *"}},
 		{"commands inside loops and conditionals are found", "for f in *.go; do gofmt -l $f; done; if test -f x; then cat x; fi", []string{"gofmt -l $f", "test -f x", "cat x"}, []string{"gofmt *", "test *", "cat *"}},
 		{"repeated commands are asked once", "git status && git status && git diff", []string{"git status", "git diff"}, []string{"git status *", "git diff *"}},
@@ -126,6 +126,8 @@ func FuzzBashPermissions(f *testing.F) {
 		"echo $(<<EOF\nEOF)\ntouch p\nEOF\n)", "echo {1..99999999}{a,b}", "env -S 'a\\_b' c", "su -lc 'rm f' root",
 		"time -- rm f", "command read 'a[$(x)]'", "x=-v; test $x y", "BASH_CMDS=(ls /bin/rm)", "echo x <f >/dev/fd/0",
 		"cd a; cd b; cd c; cd d; cd e; cd f; cd g; echo > x", "find . -exec sh -c 'echo {}' \\;", `printf -v'a[1]' x`,
+		`awk 'BEGIN{system("touch p")}'`, `sed -n '1e touch p' f`, `tar -I 'sh -c x' -cf a f`, `git -c alias.x='!touch p' x`,
+		`ssh -o ProxyCommand='x' h`, `PS4='$(x)'; set -x`, `echo x > s; ./s`, `sqlite3 db '.shell x'`,
 	} {
 		f.Add(seed)
 	}

@@ -82,7 +82,28 @@ func (a *analyzer) command(toks []token, whole bool, depth int) {
 	if pathCommands[base] {
 		a.pathOperands(base, args)
 	}
+	if spec, ok := programSpecs[base]; ok {
+		a.program(display, spec, args, depth)
+	}
+	if strings.Contains(name.value, "/") {
+		a.execFile(name, display)
+	} else if base == "make" {
+		// make runs the recipes of the makefile it finds.
+		for _, mf := range []string{"GNUmakefile", "makefile", "Makefile"} {
+			a.execFile(token{value: mf, display: mf}, display)
+		}
+	} else if slices.Contains(scriptInterpreters, base) {
+		// Which operand is the script depends on the options before it
+		// (python3 -W ignore s.py): every operand may be.
+		for _, t := range args {
+			if t.known() && !strings.HasPrefix(t.value, "-") {
+				a.execFile(t, display)
+			}
+		}
+	}
 	switch {
+	case base == "source" || base == ".":
+		a.hole(display, base+" runs the file's commands, which cannot be read before it runs")
 	case base == "eval":
 		a.payload(display, joinValues(args), allKnown(args))
 	case base == "trap":
@@ -209,7 +230,8 @@ func (a *analyzer) shell(display string, args []token) {
 				return
 			}
 			if !hasC && i+1 < len(args) {
-				return // a script operand follows
+				a.hole(display, "the shell runs the file "+args[i+1].display+" as a script, whose commands cannot be read before it runs")
+				return
 			}
 			a.unresolvedCommand(display)
 			return
@@ -226,8 +248,10 @@ func (a *analyzer) shell(display string, args []token) {
 		default:
 			if hasC {
 				a.payload(display, v, true)
+				return
 			}
-			return // a script file
+			a.hole(display, "the shell runs the file "+t.display+" as a script, whose commands cannot be read before it runs")
+			return
 		}
 	}
 	// No -c operand and no script: the shell reads standard input.
@@ -258,6 +282,10 @@ func (a *analyzer) find(display string, args []token, depth int) {
 			// inside a word (sh -c 'echo {}'): a name can be code.
 			a.command(replaceWithHoles(inner, []string{"{}"}), false, depth+1)
 			i = j
+		case "-delete":
+			// Removes every file found: which ones, and where, is known
+			// only when it runs.
+			a.out.addPath(bashPath{Text: display, Write: true})
 		case "-fprint", "-fprint0", "-fprintf", "-fls":
 			if i+1 < len(args) {
 				a.path(args[i+1], true, false)

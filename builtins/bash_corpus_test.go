@@ -20,13 +20,23 @@ var updateCorpus = flag.Bool("update", false, "rewrite the expectations of testd
 
 const bashCorpusFile = "testdata/bash_corpus.txt"
 
-// corpusConfigs are the three rule sets every corpus command is decided
+// corpusConfigs are the rule sets every corpus command is decided
 // under, in the order of a case's "=" line.
+//
+// The allow lists allow the text processors and git outright ("awk *",
+// "git *"), as a person granting text processing would: what those run
+// through their options and program texts must still be denied or asked.
+// The last deny list is the one of issue 28, which an inner `touch` must
+// not slip past.
 var corpusConfigs = []struct{ name, json string }{
-	{"deny", `{"permission":{"bash":{"*":"deny","git status":"allow","ls *":"allow","echo *":"allow"},"external_directory":"deny"}}`},
-	{"ask", `{"permission":{"bash":{"*":"ask","git status":"allow","ls *":"allow","echo *":"allow"},"external_directory":"ask"}}`},
+	{"deny", `{"permission":{"bash":{"*":"deny","git status":"allow","ls *":"allow","echo *":"allow",` + allowedPrograms + `},"external_directory":"deny"}}`},
+	{"ask", `{"permission":{"bash":{"*":"ask","git status":"allow","ls *":"allow","echo *":"allow",` + allowedPrograms + `},"external_directory":"ask"}}`},
 	{"denylist", `{"permission":{"bash":{"*":"allow","rm *":"deny"},"external_directory":"deny"}}`},
+	{"touchdeny", `{"permission":{"bash":{"*":"allow","touch *":"deny"}}}`},
 }
+
+// allowedPrograms are allowed by both allow lists.
+const allowedPrograms = `"awk *":"allow","mawk *":"allow","sed *":"allow","tar *":"allow","git *":"allow","sort *":"allow"`
 
 // corpusCase is one command of the corpus with its expectations.
 type corpusCase struct {

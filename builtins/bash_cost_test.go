@@ -26,6 +26,12 @@ var hostileCostInputs = []struct{ name, command string }{
 	{"ten thousand redirections", strings.Repeat("echo >f;", 12000)},
 	{"long arithmetic", "echo $((" + strings.Repeat("x+", 30000) + "1))"},
 	{"nested substitutions at the nesting bound", strings.Repeat("echo $(", 150) + strings.Repeat(")", 150)},
+	{"an awk program of thousands of getline commands", "awk '" + strings.Repeat(`"x" | getline; `, 4000) + "'"},
+	{"an awk program of thousands of regexes", "awk '" + strings.Repeat(`/[[:a:]]/ `, 6000) + "'"},
+	{"a sed script of thousands of e commands", "sed '" + strings.Repeat("1e x\n", 10000) + "' f"},
+	{"an awk program past the length the reader takes", "awk '" + strings.Repeat(`print > "f" `, 10000) + "'"},
+	{"thousands of scripts run after thousands of writes", strings.Repeat("./x$RANDOM >f$RANDOM; ./y >g; tar -xf a -C d; ", 2000)},
+	{"git aliases that run git aliases", "git " + strings.Repeat("-c alias.x='-c alias.x=log x' ", 2000) + "x"},
 }
 
 // TestBashAnalysisCostIsBounded checks, for every hostile input, the

@@ -133,6 +133,77 @@ var opaqueCommands = map[string]string{
 	".":         "",
 }
 
+// expandedOptions are the options whose value the shell expands again
+// when the builtin runs (compgen -W's word list: "$(cmd)" in it runs
+// cmd): a value with an expansion in it, or not fixed text, makes the
+// command one Hole.
+var expandedOptions = map[string]string{
+	"compgen":  "W",
+	"complete": "W",
+}
+
+// promptVariables are expanded (parameters, arithmetic, command
+// substitution) every time bash shows them: PS4 before each command under
+// set -x, the others in interactive shells. A value with an expansion in
+// it runs code; PROMPT_COMMAND is a command line.
+var promptVariables = map[string]bool{"PS0": true, "PS1": true, "PS2": true, "PS3": true, "PS4": true}
+
+// scriptInterpreters run a script file named among their operands,
+// which the command line itself may have written. (awk -f and sed -f
+// are holes of their own.)
+var scriptInterpreters = []string{
+	"python", "python2", "python3", "perl", "ruby", "node", "nodejs", "php", "lua", "Rscript", "tclsh", "wish",
+	"bun", "deno", "tsx", "ts-node",
+}
+
+// codeEnv are the dangerous variables whose value is a command line a
+// program runs (asked as that command, so a deny list's "touch *" denies
+// GIT_SSH_COMMAND='touch p'), or names code, options or configuration
+// that run commands (a Hole). Names are wildcard patterns; the first
+// match wins.
+var codeEnv = []struct {
+	pattern string
+	option
+}{
+	{"GIT_SSH_COMMAND", option{runsShell, "git runs this command line instead of ssh"}},
+	{"GIT_EXTERNAL_DIFF", option{runsShell, "git diff runs this program"}},
+	{"GIT_PAGER", option{runsShell, "git runs its pager with sh -c"}},
+	{"GIT_EDITOR", option{runsShell, "git runs its editor with sh -c"}},
+	{"GIT_SEQUENCE_EDITOR", option{runsShell, "git runs its editor with sh -c"}},
+	{"GIT_ASKPASS", option{runsShell, "git runs this program for passwords"}},
+	{"GIT_PROXY_COMMAND", option{runsShell, "git runs this proxy command"}},
+	{"GIT_SSH", option{runsShell, "git runs this program instead of ssh"}},
+	{"PAGER", option{runsShell, "programs run their pager with sh -c"}},
+	{"MANPAGER", option{runsShell, "man runs this pager with sh -c"}},
+	{"SYSTEMD_PAGER", option{runsShell, "systemd tools run this pager"}},
+	{"EDITOR", option{runsShell, "programs run the editor with sh -c"}},
+	{"VISUAL", option{runsShell, "programs run the editor with sh -c"}},
+	{"SYSTEMD_EDITOR", option{runsShell, "systemd tools run this editor"}},
+	{"SUDO_EDITOR", option{runsShell, "sudoedit runs this editor"}},
+	{"FCEDIT", option{runsShell, "fc runs this editor"}},
+	{"SSH_ASKPASS", option{runsShell, "ssh runs this program for passwords"}},
+	{"SUDO_ASKPASS", option{runsShell, "sudo runs this program for passwords"}},
+	{"BROWSER", option{runsShell, "programs run this browser"}},
+	{"RSYNC_RSH", option{runsShell, "rsync runs this remote shell"}},
+	{"RSYNC_CONNECT_PROG", option{runsShell, "rsync runs this command to connect"}},
+	{"LESSOPEN", option{runsUnknown, "less runs this input preprocessor on every file it opens"}},
+	{"LESSCLOSE", option{runsUnknown, "less runs this postprocessor"}},
+	{"GIT_CONFIG*", option{runsUnknown, "git configuration from the environment can name commands (core.fsmonitor, alias.*)"}},
+	{"GIT_EXEC_PATH", option{runsUnknown, "git runs its subcommands from this directory"}},
+	{"GIT_DIR", option{runsUnknown, "the repository's configuration and hooks can name commands"}},
+	{"BASH_ENV", option{runsUnknown, "bash runs this file before a script"}},
+	{"ENV", option{runsUnknown, "sh runs this file at start-up"}},
+	{"LD_PRELOAD", option{runsUnknown, "every program loads this library"}},
+	{"LD_AUDIT", option{runsUnknown, "every program loads this library"}},
+	{"TAR_OPTIONS", option{runsUnknown, "tar reads options, --to-command among them, from this variable"}},
+	{"ZIPOPT", option{runsUnknown, "zip reads options, -TT among them, from this variable"}},
+	{"MANOPT", option{runsUnknown, "man reads options, -P among them, from this variable"}},
+	{"LESS", option{runsUnknown, "less reads options, +!cmd among them, from this variable"}},
+	{"NODE_OPTIONS", option{runsUnknown, "node reads options, --require among them, from this variable"}},
+	{"PERL5OPT", option{runsUnknown, "perl reads options, -M among them, from this variable"}},
+	{"PYTHONSTARTUP", option{runsUnknown, "python runs this file at start-up"}},
+}
+
 // pathCommands are the commands whose operands are paths that are checked
 // against the project (external_directory): those that change directory,
 // create, move, remove, write or change files, and the common readers.
@@ -172,4 +243,12 @@ var dangerousEnv = []string{
 	"SSH_ASKPASS", "SUDO_ASKPASS", "SSH_AUTH_SOCK", "DOCKER_HOST", "KUBECONFIG",
 	"OPENSSL_CONF", "OPENSSL_ENGINES", "SSL_CERT_FILE", "CURL_HOME", "WGETRC",
 	"TERMINFO", "TERMINFO_DIRS", "INPUTRC", "MAIL", "MAILPATH",
+	// Options read from the environment by the programs of
+	// programSpecs: TAR_OPTIONS can hold --to-command, ZIPOPT -TT,
+	// MANOPT -P, LESS +!cmd; RSYNC_RSH is rsync -e and
+	// RSYNC_CONNECT_PROG a command rsync runs; AWKPATH and AWKLIBPATH
+	// choose the files gawk includes and loads; EXINIT and VIMINIT are
+	// editor commands.
+	"TAR_OPTIONS", "ZIPOPT", "UNZIP", "UNZIPOPT", "MANOPT", "LESS", "RSYNC_RSH", "RSYNC_CONNECT_PROG",
+	"AWKPATH", "AWKLIBPATH", "EXINIT", "VIMINIT", "MYVIMRC", "SYSTEMD_PAGER", "SYSTEMD_EDITOR", "SUDO_EDITOR", "FCEDIT",
 }

@@ -223,6 +223,24 @@ func evaluatingCommand(name string, args []token) bool {
 			return true
 		}
 	}
+	if opts, ok := expandedOptions[name]; ok {
+		for i, t := range args {
+			if !t.known() {
+				return true
+			}
+			if !strings.HasPrefix(t.value, "-") || !strings.ContainsAny(t.value[1:], opts) {
+				continue
+			}
+			// The value is the rest of the word, or the next word.
+			v := t.value[strings.IndexAny(t.value, opts)+1:]
+			if v == "" && i+1 < len(args) {
+				v = args[i+1].value
+			}
+			if strings.ContainsAny(v, "$`") {
+				return true
+			}
+		}
+	}
 	if opts, ok := opaqueCommands[name]; ok {
 		if opts == "" {
 			// source and .: a file of commands; fixed text is a pattern

@@ -100,12 +100,22 @@ func (a *analyzer) path(t token, write, isDir bool) {
 		a.out.addPath(bashPath{Text: t.display, Write: true})
 		return
 	}
+	isCd := isDir
 	isDir = isDir || strings.HasSuffix(t.value, "/")
 	for _, wd := range a.out.workdirs {
 		if isDir && a.madeBy(wd, t.value) {
 			continue // the directory this very cd leads to
 		}
-		a.out.addPath(bashPath{Abs: a.out.resolve(joinUnclean(wd, t.value)), Text: t.display, Write: write, IsDir: isDir})
+		abs := a.out.resolve(joinUnclean(wd, t.value))
+		if !isCd {
+			// Not where the shell goes but a file or a directory files
+			// may be copied into (cp x dir/).
+			if a.out.named == nil {
+				a.out.named = map[string]bool{}
+			}
+			a.out.named[abs] = true
+		}
+		a.out.addPath(bashPath{Abs: abs, Text: t.display, Write: write, IsDir: isDir})
 		if filepath.IsAbs(t.value) {
 			break
 		}

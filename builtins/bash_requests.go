@@ -63,6 +63,7 @@ func (an *bashAnalysis) requests(scope bashScope) []permission.Request {
 			r.Always = append(r.Always, always)
 		}
 	}
+	reasons := map[string]string{}
 	var dirs []string
 	seenDir := map[string]bool{}
 	addDir := func(dir string) {
@@ -104,6 +105,15 @@ func (an *bashAnalysis) requests(scope bashScope) []permission.Request {
 			continue
 		}
 		addTo(&bash, c.Pattern, c.Template, c.Always)
+		if c.Reason != "" && reasons[c.Pattern] == "" {
+			reasons[c.Pattern] = c.Reason
+		}
+	}
+	if len(reasons) > 0 {
+		// Why each pattern is asked, for `toolhost permissions explain`
+		// and the front ends: the program that runs it, or why it is
+		// unresolvable.
+		bash.Metadata = map[string]any{"reasons": reasons}
 	}
 	var out []permission.Request
 	for _, r := range []permission.Request{ext, edit, bash} {

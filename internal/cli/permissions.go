@@ -46,7 +46,9 @@ matched before it and were overridden.
 For bash the pattern is a whole command line, analysed exactly as the bash
 tool analyses a call: the first line is the overall decision (deny over ask
 over allow), then one line per request (external_directory, edit, bash) with
-its decision and deciding rule.`,
+its decision and deciding rule, and, for a command another program runs
+(awk's system(), tar --to-command, git -c alias.x='!cmd') or one that
+cannot be read before it runs, why it is asked.`,
 		Example: `  toolhost permissions explain bash "git push origin main"
   toolhost permissions explain read .env --agent explore
   toolhost permissions explain edit src/main.go --session work`,
@@ -124,6 +126,9 @@ func explainBash(ctx context.Context, g *Globals, h *host.Host, rules permission
 				rule = permission.NoRuleSource
 			}
 			fmt.Fprintf(&b, "%s %s %q%s\n      decided by: %s\n", c.decision(fmt.Sprintf("%-5s", e.Decision)), e.Permission, e.Pattern, mark, rule)
+			if why := requestReason(req, e.Pattern); why != "" {
+				fmt.Fprintf(&b, "      why: %s\n", why)
+			}
 		}
 		all = append(all, ex...)
 	}
@@ -132,4 +137,12 @@ func explainBash(ctx context.Context, g *Globals, h *host.Host, rules permission
 	}
 	_, err = fmt.Fprintf(g.Streams.Out, "%s\n%s", c.decision(string(permission.Strictest(all))), b.String())
 	return err
+}
+
+// requestReason is why the analysis asks a pattern it does not show as a
+// command of the line (awk's system(), tar --to-command, a script the line
+// writes), from the request's "reasons" metadata.
+func requestReason(req permission.Request, pattern string) string {
+	reasons, _ := req.Metadata["reasons"].(map[string]string)
+	return reasons[pattern]
 }

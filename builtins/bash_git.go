@@ -1,0 +1,174 @@
+// git: its global options (-c, --config-env, --exec-path), the subcommand
+// options that name commands (gitSubcommands), `git config` setting a
+// name that runs commands, and ext:: URLs.
+
+package builtins
+
+import (
+	"strings"
+
+	"github.com/toolhost/toolhost/runtime/permission"
+)
+
+// git judges a git command line's arguments.
+func (a *analyzer) git(outer string, args []token, depth int) {
+	// Hooks and configuration under .git run programs: a line that
+	// writes there and runs git runs what it wrote.
+	a.out.execs = append(a.out.execs, execRef{pattern: clip(outer), anyGitDir: true})
+	i := 0
+	for ; i < len(args); i++ {
+		t := args[i]
+		if !t.known() {
+			a.hole(outer, "a git option or subcommand is not fixed text")
+			return
+		}
+		v := t.value
+		if !strings.HasPrefix(v, "-") {
+			break
+		}
+		name, val, hasValue := strings.Cut(v, "=")
+		opt, ok := gitGlobalOptions[name]
+		if !ok || (hasValue && opt.effect == noValue) {
+			a.hole(outer, "the git option "+name+" is not one the analysis knows")
+			return
+		}
+		if name == "--exec-path" && !hasValue {
+			continue // prints the directory
+		}
+		if opt.effect == noValue {
+			continue
+		}
+		value := token{value: val, display: val}
+		if !hasValue {
+			if i+1 >= len(args) {
+				return
+			}
+			i++
+			value = args[i]
+		}
+		a.applyOption(outer, opt, value, depth)
+	}
+	if i >= len(args) {
+		return
+	}
+	sub, rest := args[i].value, args[i+1:]
+	switch {
+	case sub == "bisect" && len(rest) > 0 && rest[0].known() && rest[0].value == "run":
+		n := len(a.out.Commands)
+		a.command(rest[1:], false, depth+1)
+		a.tagReasons(n, gitRunsAll[sub])
+		return
+	case sub == "submodule" && len(rest) > 0 && rest[0].known() && rest[0].value == "foreach":
+		cmd := rest[1:]
+		for len(cmd) > 0 && cmd[0].known() && strings.HasPrefix(cmd[0].value, "-") {
+			cmd = cmd[1:] // --recursive, -q
+		}
+		a.inner(outer, gitRunsAll[sub], token{value: joinValues(cmd), display: joinDisplay(cmd)})
+		return
+	case sub == "bisect" || sub == "submodule":
+		// Their other verbs run nothing of their own.
+	case gitRunsAll[sub] != "":
+		a.hole(outer, gitRunsAll[sub])
+		return
+	case sub == "config":
+		a.gitConfigSet(outer, rest, depth)
+	}
+	opts := gitSubcommands[sub]
+	checkUnknown := len(opts) > 0
+	opts = mergeOptions(opts, gitEverySubcommand)
+	for j := 0; j < len(rest); j++ {
+		t := rest[j]
+		if !t.known() {
+			if checkUnknown && (strings.HasPrefix(t.value, permission.Hole) || strings.HasPrefix(t.value, "-")) {
+				a.hole(outer, "an option of git "+sub+" is not fixed text, and could be one that runs a command")
+				return
+			}
+			continue
+		}
+		v := t.value
+		if strings.Contains(v, "ext::") {
+			a.hole(outer, "an ext:: URL makes git run a command line")
+			continue
+		}
+		if v == "--" {
+			break
+		}
+		if !strings.HasPrefix(v, "-") || v == "-" {
+			continue
+		}
+		var opt option
+		var value *token
+		if strings.HasPrefix(v, "--") {
+			name, val, hasValue := strings.Cut(v, "=")
+			o, ok := lookupLong(opts, name)
+			if !ok {
+				continue
+			}
+			opt = o
+			if hasValue {
+				value = &token{value: val, display: val}
+			}
+		} else {
+			o, ok := opts[v[:2]]
+			if !ok {
+				continue
+			}
+			opt = o
+			if len(v) > 2 {
+				value = &token{value: v[2:], display: v[2:]}
+			}
+		}
+		if value == nil {
+			if j+1 >= len(rest) {
+				continue
+			}
+			j++
+			value = &rest[j]
+		}
+		a.applyOption(outer, opt, *value, depth)
+	}
+}
+
+// gitConfigSet: `git config [options] name value` (and `git config set`)
+// stores a setting every later git command obeys, so setting a name that
+// runs commands is judged like git -c name=value.
+func (a *analyzer) gitConfigSet(outer string, rest []token, depth int) {
+	var operands []token
+	for j := 0; j < len(rest); j++ {
+		t := rest[j]
+		switch {
+		case !t.known():
+			operands = append(operands, t)
+		case t.value == "-f" || t.value == "--file" || t.value == "--blob" || t.value == "--type" || t.value == "--default" || t.value == "--comment":
+			j++
+		case strings.HasPrefix(t.value, "-"):
+		case len(operands) == 0 && (t.value == "set" || t.value == "get" || t.value == "unset" || t.value == "list"):
+			if t.value != "set" {
+				return
+			}
+		default:
+			operands = append(operands, t)
+		}
+	}
+	if len(operands) < 2 {
+		return
+	}
+	name, value := operands[0], operands[1]
+	if !name.known() {
+		a.hole(outer, "git config sets a name that is not fixed text")
+		return
+	}
+	a.gitConfig(outer, token{value: name.value + "=" + value.value, display: name.display + "=" + value.display}, depth)
+}
+
+// mergeOptions is a and b in one map (b's entries lose to a's).
+func mergeOptions(a, b map[string]option) map[string]option {
+	out := make(map[string]option, len(a)+len(b))
+	for k, v := range b {
+		out[k] = v
+	}
+	for k, v := range a {
+		out[k] = v
+	}
+	return out
+}
