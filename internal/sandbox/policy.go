@@ -184,6 +184,14 @@ func (c *carver) grant(path string, protected []string, reason func(string) stri
 		c.skipped = append(c.skipped, Skip{path, "cannot be read: " + err.Error()})
 		return
 	}
+	c.grantKnown(path, fi.IsDir(), protected, reason)
+}
+
+// grantKnown is grant for a path already known to exist, and whether it is
+// a directory: a carve lists thousands of entries (every entry of /tmp
+// when a protected location lies below it), so an entry that is not a link
+// is judged from its directory listing, without a system call of its own.
+func (c *carver) grantKnown(path string, isDir bool, protected []string, reason func(string) string) {
 	var below bool
 	for _, pr := range protected {
 		if within(pr, path) {
@@ -194,8 +202,8 @@ func (c *carver) grant(path string, protected []string, reason func(string) stri
 			below = true
 		}
 	}
-	if !below || !fi.IsDir() {
-		c.grants = append(c.grants, Grant{Path: path, Dir: fi.IsDir()})
+	if !below || !isDir {
+		c.grants = append(c.grants, Grant{Path: path, Dir: isDir})
 		return
 	}
 	entries, err := os.ReadDir(path)
@@ -209,17 +217,20 @@ func (c *carver) grant(path string, protected []string, reason func(string) stri
 	c.carved = append(c.carved, path)
 	for _, e := range entries {
 		child := filepath.Join(path, e.Name())
-		// An entry may be a link into a protected directory; the grant
-		// would follow it, so judge where it leads.
+		if e.Type()&fs.ModeSymlink == 0 {
+			// path is real (every carved path is), so child is too.
+			c.grantKnown(child, e.IsDir(), protected, reason)
+			continue
+		}
+		// A link may lead into a protected directory; the grant would
+		// follow it, so judge where it leads.
 		real, err := filepath.EvalSymlinks(child)
 		if err != nil {
 			continue // dangling: nothing to grant
 		}
-		if real != child {
-			if slices.ContainsFunc(protected, func(pr string) bool { return within(pr, real) || within(real, pr) }) {
-				c.skipped = append(c.skipped, Skip{child, "links to or above a protected location"})
-				continue
-			}
+		if slices.ContainsFunc(protected, func(pr string) bool { return within(pr, real) || within(real, pr) }) {
+			c.skipped = append(c.skipped, Skip{child, "links to or above a protected location"})
+			continue
 		}
 		c.grant(real, protected, reason)
 	}
