@@ -72,6 +72,7 @@ type Host struct {
 
 	wasm          *plugins.Engine
 	js            *jsTools          // TypeScript and JavaScript tool files (js.go)
+	py            *pyTools          // Python tool files (python.go)
 	lockedPlugins []*plugins.Plugin // from toolhost.lock; not reloaded
 	pluginMu      sync.Mutex        // guards folderPlugins after New
 	folderPlugins []*plugins.Plugin // from plugin/ and plugins/; reloaded by a watching host
@@ -167,6 +168,7 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 			return nil, err
 		}
 		h.addJS(ctx, opts)
+		h.addPython(ctx, opts)
 		h.addPlugins(ctx, opts)
 	}
 	h.addMCP(ctx, opts)

@@ -78,14 +78,20 @@ func (t *Tool) execute(ctx context.Context, args json.RawMessage, tc *runtime.Co
 	return res, nil
 }
 
-// grants reads the tool's "wasm" config — by tool id, then by file name —
-// with the same defaults as every wasm tool.
-//
-// env is process.env: each variable the config's "env" names that is set
-// in toolhost's environment, as wasm tools get them through WASI.
-func (t *Tool) grants(cfg *config.Config, worktree string) (lim Limits, b *Bridge, env map[string]string) {
-	id := t.def.ID
+// grants reads the tool's "wasm" config (see Grants).
+func (t *Tool) grants(cfg *config.Config, worktree string) (Limits, *Bridge, map[string]string) {
 	name := strings.TrimSuffix(filepath.Base(t.file.Path), filepath.Ext(t.file.Path))
+	return Grants(cfg, t.def.ID, name, worktree)
+}
+
+// Grants reads the "wasm" config of the tool id from the file named name
+// (without extension) — by tool id, then by file name — with the same
+// defaults as every wasm tool: the call's limits, a Bridge holding its
+// HTTP policy and allowed_paths (resolved against worktree), and env, the
+// variables the config's "env" names that are set in toolhost's
+// environment, as wasm tools get them through WASI. Python tools
+// (package pytool) read their grants here too.
+func Grants(cfg *config.Config, id, name, worktree string) (lim Limits, b *Bridge, env map[string]string) {
 	var wc config.WasmConfig
 	key := "wasm." + id
 	if cfg != nil {

@@ -1,0 +1,83 @@
+package pytool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/toolhost/toolhost/internal/jstool"
+	"github.com/toolhost/toolhost/plugins"
+	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/config"
+)
+
+// Tool is one tool of a File, as a runtime.Tool.
+type Tool struct {
+	file *File
+	def  Def
+	log  *slog.Logger
+}
+
+// Tools returns the file's tools as runtime tools.
+func (f *File) Tools(log *slog.Logger) []*Tool {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	out := make([]*Tool, 0, len(f.Defs))
+	for _, d := range f.Defs {
+		out = append(out, &Tool{file: f, def: d, log: log})
+	}
+	return out
+}
+
+// ID is the tool's id: the file's name, or <file>_<function>.
+func (t *Tool) ID() string { return t.def.ID }
+
+// Def is the tool's description and schema.
+func (t *Tool) Def() Def { return t.def }
+
+// Init returns the tool's description and argument schema.
+func (t *Tool) Init(context.Context, runtime.InitContext) (*runtime.Definition, error) {
+	return &runtime.Definition{Description: t.def.Description, Parameters: t.def.Schema, Execute: t.execute}, nil
+}
+
+// Warm starts the tool's pool for cfg's grants, so the first call finds
+// an instance waiting.
+func (t *Tool) Warm(cfg *config.Config, worktree string) {
+	lim, b, env := jstool.Grants(cfg, t.def.ID, t.file.src.stem, worktree)
+	t.file.Warm(Sandbox{Paths: b.Paths, Env: env, MemoryMaxMB: lim.MemoryMaxMB})
+}
+
+func (t *Tool) execute(ctx context.Context, args json.RawMessage, tc *runtime.Context) (runtime.Result, error) {
+	var cfg *config.Config
+	info := CallInfo{}
+	log := t.log
+	if tc != nil {
+		cfg = tc.Config
+		info = CallInfo{SessionID: tc.SessionID, MessageID: tc.MessageID, Agent: tc.Agent, CallID: tc.CallID, Directory: tc.Directory, Worktree: tc.Worktree}
+		if tc.Logger != nil {
+			log = tc.Logger
+		}
+	}
+	lim, b, env := jstool.Grants(cfg, t.def.ID, t.file.src.stem, info.Worktree)
+	b.Context, b.Log = tc, log
+	out, err := t.file.Call(ctx, t.def, args, info, lim, Sandbox{Paths: b.Paths, Env: env}, b)
+	if err != nil {
+		var te *ToolError
+		if perm := b.PermissionError(); perm != nil && errors.As(err, &te) {
+			return runtime.Result{}, perm // denial, rejection and correction stay distinguishable
+		}
+		return runtime.Result{}, err
+	}
+	if len(out.Output) > lim.OutputBytes {
+		return runtime.Result{}, fmt.Errorf("%w: %d bytes, over %d; raise %s.max_output_mb if the tool needs more", plugins.ErrOutputLimit, len(out.Output), lim.OutputBytes, lim.ConfigKey)
+	}
+	return runtime.Result{Title: out.Title, Output: out.Output, Metadata: out.Metadata}, nil
+}
+
+var _ runtime.Tool = (*Tool)(nil)
+
+// File is the file the tool is defined in.
+func (t *Tool) File() *File { return t.file }
