@@ -119,7 +119,11 @@ func (p *pyTools) load(ctx context.Context, file string) ([]*pytool.Tool, error)
 	if p.rt == nil {
 		return nil, pytool.ErrEngine
 	}
-	f, err := pytool.Load(ctx, file, pytool.LoadOptions{Runtime: p.rt, CacheDir: p.cacheDir})
+	pool := 1
+	if !p.warm {
+		pool = -1 // a one-shot host makes one call: an instance started for the next would be wasted
+	}
+	f, err := pytool.Load(ctx, file, pytool.LoadOptions{Runtime: p.rt, CacheDir: p.cacheDir, PoolSize: pool})
 	if err != nil {
 		return nil, err
 	}

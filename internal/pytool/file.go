@@ -49,10 +49,10 @@ type File struct {
 	poolSize int
 	timeout  time.Duration
 
-	mu     sync.Mutex
-	pools  map[string]chan *instance // idle instances by Sandbox.key
+	mu      sync.Mutex
+	pools   map[string]chan *instance // idle instances by Sandbox.key
 	filling map[string]bool
-	closed bool
+	closed  bool
 }
 
 // LoadOptions say where the runtime and caches live.

@@ -98,7 +98,10 @@ func (r *Runtime) forMemory(ctx context.Context, memMB int) (*memRuntime, error)
 	}
 	r.mu.Unlock()
 	m.once.Do(func() {
-		rc := wazero.NewRuntimeConfig().WithCloseOnContextDone(true).
+		// No DWARF: python.wasm carries its debug sections, and wazero
+		// parses them on the first trap to print a stack trace — seconds of
+		// work between a time limit firing and the instance ending.
+		rc := wazero.NewRuntimeConfig().WithCloseOnContextDone(true).WithDebugInfoEnabled(false).
 			WithMemoryLimitPages(uint32(memMB) * 16).WithCompilationCache(r.cache)
 		m.rt = wazero.NewRuntimeWithConfig(context.WithoutCancel(ctx), rc)
 		if _, m.err = wasi_snapshot_preview1.Instantiate(ctx, m.rt); m.err == nil {

@@ -53,6 +53,7 @@ def load():
     if not toolhost._tools:
         emit({"op": "load_error", "message": "it defines no tool; decorate a function with @toolhost.tool"})
         sys.exit(0)
+    return src
 
 
 def call():
@@ -103,12 +104,13 @@ def call():
     emit({"op": "result", "value": res})
 
 
-load()
+source = load()
 if mode == "describe":
     import _schema
 
     try:
-        emit({"op": "describe", "value": _schema.describe(toolhost._tools, stem)})
+        lines = source.decode("utf-8", "replace").splitlines()
+        emit({"op": "describe", "value": _schema.describe(toolhost._tools, stem, lines)})
     except _schema.SchemaError as e:
         emit({"op": "load_error", "message": str(e), "line": e.line})
 else:

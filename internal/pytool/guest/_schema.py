@@ -110,10 +110,20 @@ def is_context(name, annotation):
     return annotation is toolhost.Context or (annotation is inspect.Parameter.empty and name == "ctx")
 
 
-def describe(tools, stem):
+def _def_line(fn, lines):
+    """The line of fn's def (co_firstlineno is its first decorator's)."""
+    n = fn.__code__.co_firstlineno
+    for i in range(n - 1, min(len(lines), n + 50)):
+        s = lines[i].lstrip()
+        if s.startswith("def ") or s.startswith("async def "):
+            return i + 1
+    return n
+
+
+def describe(tools, stem, lines):
     out, seen = [], set()
     for fn, name, description in tools:
-        line = fn.__code__.co_firstlineno
+        line = _def_line(fn, lines)
         try:
             hints = typing.get_type_hints(fn, include_extras=True)
         except Exception as e:
