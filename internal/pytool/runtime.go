@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -21,6 +22,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental/sysfs"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/toolhost/toolhost/internal/rootfs"
 )
@@ -170,6 +172,14 @@ type src struct {
 // whether the file loaded. loadTimeout bounds the time until it sends
 // "ready" or ends.
 func (r *Runtime) start(ctx context.Context, mode string, s src, sb Sandbox, loadTimeout time.Duration) (*instance, error) {
+	return r.startArgs(ctx, []string{"python", "-I", "-S", guestDir + "/_main.py", mode, s.path, s.stem}, s, sb, loadTimeout)
+}
+
+// startArgs starts python.wasm with args (argv[0] first).
+func (r *Runtime) startArgs(ctx context.Context, args []string, s src, sb Sandbox, loadTimeout time.Duration) (*instance, error) {
+	if r == nil {
+		return nil, fmt.Errorf("%w: no runtime", ErrEngine)
+	}
 	if err := sb.check(); err != nil {
 		return nil, err
 	}
@@ -201,7 +211,7 @@ func (r *Runtime) start(ctx context.Context, mode string, s src, sb Sandbox, loa
 	}
 	in := newInstance(ctx, memMB)
 	cfg := wazero.NewModuleConfig().WithName("").
-		WithArgs("python", "-I", "-S", guestDir+"/_main.py", mode, s.path, s.stem).
+		WithArgs(args...).
 		WithStdin(in.stdin).WithStdout(in.stdout).WithStderr(in.stderr).
 		WithFSConfig(fsc).WithRandSource(rand.Reader).WithStartFunctions()
 	for _, k := range slices.Sorted(maps.Keys(sb.Env)) {
@@ -226,6 +236,12 @@ func (r *Runtime) start(ctx context.Context, mode string, s src, sb Sandbox, loa
 		}
 	}()
 	return in, nil
+}
+
+// isExit0 reports whether err is the guest's sys.exit(0).
+func isExit0(err error) bool {
+	var ee *sys.ExitError
+	return errors.As(err, &ee) && ee.ExitCode() == 0
 }
 
 // memoryFull reports whether mod's memory reached the cap: a trap there

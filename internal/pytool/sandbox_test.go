@@ -2,7 +2,11 @@ package pytool_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,5 +56,55 @@ func TestRunawayScriptsAreStoppedAtTheirLimits(t *testing.T) {
 				t.Errorf("stopped after %s, want within %s", took, tt.within)
 			}
 		})
+	}
+}
+
+func TestTheSandboxHoldsFilesToTheirGrants(t *testing.T) {
+	f := load(t, "files.py", "")
+	proj := t.TempDir()
+	secret := t.TempDir()
+	os.WriteFile(filepath.Join(proj, "in.txt"), []byte("inside"), 0o644)
+	os.WriteFile(filepath.Join(secret, "s.txt"), []byte("SECRET"), 0o644)
+	os.Symlink(filepath.Join(secret, "s.txt"), filepath.Join(proj, "abs-link"))
+	os.Symlink("../"+filepath.Base(secret)+"/s.txt", filepath.Join(proj, "rel-link"))
+	os.MkdirAll(filepath.Join(proj, "ro"), 0o755)
+	os.WriteFile(filepath.Join(proj, "ro", "r.txt"), []byte("read me"), 0o644)
+	sb := pytool.Sandbox{Paths: map[string]string{proj: "/work", "ro:" + filepath.Join(proj, "ro"): "/work/ro"}}
+	tests := []struct {
+		name, args string
+		ok         bool
+		want       string
+	}{
+		{"a granted file is read", `{"op":"read","path":"/work/in.txt"}`, true, "inside"},
+		{"a granted folder is written", `{"op":"write","path":"/work/new.txt","data":"hi"}`, true, "wrote"},
+		{"an absolute link out of the grant is refused", `{"op":"read","path":"/work/abs-link"}`, false, "Error"},
+		{"a relative link out of the grant is refused", `{"op":"read","path":"/work/rel-link"}`, false, "Error"},
+		{"dot-dot out of the grant is refused", `{"op":"read","path":"/work/../` + filepath.Base(secret) + `/s.txt"}`, false, "Error"},
+		{"a read-only mount inside a writable one refuses writes", `{"op":"write","path":"/work/ro/r.txt","data":"x"}`, false, "Error"},
+		{"a read-only mount is read", `{"op":"read","path":"/work/ro/r.txt"}`, true, "read me"},
+		{"the toolhost module cannot be changed", `{"op":"escape_toolhost"}`, false, "Error"},
+		{"nothing else of the host is there", `{"op":"list","path":"/"}`, false, "Error"},
+		{"the clock is not the host's", `{"op":"clock"}`, true, "16409952"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := f.Call(context.Background(), f.Defs[0], json.RawMessage(tt.args), pytool.CallInfo{}, pytool.Limits{Timeout: time.Minute, MemoryMaxMB: 256}, sb, nil)
+			got := ""
+			if err != nil {
+				got = err.Error()
+			} else {
+				got = out.Output
+			}
+			if (err == nil) != tt.ok || !strings.Contains(got, tt.want) || strings.Contains(got, "SECRET") {
+				t.Fatalf("got %q, %v; want ok=%v %q", got, err, tt.ok, tt.want)
+			}
+		})
+	}
+	if b, _ := os.ReadFile(filepath.Join(proj, "ro", "r.txt")); string(b) != "read me" {
+		t.Errorf("the read-only file changed: %q", b)
+	}
+	if _, err := f.Call(context.Background(), f.Defs[0], json.RawMessage(`{"op":"clock"}`), pytool.CallInfo{}, pytool.Limits{MemoryMaxMB: 256},
+		pytool.Sandbox{Paths: map[string]string{proj: "/toolhost/x"}}, nil); err == nil || !strings.Contains(err.Error(), "may not mount") {
+		t.Errorf("a grant over /toolhost was accepted: %v", err)
 	}
 }
