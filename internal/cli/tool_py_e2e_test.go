@@ -198,3 +198,23 @@ def fetch(url: str) -> str:
     """Fetch with nothing granted."""
     return toolhost.fetch(url).text()
 `
+
+// TestToolNewPythonScaffoldsAToolThatRunsWithoutABuild: `tool new --lang
+// python` writes a tool and its test; `toolhost tools` lists it as python
+// and `toolhost call` runs it, with no build step.
+func TestToolNewPythonScaffoldsAToolThatRunsWithoutABuild(t *testing.T) {
+	p := e2e.NewProject(t)
+	pytooltest.SeedEngine(t, filepath.Join(p.Home, ".cache", "toolhost"))
+	out, stderr, code := p.Run("", "tool", "new", "greet", "--lang", "python")
+	if code != 0 || !strings.Contains(out, filepath.Join(".toolhost", "tool", "greet.py")) || !strings.Contains(out, "test_greet.py") {
+		t.Fatalf("tool new: exit %d: %s%s", code, out, stderr)
+	}
+	out, stderr, code = p.Run("", "tools")
+	if code != 0 || !strings.Contains(out, "greet") || !strings.Contains(out, " python ") || strings.Contains(stderr, "skipped") {
+		t.Fatalf("tools: exit %d: %s%s", code, out, stderr)
+	}
+	out, stderr, code = p.Run("", "call", "greet", `{"name": "Zoë", "excited": true}`)
+	if code != 0 || strings.TrimSpace(out) != "hello Zoë!" {
+		t.Fatalf("call: exit %d: %q %s", code, out, stderr)
+	}
+}
