@@ -227,11 +227,20 @@ func (f *File) take(ctx context.Context, sb Sandbox) (*instance, error) {
 
 // ready starts an instance on sb and waits for its "ready".
 func (f *File) ready(ctx context.Context, sb Sandbox) (*instance, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("Python tool stopped: %w", err)
+	}
 	in, err := f.rt.start(ctx, "call", f.src, sb, f.timeout)
 	if err != nil {
 		return nil, err
 	}
+	stop := context.AfterFunc(ctx, func() { in.cancel(context.Cause(ctx)) })
 	m, err := in.next()
+	stop()
+	if ctx.Err() != nil {
+		in.cancel(nil)
+		return nil, fmt.Errorf("Python tool stopped: %w", ctx.Err())
+	}
 	if err == nil && m.Op == "ready" {
 		in.limit(0, nil)
 		return in, nil
