@@ -36,6 +36,7 @@ func (f *File) Call(ctx context.Context, def Def, args json.RawMessage, info Cal
 	if err != nil {
 		return nil, err
 	}
+	defer f.refill(sb)
 	defer in.cancel(nil)
 	if ops == nil {
 		ops = &jstool.Bridge{Tool: def.ID}

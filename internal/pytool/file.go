@@ -203,26 +203,21 @@ func drain(p chan *instance) {
 }
 
 // take returns an idle instance started with sb, or starts one and waits
-// until the file has loaded in it; either way the pool is refilled in the
-// background.
+// until the file has loaded in it. The caller refills the pool when its
+// call is done (refill), so the next instance does not compete with the
+// call for the machine.
 func (f *File) take(ctx context.Context, sb Sandbox) (*instance, error) {
-	key := sb.key()
 	f.mu.Lock()
-	p := f.pools[key]
+	p := f.pools[sb.key()]
 	f.mu.Unlock()
 	if p != nil {
 		select {
 		case in := <-p:
-			f.refill(sb)
 			return in, nil
 		default:
 		}
 	}
-	in, err := f.ready(ctx, sb)
-	if err == nil {
-		f.refill(sb)
-	}
-	return in, err
+	return f.ready(ctx, sb)
 }
 
 // ready starts an instance on sb and waits for its "ready".
