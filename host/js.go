@@ -178,6 +178,11 @@ func (j *jsTools) root(file string) string {
 
 // watch re-syncs every interval until ctx ends.
 func (j *jsTools) watch(ctx context.Context, reg *runtime.Registry, interval time.Duration) {
+	every(ctx, interval, func() { j.sync(ctx, reg) })
+}
+
+// every runs fn every interval until ctx ends.
+func every(ctx context.Context, interval time.Duration, fn func()) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -185,7 +190,7 @@ func (j *jsTools) watch(ctx context.Context, reg *runtime.Registry, interval tim
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			j.sync(ctx, reg)
+			fn()
 		}
 	}
 }

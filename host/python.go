@@ -132,16 +132,7 @@ func (p *pyTools) load(ctx context.Context, file string) ([]*pytool.Tool, error)
 
 // watch re-syncs every interval until ctx ends.
 func (p *pyTools) watch(ctx context.Context, reg *runtime.Registry, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			p.sync(ctx, reg)
-		}
-	}
+	every(ctx, interval, func() { p.sync(ctx, reg) })
 }
 
 func (p *pyTools) close(ctx context.Context) error {
