@@ -28,11 +28,11 @@
 //   - Python's start (about 0.2 s of interpreter start and the tool's
 //     imports) is paid ahead of time: each tool keeps a small pool of
 //     instances that have loaded the tool and wait for their call, refilled
-//     in the background after each call (pool.go). An instance serves one
+//     in the background after each call (file.go). An instance serves one
 //     call and ends, so no call sees what an earlier one left behind.
 //   - A file's tools and schemas are derived once by running Python on it
 //     (guest/_schema.py: annotations, defaults, docstrings) and cached by
-//     the sha256 of its content (schema.go), so listing tools does not
+//     the sha256 of its content (file.go), so listing tools does not
 //     start Python again until the file changes.
 //
 // It must not import host or internal/cli; host hands it the config and

@@ -213,6 +213,11 @@ func (f *File) take(ctx context.Context, sb Sandbox) (*instance, error) {
 	if p != nil {
 		select {
 		case in := <-p:
+			// A granted folder replaced since the instance started is
+			// followed to its new directory, as plugins' mounts are.
+			for _, m := range in.mounts {
+				m.Refresh()
+			}
 			return in, nil
 		default:
 		}

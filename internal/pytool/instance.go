@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/tetratelabs/wazero/api"
+
+	"github.com/toolhost/toolhost/internal/rootfs"
 )
 
 // The protocol between the host and guest/_main.py. The guest writes one
@@ -52,6 +54,7 @@ type instance struct {
 	stop   context.CancelCauseFunc
 	memMB  int
 	mod    api.Module
+	mounts []*rootfs.FS // its allowed_paths
 	msgs   chan message
 	stdin  *feed
 	stdout *lines

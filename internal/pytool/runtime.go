@@ -226,7 +226,7 @@ func (r *Runtime) startArgs(ctx context.Context, args []string, s src, sb Sandbo
 		}
 		return nil, fmt.Errorf("start Python: %w", err)
 	}
-	in.mod = mod
+	in.mod, in.mounts = mod, mounts
 	go func() {
 		_, err := mod.ExportedFunction("_start").Call(in.ctx)
 		in.finish(err)
