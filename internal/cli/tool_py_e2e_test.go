@@ -14,8 +14,8 @@ import (
 )
 
 // probePy is a Python tool file that tries what a sandbox must refuse
-// unless granted. Its tools are probe (files, env, loops, memory) and
-// probe_net (fetch), configured apart.
+// unless granted. Its tools are probe (files, env, loops), probe_bomb
+// (memory) and probe_net (fetch), each configured apart.
 const probePy = `import os
 import toolhost
 
@@ -35,11 +35,15 @@ def probe(what: str, path: str = "") -> str:
     if what == "loop":
         while True:
             pass
-    if what == "bomb":
-        hoard = []
-        while True:
-            hoard.append(bytearray(1 << 20))
     return "?"
+
+
+@toolhost.tool
+def bomb() -> str:
+    """Take all the memory there is."""
+    hoard = []
+    while True:
+        hoard.append(bytearray(8 << 20))
 
 
 @toolhost.tool
@@ -106,7 +110,8 @@ func TestPythonToolsRunThroughTheBinaryInTheirSandbox(t *testing.T) {
 	p.Write("toolhost.json", fmt.Sprintf(`{
   "permission": {"deploy_prod": "deny", "deploy_staging": "allow"},
   "wasm": {
-    "probe": {"allowed_paths": {"ro:data": "/data"}, "env": ["PY_E2E_GRANTED"], "timeout_ms": 1500, "memory_max_mb": 96},
+    "probe": {"allowed_paths": {"ro:data": "/data"}, "env": ["PY_E2E_GRANTED"], "timeout_ms": 1500},
+    "probe_bomb": {"memory_max_mb": 96},
     "probe_net": {"allowed_hosts": [%q]}
   }
 }`, host))
@@ -143,7 +148,7 @@ func TestPythonToolsRunThroughTheBinaryInTheirSandbox(t *testing.T) {
 		{"fetch to a listed host is made", "probe_net", fmt.Sprintf(`{"url":%q}`, srv.URL+"/x"), 0, "200 hi from /x", 0},
 		{"fetch by a tool with no allowed_hosts is refused", "weather_fetch", fmt.Sprintf(`{"url":%q}`, srv.URL+"/x"), 1, "allowed_hosts", 0},
 		{"an endless loop is stopped at its time limit", "probe", `{"what":"loop"}`, 1, "timed out after 1.5s", 40 * time.Second},
-		{"a memory bomb is stopped at its memory limit", "probe", `{"what":"bomb"}`, 1, "memory", 0},
+		{"a memory bomb is stopped at its memory limit", "probe_bomb", `{}`, 1, "exceeded its memory limit (96 MB)", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
