@@ -47,24 +47,36 @@ func (t *Tool) Init(context.Context, runtime.InitContext) (*runtime.Definition, 
 }
 
 func (t *Tool) execute(ctx context.Context, args json.RawMessage, tc *runtime.Context) (runtime.Result, error) {
-	var cfg *config.Config
-	info := CallInfo{}
-	log := t.log
-	if tc != nil {
-		cfg = tc.Config
-		info = CallInfo{SessionID: tc.SessionID, MessageID: tc.MessageID, Agent: tc.Agent, CallID: tc.CallID, Directory: tc.Directory, Worktree: tc.Worktree}
-		if tc.Logger != nil {
-			log = tc.Logger
-		}
-	}
+	cfg, info, log := CallOf(tc, t.log)
 	lim, b, env := t.grants(cfg, info.Worktree)
 	info.Env = env
 	b.Context, b.Log = tc, log
 	out, err := t.file.Call(ctx, t.def.Export, args, info, lim, b)
+	return Result(out, err, b, lim)
+}
+
+// CallOf is what a script tool's call takes from its runtime.Context (nil
+// in tests): the config its grants are read from, the call's ids and
+// folders, and the call's logger (log when it has none).
+func CallOf(tc *runtime.Context, log *slog.Logger) (*config.Config, CallInfo, *slog.Logger) {
+	if tc == nil {
+		return nil, CallInfo{}, log
+	}
+	if tc.Logger != nil {
+		log = tc.Logger
+	}
+	return tc.Config, CallInfo{SessionID: tc.SessionID, MessageID: tc.MessageID, Agent: tc.Agent, CallID: tc.CallID, Directory: tc.Directory, Worktree: tc.Worktree}, log
+}
+
+// Result is a script tool's output or failure as the runtime's result.
+// The tool's error after an ask was refused is that refusal, so denial,
+// rejection and correction stay distinguishable; an output over the limit
+// is plugins.ErrOutputLimit.
+func Result(out *Output, err error, b *Bridge, lim Limits) (runtime.Result, error) {
 	if err != nil {
 		var te *ToolError
 		if perm := b.PermissionError(); perm != nil && errors.As(err, &te) {
-			return runtime.Result{}, perm // denial, rejection and correction stay distinguishable
+			return runtime.Result{}, perm
 		}
 		return runtime.Result{}, err
 	}

@@ -3,12 +3,9 @@ package pytool
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"log/slog"
 
 	"github.com/toolhost/toolhost/internal/jstool"
-	"github.com/toolhost/toolhost/plugins"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
 )
@@ -51,30 +48,11 @@ func (t *Tool) Warm(cfg *config.Config, worktree string) {
 }
 
 func (t *Tool) execute(ctx context.Context, args json.RawMessage, tc *runtime.Context) (runtime.Result, error) {
-	var cfg *config.Config
-	info := CallInfo{}
-	log := t.log
-	if tc != nil {
-		cfg = tc.Config
-		info = CallInfo{SessionID: tc.SessionID, MessageID: tc.MessageID, Agent: tc.Agent, CallID: tc.CallID, Directory: tc.Directory, Worktree: tc.Worktree}
-		if tc.Logger != nil {
-			log = tc.Logger
-		}
-	}
+	cfg, info, log := jstool.CallOf(tc, t.log)
 	lim, b, env := jstool.Grants(cfg, t.def.ID, t.file.src.stem, info.Worktree)
 	b.Context, b.Log = tc, log
 	out, err := t.file.Call(ctx, t.def, args, info, lim, Sandbox{Paths: b.Paths, Env: env}, b)
-	if err != nil {
-		var te *ToolError
-		if perm := b.PermissionError(); perm != nil && errors.As(err, &te) {
-			return runtime.Result{}, perm // denial, rejection and correction stay distinguishable
-		}
-		return runtime.Result{}, err
-	}
-	if len(out.Output) > lim.OutputBytes {
-		return runtime.Result{}, fmt.Errorf("%w: %d bytes, over %d; raise %s.max_output_mb if the tool needs more", plugins.ErrOutputLimit, len(out.Output), lim.OutputBytes, lim.ConfigKey)
-	}
-	return runtime.Result{Title: out.Title, Output: out.Output, Metadata: out.Metadata}, nil
+	return jstool.Result(out, err, b, lim)
 }
 
 var _ runtime.Tool = (*Tool)(nil)
