@@ -14,7 +14,7 @@ reaches outside it (fetch, ask, metadata, log) is a request to the host,
 which checks it against the tool's "wasm" config.
 """
 
-import base64 as _base64
+import binascii as _binascii  # not base64: that imports re and struct, for nothing here
 import json as _json
 
 __all__ = ["tool", "Context", "Response", "HostError", "fetch", "log"]
@@ -103,8 +103,8 @@ def fetch(url, method="GET", headers=None, body=None):
     if isinstance(body, str):
         body = body.encode()
     v = _host("fetch", {"url": url, "method": method, "headers": headers or {},
-                        "body": _base64.b64encode(body or b"").decode()})
-    return Response(v["status"], v.get("headers") or {}, _base64.b64decode(v.get("body") or ""))
+                        "body": _binascii.b2a_base64(body or b"", newline=False).decode()})
+    return Response(v["status"], v.get("headers") or {}, _binascii.a2b_base64(v.get("body") or ""))
 
 
 def log(msg, level="info"):
