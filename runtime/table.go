@@ -11,7 +11,7 @@ import (
 // with it. An id resolves to the tool of the highest-precedence source
 // holding it:
 //
-//	runtime (Register) > mcp > plugin > wasm > builtin
+//	runtime (Register) > mcp > plugin > python > js > wasm > builtin
 //
 // Front ends see only resolved tools; Sources shows what a resolution hid.
 
