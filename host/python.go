@@ -41,7 +41,12 @@ type pyFile struct {
 // from the schema cache, so it starts Python only for a new or changed
 // file; a watching host (a server) also starts instances ahead of calls.
 func (h *Host) addPython(ctx context.Context, opts Options) {
-	h.py = &pyTools{dirs: h.Dirs, cacheDir: filepath.Join(opts.CacheDir, "py"), cfg: h.Config,
+	dirs := h.Dirs
+	if opts.Watch {
+		// As the wasm watcher does: a project .toolhost made after start counts.
+		dirs = watchDirs(h.Dirs, h.Worktree, opts.Directory)
+	}
+	h.py = &pyTools{dirs: dirs, cacheDir: filepath.Join(opts.CacheDir, "py"), cfg: h.Config,
 		worktree: h.Worktree, warm: opts.Watch, log: opts.Logger, loaded: map[string]*pyFile{}}
 	h.life.onClose("Python tools", h.py.close)
 	h.LoadErrors = append(h.LoadErrors, h.py.sync(ctx, h.Registry)...)
