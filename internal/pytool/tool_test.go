@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,4 +90,30 @@ func TestACallGetsTypedArgumentsAndDefaultsAndAnExceptionIsAToolError(t *testing
 		t.Fatalf("err = %v", err)
 	}
 	_ = plugins.ErrTimeout
+}
+
+func TestObjectsEnumsAndUnionsHaveSchemasAndDataclassesArriveAsInstances(t *testing.T) {
+	f := load(t, "shapes.py", "")
+	d := def(t, f, "shapes")
+	var s struct {
+		Properties map[string]map[string]any `json:"properties"`
+		Required   []string                  `json:"required"`
+	}
+	if err := json.Unmarshal(d.Schema, &s); err != nil {
+		t.Fatal(err)
+	}
+	p, box := s.Properties["p"], s.Properties["box"]
+	if p["type"] != "object" || fmt.Sprint(p["required"]) != "[x]" || box["type"] != "object" || fmt.Sprint(box["required"]) != "[h w]" {
+		t.Errorf("objects: %s", d.Schema)
+	}
+	if fmt.Sprint(s.Properties["color"]["enum"]) != "[red blue]" || s.Properties["extra"]["anyOf"] == nil || s.Properties["label"]["anyOf"] == nil {
+		t.Errorf("enum and unions: %s", d.Schema)
+	}
+	if fmt.Sprint(s.Properties["sizes"]["default"]) != "[1 2]" || fmt.Sprint(s.Required) != "[p box]" {
+		t.Errorf("defaults: %s", d.Schema)
+	}
+	out, err := f.Call(context.Background(), d, json.RawMessage(`{"p":{"x":1.5},"box":{"w":2,"h":3},"extra":{"a":1}}`), pytool.CallInfo{}, pytool.Limits{Timeout: time.Minute, MemoryMaxMB: 256}, pytool.Sandbox{}, nil)
+	if err != nil || out.Output != "Point 1.5,0.0 2x3 Color.RED {'a': 1} None [1, 2]" {
+		t.Fatalf("call = %+v, %v", out, err)
+	}
 }

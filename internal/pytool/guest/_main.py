@@ -8,6 +8,7 @@ import sys
 sys.path.insert(0, "/toolhost")
 import io
 import json
+import types
 
 _out = sys.stdout.buffer
 _in = sys.stdin.buffer
@@ -41,9 +42,14 @@ def load():
     except SyntaxError as e:
         emit({"op": "load_error", "message": "SyntaxError: " + str(e.msg), "line": e.lineno or 0})
         sys.exit(0)
-    ns = {"__name__": "__tool__", "__file__": filename}
+    # A real module, registered: dataclasses and typing look classes'
+    # modules up in sys.modules. Not named after the file, which may be
+    # called like a standard module (json.py).
+    mod = types.ModuleType("__tool__")
+    mod.__file__ = filename
+    sys.modules["__tool__"] = mod
     try:
-        exec(code, ns)
+        exec(code, mod.__dict__)
     except MemoryError:
         emit({"op": "load_error", "kind": "memory", "message": "MemoryError"})
         sys.exit(0)
@@ -68,11 +74,19 @@ def call():
         emit({"op": "error", "message": "no tool function " + req["fn"]})
         return
     args = dict(req.get("args") or {})
-    ann = getattr(fn, "__annotations__", {})
-    for k, v in list(args.items()):
-        t = ann.get(k)
-        if isinstance(v, dict) and hasattr(t, "__dataclass_fields__"):
-            args[k] = t(**v)
+    if any(isinstance(v, dict) for v in args.values()):
+        # A dataclass parameter gets an instance; typing resolves string
+        # annotations (from __future__ import annotations).
+        import typing
+
+        try:
+            ann = typing.get_type_hints(fn)
+        except Exception:
+            ann = getattr(fn, "__annotations__", {})
+        for k, v in list(args.items()):
+            t = ann.get(k)
+            if isinstance(v, dict) and hasattr(t, "__dataclass_fields__"):
+                args[k] = t(**v)
     ctxname = req.get("ctx")
     if ctxname:
         args[ctxname] = toolhost.Context(req.get("info") or {})
