@@ -100,8 +100,7 @@ func TestPythonToolsRunThroughTheBinaryInTheirSandbox(t *testing.T) {
 	p := e2e.NewProject(t)
 	pytooltest.SeedEngine(t, filepath.Join(p.Home, ".cache", "toolhost"))
 	p.Env = append(p.Env, "PY_E2E_GRANTED=yes", "PY_E2E_SECRET=no")
-	weather := p.Write(".toolhost/tool/weather.py", pythonWeather)
-	_ = weather
+	p.Write(".toolhost/tool/weather.py", pythonWeather)
 	p.Write(".toolhost/tool/probe.py", probePy)
 	p.Write(".toolhost/tool/deploy.py", deployPy)
 	bad := p.Write(".toolhost/tool/bad.py", badPy)
