@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -39,7 +40,9 @@ func TestAskAndMetadataGoThroughTheHost(t *testing.T) {
 			var mu sync.Mutex
 			var titles []string
 			var asked []permission.Request
-			tc := runtime.NewContext(runtime.Context{SessionID: "s1", CallID: "c1", Tool: tt.id, Config: cfg},
+			var logged strings.Builder
+			logger := slog.New(slog.NewTextHandler(&logged, nil))
+			tc := runtime.NewContext(runtime.Context{SessionID: "s1", CallID: "c1", Tool: tt.id, Config: cfg, Logger: logger},
 				func(title string, _ map[string]any) { mu.Lock(); titles = append(titles, title); mu.Unlock() },
 				func(_ context.Context, r permission.Request) error {
 					mu.Lock()
@@ -79,6 +82,9 @@ func TestAskAndMetadataGoThroughTheHost(t *testing.T) {
 			}
 			if tt.id == "guarded" && (len(titles) == 0 || titles[0] != "asking") {
 				t.Errorf("live metadata = %v", titles)
+			}
+			if tt.id == "guarded" && !strings.Contains(logged.String(), `msg="about to ask for prod" tool=guarded source=python`) {
+				t.Errorf("print() did not reach the log: %s", logged.String())
 			}
 			if tt.id == "guarded" && tt.answer == nil && (res.Metadata["session"] != "s1" || res.Metadata["call"] != "c1") {
 				t.Errorf("the context's ids = %v", res.Metadata)

@@ -41,6 +41,14 @@ func (f *File) Call(ctx context.Context, def Def, args json.RawMessage, info Cal
 	if ops == nil {
 		ops = &jstool.Bridge{Tool: def.ID}
 	}
+	// What the tool printed (fd 2, and print(), which the runner points
+	// there) goes to toolhost's log, attributed to the tool.
+	defer func() {
+		if out := strings.TrimRight(in.stderr.String(), "\n"); out != "" {
+			arg, _ := json.Marshal(map[string]string{"level": "info", "msg": out})
+			ops.Handle(context.WithoutCancel(ctx), nil, "log", arg)
+		}
+	}()
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}

@@ -4,6 +4,7 @@ import toolhost
 @toolhost.tool
 def guarded(target: str, ctx: toolhost.Context) -> dict:
     """Deploy after asking."""
+    print("about to ask for", target)
     ctx.metadata(title="asking")
     ctx.ask("deploy", [target], ["*"], {"target": target})
     return {"output": "deployed " + target, "metadata": {"session": ctx.session_id, "call": ctx.call_id}}
