@@ -117,3 +117,23 @@ func TestObjectsEnumsAndUnionsHaveSchemasAndDataclassesArriveAsInstances(t *test
 		t.Fatalf("call = %+v, %v", out, err)
 	}
 }
+
+func TestConcurrentCallsEachGetTheirOwnInstance(t *testing.T) {
+	f := load(t, "weather.py", "")
+	d := def(t, f, "weather")
+	errs := make(chan error, 4)
+	for i := range 4 {
+		go func() {
+			out, err := f.Call(context.Background(), d, json.RawMessage(fmt.Sprintf(`{"city":"c%d","days":%d}`, i, i)), pytool.CallInfo{}, pytool.Limits{Timeout: time.Minute, MemoryMaxMB: 256}, pytool.Sandbox{}, nil)
+			if err == nil && out.Output != fmt.Sprintf("c%d: %d day(s) in c, verbose=False", i, i) {
+				err = fmt.Errorf("call %d got %q", i, out.Output)
+			}
+			errs <- err
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
