@@ -83,12 +83,23 @@ func NewRuntime(engine []byte, cacheDir string) *Runtime {
 
 // CompiledDir is where wazero keeps the engine's compiled code under a
 // pytool cache folder ("" when there is none).
+//
+// The folder is named after the settings code is compiled with, because
+// wazero's cache key is the module and CPU alone: machine code compiled
+// without termination checks (WithCloseOnContextDone) would be taken as
+// having them — an endless loop could not be stopped — and code compiled
+// with DWARF enabled carries a source map that is read back 8 bytes per
+// syscall (seconds for python.wasm). Only this package writes here.
 func CompiledDir(cache string) string {
 	if cache == "" {
 		return ""
 	}
-	return filepath.Join(cache, "compiled")
+	return filepath.Join(cache, "compiled", compiledSettings)
 }
+
+// compiledSettings names the wazero settings of every Runtime's compiled
+// code (see forMemory); change it when they change.
+const compiledSettings = "terminate-nodwarf"
 
 // forMemory returns the runtime whose instances are capped at memMB.
 func (r *Runtime) forMemory(ctx context.Context, memMB int) (*memRuntime, error) {

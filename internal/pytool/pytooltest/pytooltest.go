@@ -42,7 +42,7 @@ func CompiledDir() string {
 	if cerr != nil {
 		cache = os.TempDir()
 	}
-	return filepath.Join(cache, "toolhost-e2e", "py-compiled")
+	return pytool.CompiledDir(filepath.Join(cache, "toolhost-e2e", "py"))
 }
 
 // Runtime is one runtime shared by the tests of a process (compiling the
@@ -72,6 +72,9 @@ func SeedEngine(t testing.TB, cacheDir string) {
 		t.Fatal(err)
 	}
 	if err := os.MkdirAll(CompiledDir(), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(pytool.CompiledDir(py)), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink(CompiledDir(), pytool.CompiledDir(py)); err != nil {
