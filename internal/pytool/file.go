@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/toolhost/toolhost/plugins"
 )
 
 // Def is one tool a file defines.
@@ -251,7 +253,7 @@ func (f *File) ready(ctx context.Context, sb Sandbox) (*instance, error) {
 		return nil, fmt.Errorf("%s: its top level ran over %s; move slow work into the tool function", f.Path, f.timeout)
 	case err != nil:
 		if memoryFull(in.mod, in.memMB) {
-			return nil, fmt.Errorf("%s: loading it ran out of memory (%d MB)", f.Path, in.memMB)
+			return nil, fmt.Errorf("%w: %s: running its top level took all %d MB", plugins.ErrMemoryLimit, f.Path, in.memMB)
 		}
 		return nil, fmt.Errorf("%s: Python ended: %w\n%s", f.Path, err, lastLines(in.stderr.String(), 5))
 	case m.Op == "load_error":
