@@ -25,7 +25,7 @@
 //     context, which wazero turns into closing the module even in an
 //     endless loop (WithCloseOnContextDone); the memory limit is wazero's
 //     memory-page cap, so CPython's allocation fails with MemoryError.
-//   - Python's start (about 0.2 s of interpreter start and the tool's
+//   - Python's start (about half a second: the interpreter and the tool's
 //     imports) is paid ahead of time: each tool keeps a small pool of
 //     instances that have loaded the tool and wait for their call, refilled
 //     in the background after each call (file.go). An instance serves one
