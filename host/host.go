@@ -77,6 +77,7 @@ type Host struct {
 	wasm          *plugins.Engine
 	wasmTools     []runtime.Tool    // the tools addWasm found, for grants.go
 	js            *jsTools          // TypeScript and JavaScript tool files (js.go)
+	py            *pyTools          // Python tool files (python.go)
 	lockedPlugins []*plugins.Plugin // from toolhost.lock; not reloaded
 	pluginMu      sync.Mutex        // guards folderPlugins after New
 	folderPlugins []*plugins.Plugin // from plugin/ and plugins/; reloaded by a watching host
@@ -174,6 +175,7 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 			return nil, err
 		}
 		h.addJS(ctx, opts)
+		h.addPython(ctx, opts)
 		h.addPlugins(ctx, opts)
 		h.addUntrustedStubs()
 		h.noteWithheldGrants(opts.Logger, h.grantedTools())

@@ -57,7 +57,7 @@ func (h *Host) addJS(ctx context.Context, opts Options) {
 	}
 	h.js = &jsTools{
 		where:    JSWhere(h.Config, h.Dirs, h.Directory, h.Worktree, opts.Env),
-		cacheDir: opts.CacheDir, memMax: memMax, log: opts.Logger, loaded: map[string]*jsFile{}, admit: h.admitJS,
+		cacheDir: opts.CacheDir, memMax: memMax, log: opts.Logger, loaded: map[string]*jsFile{}, admit: h.admitFiles,
 	}
 	h.life.onClose("JS tools", h.js.close)
 	h.LoadErrors = append(h.LoadErrors, h.js.sync(ctx, h.Registry)...)
@@ -219,6 +219,11 @@ func (j *jsTools) root(file string) string {
 
 // watch re-syncs every interval until ctx ends.
 func (j *jsTools) watch(ctx context.Context, reg *runtime.Registry, interval time.Duration) {
+	every(ctx, interval, func() { j.sync(ctx, reg) })
+}
+
+// every runs fn every interval until ctx ends.
+func every(ctx context.Context, interval time.Duration, fn func()) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -226,7 +231,7 @@ func (j *jsTools) watch(ctx context.Context, reg *runtime.Registry, interval tim
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			j.sync(ctx, reg)
+			fn()
 		}
 	}
 }

@@ -126,11 +126,12 @@ func within(root, path string) bool {
 	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator))
 }
 
-// admitJS drops the project's JS tool files from a reload unless the
-// project was trusted at start and its content now is trusted too: a tool
-// folder that changed while a watching host runs (a file a bash command
-// wrote) loads only once a person has trusted the new content.
-func (h *Host) admitJS(files []string) []string {
+// admitFiles drops the project's script tool files (JS, Python) from a
+// load unless the project was trusted at start and its content now is
+// trusted too: a tool folder that changed while a watching host runs (a
+// file a bash command wrote) loads only once a person has trusted the new
+// content.
+func (h *Host) admitFiles(files []string) []string {
 	if h.trust == nil {
 		return files
 	}
@@ -175,9 +176,9 @@ func (h *Host) addUntrustedStubs() {
 		}
 		name := parts[len(parts)-1]
 		ext := filepath.Ext(name)
-		src := map[string]runtime.Source{".wasm": runtime.SourceWasm, ".ts": runtime.SourceJS, ".js": runtime.SourceJS}[ext]
+		src := map[string]runtime.Source{".wasm": runtime.SourceWasm, ".ts": runtime.SourceJS, ".js": runtime.SourceJS, ".py": runtime.SourcePython}[ext]
 		id := strings.TrimSuffix(name, ext)
-		if src == "" || strings.HasSuffix(name, ".d.ts") || !stubID.MatchString(id) || h.Registry.Has(id) {
+		if src == "" || strings.HasSuffix(name, ".d.ts") || (ext == ".py" && strings.HasPrefix(name, "_")) || !stubID.MatchString(id) || h.Registry.Has(id) {
 			continue
 		}
 		file, worktree := e.Rel, h.Worktree

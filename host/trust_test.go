@@ -34,6 +34,7 @@ func TestAnUntrustedProjectsServersDoNotStartAndItsToolsAreListedButNotLoaded(t 
 		".toolhost/tool/probe.wasm": "\x00asm not a module: never read while untrusted",
 		".toolhost/tool/bash.wasm":  "\x00asm",
 		".opencode/tool/oc.ts":      "export default {}",
+		".toolhost/tool/pyprobe.py": "raise SystemExit('never run while untrusted')\n",
 	}
 	for rel, body := range files {
 		p := filepath.Join(project, rel)
@@ -67,7 +68,7 @@ func TestAnUntrustedProjectsServersDoNotStartAndItsToolsAreListedButNotLoaded(t 
 	if src, _ := h.Registry.Source("bash"); src != runtime.SourceBuiltin {
 		t.Errorf("bash comes from %s: an untrusted project's stub took a built-in's id", src)
 	}
-	for _, id := range []string{"probe", "oc"} {
+	for _, id := range []string{"probe", "oc", "pyprobe"} {
 		if !h.Registry.Has(id) {
 			t.Errorf("the project's tool %s is not listed", id)
 			continue

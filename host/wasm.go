@@ -49,6 +49,9 @@ func (h *Host) watch(directory string, log *slog.Logger, pluginsAt plugins.Plugi
 	if h.js != nil {
 		h.life.goWatch(func(ctx context.Context) { h.js.watch(ctx, h.Registry, time.Second) })
 	}
+	if h.py != nil {
+		h.life.goWatch(func(ctx context.Context) { h.py.watch(ctx, h.Registry, time.Second) })
+	}
 	if h.wasm == nil {
 		return
 	}

@@ -11,12 +11,12 @@ import (
 // with it. An id resolves to the tool of the highest-precedence source
 // holding it:
 //
-//	runtime (Register) > mcp > plugin > wasm > builtin
+//	runtime (Register) > mcp > plugin > python > js > wasm > builtin
 //
 // Front ends see only resolved tools; Sources shows what a resolution hid.
 
 // precedence lists the sources from lowest to highest.
-var precedence = []Source{SourceBuiltin, SourceWasm, SourceJS, SourcePlugin, SourceMCP, SourceRuntime}
+var precedence = []Source{SourceBuiltin, SourceWasm, SourceJS, SourcePython, SourcePlugin, SourceMCP, SourceRuntime}
 
 // rank is src's place in precedence; -1 for a source the registry does not
 // know, which it refuses.

@@ -68,12 +68,13 @@ type PermissionRequest = permission.Request
 type Source string
 
 // The tool sources, in precedence order (lowest first): a runtime
-// registration beats an MCP server's tool, which beats a plugin's, a JS
-// tool file's, a wasm module's, then a built-in.
+// registration beats an MCP server's tool, which beats a plugin's, a
+// Python tool file's, a JS tool file's, a wasm module's, then a built-in.
 const (
 	SourceBuiltin Source = "builtin"
 	SourceWasm    Source = "wasm"
 	SourceJS      Source = "js"
+	SourcePython  Source = "python"
 	SourcePlugin  Source = "plugin"
 	SourceMCP     Source = "mcp"
 	SourceRuntime Source = "runtime"

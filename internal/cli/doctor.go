@@ -16,6 +16,8 @@ import (
 	"github.com/toolhost/toolhost/builtins"
 	"github.com/toolhost/toolhost/host"
 	"github.com/toolhost/toolhost/internal/jstool"
+	"github.com/toolhost/toolhost/internal/npmengine"
+	"github.com/toolhost/toolhost/internal/pytool"
 	"github.com/toolhost/toolhost/internal/sandbox"
 	"github.com/toolhost/toolhost/internal/toolbuild"
 	"github.com/toolhost/toolhost/internal/trust"
@@ -45,6 +47,8 @@ type DoctorReport struct {
 	Toolchains []ToolchainReport `json:"toolchains"`
 	// JSEngine is the engine TypeScript and JavaScript tools run on.
 	JSEngine jstool.EngineStatus `json:"js_engine"`
+	// PythonEngine is the engine Python tools run on.
+	PythonEngine npmengine.Status `json:"python_engine"`
 	// LanguageServers are the servers in effect for the edit tools'
 	// diagnostics (docs/lsp.md), none when "lsp" is false.
 	LanguageServers []LanguageServerReport `json:"language_servers"`
@@ -243,6 +247,7 @@ func Doctor(ctx context.Context, dir string, opts *DoctorOptions) (*DoctorReport
 		rep.LanguageServers = append(rep.LanguageServers, lr)
 	}
 	rep.JSEngine = jstool.CheckEngine(filepath.Join(host.DefaultCacheDir(env), "engines"))
+	rep.PythonEngine = pytool.CheckEngine(filepath.Join(host.DefaultCacheDir(env), "engines"))
 	return rep, nil
 }
 
@@ -341,13 +346,17 @@ func (r *DoctorReport) Print(w io.Writer) {
 			fmt.Fprintf(w, "  %-14s missing: %s\n", t.Lang, t.Problem)
 		}
 	}
-	e := r.JSEngine
-	fmt.Fprintln(w, "JS engine")
-	fmt.Fprintf(w, "  version:    %s\n", e.Version)
-	fmt.Fprintf(w, "  path:       %s\n", e.Path)
-	if e.Ready {
-		fmt.Fprintln(w, "  state:      ready (sha256 verified)")
-	} else {
-		fmt.Fprintf(w, "  state:      %s\n", e.Problem)
+	for _, e := range []struct {
+		name string
+		st   npmengine.Status
+	}{{"JS engine", r.JSEngine}, {"Python engine", r.PythonEngine}} {
+		fmt.Fprintln(w, e.name)
+		fmt.Fprintf(w, "  version:    %s\n", e.st.Version)
+		fmt.Fprintf(w, "  path:       %s\n", e.st.Path)
+		if e.st.Ready {
+			fmt.Fprintln(w, "  state:      ready (sha256 verified)")
+		} else {
+			fmt.Fprintf(w, "  state:      %s\n", e.st.Problem)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolhost/toolhost/host"
 	"github.com/toolhost/toolhost/internal/jstool"
+	"github.com/toolhost/toolhost/internal/pytool"
 	"github.com/toolhost/toolhost/internal/toolbuild"
 	"github.com/toolhost/toolhost/plugins"
 	"github.com/toolhost/toolhost/runtime/config"
@@ -67,7 +68,7 @@ own toolchain and names what to install when that is missing.`,
 	for _, l := range toolbuild.Langs() {
 		langs = append(langs, string(l))
 	}
-	cmd.Flags().StringVar(&opts.Lang, "lang", string(toolbuild.LangGo), "source `language`: "+strings.Join(append(langs, "ts", "js"), ", "))
+	cmd.Flags().StringVar(&opts.Lang, "lang", string(toolbuild.LangGo), "source `language`: "+strings.Join(append(langs, "ts", "js", "python"), ", "))
 	return cmd
 }
 
@@ -92,6 +93,9 @@ func projectConfigDir(g *Globals) (string, error) {
 func runToolNew(_ context.Context, g *Globals, opts *ToolNewOptions) error {
 	if jstool.IsLang(opts.Lang) {
 		return runToolNewJS(g, opts)
+	}
+	if pytool.IsLang(opts.Lang) {
+		return runToolNewPython(g, opts)
 	}
 	lang, err := toolbuild.ParseLang(opts.Lang)
 	if err != nil {
@@ -213,5 +217,19 @@ func runToolNewJS(g *Globals, opts *ToolNewOptions) error {
 	if hint != "" {
 		fmt.Fprintf(g.Streams.Out, "note: %s\n", hint)
 	}
+	return nil
+}
+
+func runToolNewPython(g *Globals, opts *ToolNewOptions) error {
+	cfgDir, err := projectConfigDir(g)
+	if err != nil {
+		return err
+	}
+	path, test, err := pytool.Scaffold(cfgDir, opts.Name)
+	if err != nil {
+		return usageError{err}
+	}
+	fmt.Fprintf(g.Streams.Out, "created %s\ncreated %s\nnext: edit it, then run `toolhost tools` (no build step); test it with `python3 -m unittest discover -s %s`\n",
+		path, test, filepath.Dir(test))
 	return nil
 }

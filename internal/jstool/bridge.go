@@ -41,6 +41,8 @@ type Bridge struct {
 	// Paths maps host directories ("ro:" prefix for read-only, absolute)
 	// to guest paths, as plugins resolve allowed_paths.
 	Paths map[string]string
+	// Source names the kind of tool in its log lines ("js" when empty).
+	Source string
 
 	mu      sync.Mutex
 	permErr error // the last refusal of ask, returned if the tool then fails
@@ -64,7 +66,11 @@ func (b *Bridge) Handle(ctx context.Context, s Pauser, op string, arg json.RawMe
 		json.Unmarshal(arg, &m)
 		lvl := map[string]slog.Level{"debug": slog.LevelDebug, "warn": slog.LevelWarn, "error": slog.LevelError}[m.Level]
 		if b.Log != nil {
-			b.Log.Log(ctx, lvl, m.Msg, "tool", b.Tool, "source", "js")
+			src := b.Source
+			if src == "" {
+				src = "js"
+			}
+			b.Log.Log(ctx, lvl, m.Msg, "tool", b.Tool, "source", src)
 		}
 		return nil, nil
 	case "random":

@@ -48,24 +48,36 @@ func (t *Tool) Init(context.Context, runtime.InitContext) (*runtime.Definition, 
 }
 
 func (t *Tool) execute(ctx context.Context, args json.RawMessage, tc *runtime.Context) (runtime.Result, error) {
-	var cfg *config.Config
-	info := CallInfo{}
-	log := t.log
-	if tc != nil {
-		cfg = tc.Config
-		info = CallInfo{SessionID: tc.SessionID, MessageID: tc.MessageID, Agent: tc.Agent, CallID: tc.CallID, Directory: tc.Directory, Worktree: tc.Worktree}
-		if tc.Logger != nil {
-			log = tc.Logger
-		}
-	}
+	cfg, info, log := CallOf(tc, t.log)
 	lim, b, env := t.grants(cfg, info.Worktree)
 	info.Env = env
 	b.Context, b.Log = tc, log
 	out, err := t.file.Call(ctx, t.def.Export, args, info, lim, b)
+	return Result(out, err, b, lim)
+}
+
+// CallOf is what a script tool's call takes from its runtime.Context (nil
+// in tests): the config its grants are read from, the call's ids and
+// folders, and the call's logger (log when it has none).
+func CallOf(tc *runtime.Context, log *slog.Logger) (*config.Config, CallInfo, *slog.Logger) {
+	if tc == nil {
+		return nil, CallInfo{}, log
+	}
+	if tc.Logger != nil {
+		log = tc.Logger
+	}
+	return tc.Config, CallInfo{SessionID: tc.SessionID, MessageID: tc.MessageID, Agent: tc.Agent, CallID: tc.CallID, Directory: tc.Directory, Worktree: tc.Worktree}, log
+}
+
+// Result is a script tool's output or failure as the runtime's result.
+// The tool's error after an ask was refused is that refusal, so denial,
+// rejection and correction stay distinguishable; an output over the limit
+// is plugins.ErrOutputLimit.
+func Result(out *Output, err error, b *Bridge, lim Limits) (runtime.Result, error) {
 	if err != nil {
 		var te *ToolError
 		if perm := b.PermissionError(); perm != nil && errors.As(err, &te) {
-			return runtime.Result{}, perm // denial, rejection and correction stay distinguishable
+			return runtime.Result{}, perm
 		}
 		return runtime.Result{}, err
 	}
@@ -79,15 +91,22 @@ func (t *Tool) execute(ctx context.Context, args json.RawMessage, tc *runtime.Co
 	return res, nil
 }
 
-// grants reads the tool's "wasm" config — by tool id, then by file name,
-// from the config files that may grant its file (config.Config.WasmFor) —
-// with the same defaults as every wasm tool.
-//
-// env is process.env: each variable the config's "env" names that is set
-// in toolhost's environment, as wasm tools get them through WASI.
-func (t *Tool) grants(cfg *config.Config, worktree string) (lim Limits, b *Bridge, env map[string]string) {
-	id := t.def.ID
-	wc, key, _ := cfg.WasmFor(t.GrantFile())
+// grants reads the tool's "wasm" config (see Grants).
+func (t *Tool) grants(cfg *config.Config, worktree string) (Limits, *Bridge, map[string]string) {
+	return Grants(cfg, t.GrantFile(), runtime.SourceJS, worktree)
+}
+
+// Grants reads the "wasm" config of the tool file — by tool id, then by
+// file name (file.Names), from the config files that may grant that file
+// (config.Config.WasmFor) — with the same defaults as every wasm tool: the
+// call's limits, a Bridge holding its HTTP policy, allowed_paths (resolved
+// against worktree) and the scope its approvals are kept under (the tool
+// id, source and file), and env, the variables the config's "env" names
+// that are set in toolhost's environment, as wasm tools get them through
+// WASI. Python tools (package pytool) read their grants here too.
+func Grants(cfg *config.Config, file config.ToolFile, source runtime.Source, worktree string) (lim Limits, b *Bridge, env map[string]string) {
+	id := file.Names[0]
+	wc, key, _ := cfg.WasmFor(file)
 	if key == "" {
 		key = "wasm." + id
 	}
@@ -98,7 +117,7 @@ func (t *Tool) grants(cfg *config.Config, worktree string) (lim Limits, b *Bridg
 	if wc.MemoryMaxMB > 0 {
 		lim.MemoryMaxMB = wc.MemoryMaxMB
 	}
-	b = &Bridge{Tool: id, Scope: permission.Scope{Tool: id, Source: string(runtime.SourceJS), File: t.file.Path}, HTTP: hostfns.HTTPPolicy{AllowedHosts: wc.AllowedHosts, ConfigKey: key}}
+	b = &Bridge{Tool: id, Scope: permission.Scope{Tool: id, Source: string(source), File: file.Path}, HTTP: hostfns.HTTPPolicy{AllowedHosts: wc.AllowedHosts, ConfigKey: key}}
 	maxOut := config.DefaultWasmOutputMB
 	if wc.MaxOutputMB > 0 {
 		maxOut = wc.MaxOutputMB

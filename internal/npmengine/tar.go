@@ -1,4 +1,4 @@
-package jstool
+package npmengine
 
 import (
 	"archive/tar"
@@ -9,11 +9,9 @@ import (
 	"os"
 )
 
-// maxEngineSize bounds what readTarFile reads: the engine is 637 KB.
-const maxEngineSize = 16 << 20
-
-// readTarFile returns the file named name from the gzipped tarball path.
-func readTarFile(path, name string) ([]byte, error) {
+// readTarFile returns the file named name from the gzipped tarball path,
+// refusing one over max bytes.
+func readTarFile(path, name string, max int) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -35,12 +33,12 @@ func readTarFile(path, name string) ([]byte, error) {
 		if h.Name != name {
 			continue
 		}
-		b, err := io.ReadAll(io.LimitReader(tr, maxEngineSize+1))
+		b, err := io.ReadAll(io.LimitReader(tr, int64(max)+1))
 		if err != nil {
 			return nil, err
 		}
-		if len(b) > maxEngineSize {
-			return nil, fmt.Errorf("%s is over %d bytes", name, maxEngineSize)
+		if len(b) > max {
+			return nil, fmt.Errorf("%s is over %d bytes", name, max)
 		}
 		return b, nil
 	}

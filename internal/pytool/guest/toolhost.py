@@ -1,0 +1,112 @@
+"""toolhost: what a Python tool imports inside toolhost's sandbox.
+
+    import toolhost
+
+    @toolhost.tool
+    def weather(city: str, days: int = 1, ctx: toolhost.Context = None) -> str:
+        \"\"\"Forecast for a city.\"\"\"
+        ctx.metadata(title=f"weather in {city}")
+        r = toolhost.fetch(f"https://api.example.com/{city}?days={days}")
+        return r.text()
+
+The sandbox has no sockets, threads or subprocesses: everything that
+reaches outside it (fetch, ask, metadata, log) is a request to the host,
+which checks it against the tool's "wasm" config.
+"""
+
+import binascii as _binascii  # not base64: that imports re and struct, for nothing here
+import json as _json
+
+__all__ = ["tool", "Context", "Response", "HostError", "fetch", "log"]
+
+_tools = []  # (function, id override, description override), in order
+_chan = None  # (writer, reader) of the host channel, set by _main
+
+
+def tool(fn=None, *, name=None, description=None):
+    """Mark a function as a tool: @tool, or @tool(name=..., description=...).
+
+    The id is the file's name for a function named like the file, else
+    <file>_<function>; name= replaces it. The description is the docstring
+    unless description= is given; the arguments' JSON Schema comes from the
+    annotations and defaults.
+    """
+
+    def mark(f):
+        _tools.append((f, name, description))
+        return f
+
+    return mark(fn) if fn is not None else mark
+
+
+class HostError(Exception):
+    """The host refused or failed a request (fetch, ask, metadata)."""
+
+
+def _host(op, arg):
+    if _chan is None:
+        raise HostError(op + ": the host is reachable only while a tool runs")
+    w, r = _chan
+    w.write(_json.dumps({"op": op, "arg": arg}).encode() + b"\n")
+    w.flush()
+    line = r.readline()
+    if not line:
+        raise SystemExit(1)
+    reply = _json.loads(line)
+    if reply.get("error"):
+        raise HostError(reply["error"])
+    return reply.get("value")
+
+
+class Context:
+    """The call: its ids and folders, ask() and metadata()."""
+
+    def __init__(self, info):
+        self.session_id = info.get("sessionID", "")
+        self.message_id = info.get("messageID", "")
+        self.agent = info.get("agent", "")
+        self.call_id = info.get("callID", "")
+        self.directory = info.get("directory", "")
+        self.worktree = info.get("worktree", "")
+
+    def ask(self, permission, patterns=(), always=(), metadata=None):
+        """Ask the permission engine (and maybe the user); raises HostError when refused."""
+        _host("ask", {"permission": permission, "patterns": list(patterns),
+                      "always": list(always), "metadata": metadata or {}})
+
+    def metadata(self, title=None, metadata=None):
+        """Show a live title and metadata for the running call."""
+        _host("metadata", {"title": title or "", "metadata": metadata or {}})
+
+
+class Response:
+    """An HTTP response: status, headers (lower-case names), content (bytes)."""
+
+    def __init__(self, status, headers, content):
+        self.status = status
+        self.headers = headers
+        self.content = content
+
+    @property
+    def ok(self):
+        return 200 <= self.status < 300
+
+    def text(self, encoding="utf-8"):
+        return self.content.decode(encoding, "replace")
+
+    def json(self):
+        return _json.loads(self.content)
+
+
+def fetch(url, method="GET", headers=None, body=None):
+    """HTTP through the host's egress policy (the tool's allowed_hosts)."""
+    if isinstance(body, str):
+        body = body.encode()
+    v = _host("fetch", {"url": url, "method": method, "headers": headers or {},
+                        "body": _binascii.b2a_base64(body or b"", newline=False).decode()})
+    return Response(v["status"], v.get("headers") or {}, _binascii.a2b_base64(v.get("body") or ""))
+
+
+def log(msg, level="info"):
+    """A line in toolhost's log, attributed to the tool."""
+    _host("log", {"level": level, "msg": str(msg)})
