@@ -165,6 +165,12 @@ func ResolveAgents(cfg *config.Config) (map[string]*Agent, error) {
 			continue
 		}
 		a, ok := agents[name]
+		if !ok && cfg.OnlyHeldAgent(name) {
+			// An untrusted project's deny rules for an agent that does
+			// not exist: they tighten nothing, and defining the agent
+			// would give the project a new subagent.
+			continue
+		}
 		if !ok {
 			a = &Agent{Name: name, Mode: ModeAll, Rules: defaultRules()}
 			agents[name] = a

@@ -184,6 +184,7 @@ func build(srcs []*source, o DirOptions) (*Config, error) {
 	agents := map[string]permission.Ruleset{}
 	var errs []error
 	var layers []grantLayer
+	defined := map[string]bool{} // agents a source that is not held names
 	for _, src := range srcs {
 		p, err := parse(src, o)
 		if err != nil {
@@ -192,6 +193,8 @@ func build(srcs []*source, o DirOptions) (*Config, error) {
 		}
 		if src.held {
 			p = tighteningOnly(p)
+		} else {
+			noteAgents(defined, p)
 		}
 		if l, ok := grantLayerOf(src, p.tree); ok {
 			layers = append(layers, l)
@@ -224,6 +227,11 @@ func build(srcs []*source, o DirOptions) (*Config, error) {
 	cfg.Permission.Rules = top
 	cfg.grants.layers = layers
 	for name, rules := range agents {
+		if !defined[name] {
+			// Only an untrusted project names it: its deny rules apply
+			// to a built-in agent of that name, never define a new one.
+			cfg.heldAgents = append(cfg.heldAgents, name)
+		}
 		if cfg.Agent == nil {
 			cfg.Agent = map[string]AgentConfig{}
 		}
