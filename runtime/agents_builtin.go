@@ -67,7 +67,12 @@ func defaultRules() permission.Ruleset {
 		// sandbox is off, bash could write the trust store).
 		{Permission: "edit", Pattern: ".opencode/*", Action: permission.Ask},
 		{Permission: "edit", Pattern: "*/.opencode/*", Action: permission.Ask},
+		// Global flags may come first (toolhost -C . trust) and the
+		// binary may be named by its path.
 		{Permission: "bash", Pattern: "toolhost trust*", Action: permission.Ask},
+		{Permission: "bash", Pattern: "toolhost -* trust*", Action: permission.Ask},
+		{Permission: "bash", Pattern: "*/toolhost trust*", Action: permission.Ask},
+		{Permission: "bash", Pattern: "*/toolhost -* trust*", Action: permission.Ask},
 	})
 }
 
