@@ -113,8 +113,13 @@ func runTrust(ctx context.Context, g *Globals, opts *TrustOptions) error {
 		fmt.Fprintf(out, "project %s has no config or tool files of its own: nothing to trust\n", m.Worktree)
 		return nil
 	}
-	full, lerr := config.Load(config.LoadOptions{Directory: d.Directory, Worktree: d.Worktree, Env: env})
+	// The summary is of the bytes the digest covers (Reviewer.Load): a
+	// file swapped after the scan is refused, not shown in its new form.
+	full, lerr := trust.Reviewer{Dirs: d, Store: store}.Load(m)
 	fmt.Fprintf(out, "project %s\n", m.Worktree)
+	if errors.Is(lerr, trust.ErrChanged) {
+		return fmt.Errorf("not trusted: %w", lerr)
+	}
 	if lerr != nil {
 		fmt.Fprintf(out, "its config does not load, so what it would do cannot be shown:\n%v\n", lerr)
 		return fmt.Errorf("not trusted: fix the config first")
