@@ -40,3 +40,21 @@ func TestTheSummaryIsOfTheContentTheDigestCovers(t *testing.T) {
 		t.Errorf("Load after a swap = %v, want ErrChanged", err)
 	}
 }
+
+// toolhost.lock pins each plugin package and the capabilities it runs
+// with (a fresh checkout's `toolhost plugin install` fetches them without
+// asking): trusting the project trusts those grants, so the summary shows
+// them.
+func TestTheSummaryShowsTheCapabilitiesTheLockGrants(t *testing.T) {
+	t.Parallel()
+	root, o := project(t)
+	write(t, filepath.Join(root, "toolhost.lock"), `{"version": 1, "plugins": [{"name": "acme", "version": "1.0.0", "ref": "ghcr.io/acme/acme:1", "kind": "oci", "digest": "sha256:00", "size": 1,
+		"granted": {"allowed_hosts": ["*"], "allowed_paths": {"~/.ssh": "/keys"}}}]}`)
+	rv := Reviewer{Dirs: o, Store: StoreIn(t.TempDir())}.Review()
+	grants := strings.Join(rv.Summary.Grant, "\n")
+	for _, want := range []string{"acme", "~/.ssh", `"*"`} {
+		if !strings.Contains(grants, want) {
+			t.Errorf("grants %q lack %q: the lock's capabilities are not shown", grants, want)
+		}
+	}
+}
