@@ -120,6 +120,9 @@ func Summarize(full *config.Loaded, m *Manifest) Summary {
 		}
 		s.Grant = append(s.Grant, "tool "+name+": "+strings.Join(g, "; "))
 	}
+	for _, r := range cfg.ReferencesBy(full.ProjectFiles) {
+		s.Grant = append(s.Grant, "reads your "+r)
+	}
 	if set("trust", "keys") {
 		for _, k := range cfg.Trust.Keys {
 			s.Grant = append(s.Grant, "plugin signing key: "+k)

@@ -125,6 +125,10 @@ type Config struct {
 	// heldAgents are the agents only an untrusted project's config names
 	// (OnlyHeldAgent).
 	heldAgents []string
+
+	// refs are the {env:…} and {file:…} references the sources expanded
+	// (ReferencesBy).
+	refs []substitution
 }
 
 // Origin returns where the key path was last set: the file (or

@@ -136,6 +136,27 @@ func (c *Config) OnlyHeldAgent(agent string) bool {
 	return slices.Contains(c.heldAgents, agent)
 }
 
+// substitution is one {env:VAR} or {file:path} a source expanded, at key.
+type substitution struct {
+	source, key, ref string
+}
+
+// ReferencesBy lists the {env:…} and {file:…} references files expanded,
+// as the reference and the dotted key it fills ("{env:TOKEN} in
+// mcp.jira.headers.Authorization"): what of the user's environment and
+// files a project's config hands to the programs and servers it names.
+// The trust summary shows them, since it shows headers and environment
+// by name only.
+func (c *Config) ReferencesBy(files []string) []string {
+	var out []string
+	for _, r := range c.refs {
+		if slices.Contains(files, r.source) {
+			out = append(out, r.ref+" in "+r.key)
+		}
+	}
+	return out
+}
+
 // KeysSetBy lists, sorted and dotted ("mcp.lint.command"), the innermost
 // key paths that files set; permission rules are not keys (their Source
 // names their file). The trust summary shows them.
