@@ -121,7 +121,7 @@ func Summarize(full *config.Loaded, m *Manifest) Summary {
 		s.Grant = append(s.Grant, "tool "+name+": "+strings.Join(g, "; "))
 	}
 	for _, r := range cfg.ReferencesBy(full.ProjectFiles) {
-		s.Grant = append(s.Grant, "reads your "+r)
+		s.Grant = append(s.Grant, "substitutes "+r)
 	}
 	if set("trust", "keys") {
 		for _, k := range cfg.Trust.Keys {
