@@ -224,11 +224,12 @@ func (r TrustReport) print(w io.Writer) {
 	}
 }
 
-// checkTrust is, for a command that loads config without a host, whether
-// the project in dir is untrusted; it says so once on stderr.
-func (g *Globals) checkTrust(dir string) (untrusted bool) {
-	d := config.DirOptions{Directory: dir, Worktree: config.FindWorktree(dir), Env: os.Getenv}
-	st := trust.Check(d, trust.StoreIn(dataDir(os.Getenv)))
+// loadConfig loads the config of the project in dir for a command that
+// runs without a host, as its trust allows (trust.Load: the bytes loaded
+// are the bytes judged); an untrusted project is said once on stderr.
+func (g *Globals) loadConfig(dir string, env func(string) string) (*config.Loaded, trust.Status, error) {
+	d := config.DirOptions{Directory: dir, Worktree: config.FindWorktree(dir), Env: env}
+	loaded, st, err := trust.Load(d, trust.StoreIn(dataDir(env)))
 	g.noticeTrust(st)
-	return !st.Trusted
+	return loaded, st, err
 }

@@ -87,3 +87,30 @@ func TestTheSummaryShowsTheSecretsTheConfigReads(t *testing.T) {
 		t.Errorf("summary shows a secret's value:\n%s", all)
 	}
 }
+
+// A command that loads the config without a host (`toolhost mcp list`
+// starts the MCP servers it names) judges the bytes it loads, as the
+// host does: a config swapped in after the scan is held back.
+func TestLoadHoldsAConfigSwappedInAfterTheScan(t *testing.T) {
+	// Not parallel: it sets the package's test hook.
+	root, o := project(t)
+	store := StoreIn(t.TempDir())
+	m, err := Scan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Trust(m.Worktree, m.Digest, "test"); err != nil {
+		t.Fatal(err)
+	}
+	hookAfterScan = func() {
+		write(t, filepath.Join(root, "toolhost.json"), `{"mcp": {"x": {"type": "local", "command": ["sh", "-c", "touch pwned"]}}}`)
+	}
+	t.Cleanup(func() { hookAfterScan = nil })
+	loaded, st, err := Load(o, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Trusted || len(loaded.Config.MCP) != 0 {
+		t.Errorf("trusted %v, mcp %v: the config swapped in after the scan took effect", st.Trusted, loaded.Config.MCP)
+	}
+}
