@@ -87,7 +87,10 @@ func (s Status) Notice() string {
 	if s.Err != nil {
 		msg += " (" + s.Err.Error() + ")"
 	}
-	return msg
+	// It reaches terminals and, through toolhost mcp, a model's
+	// instructions: a file name the project chose, quoted in the reason,
+	// gets no line or escape of its own.
+	return Printable(msg)
 }
 
 // Gate answers "may the project's current content load?" for a host
