@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/toolhost/toolhost/internal/trust"
 	"github.com/toolhost/toolhost/plugins"
 	"github.com/toolhost/toolhost/plugins/pkg"
 	"github.com/toolhost/toolhost/runtime"
@@ -43,7 +44,7 @@ func (h *Host) addPlugins(ctx context.Context, opts Options) {
 	var srcs []plugins.Bundle
 	if len(h.Config.Plugin) > 0 {
 		mgr := h.PluginManager(opts)
-		lock, err := pkg.ReadLock(mgr.LockPath)
+		lock, err := h.readLock(mgr.LockPath)
 		if err != nil {
 			h.LoadErrors = append(h.LoadErrors, runtime.LoadError{Source: runtime.SourcePlugin, File: mgr.LockPath, Reason: err.Error()})
 			lock = &pkg.Lock{}
@@ -76,6 +77,18 @@ func (h *Host) addPlugins(ctx context.Context, opts Options) {
 		}
 	}
 	h.Plugins = slices.Concat(h.lockedPlugins, h.folderPlugins)
+}
+
+// readLock reads the project's toolhost.lock, unless the project is not
+// trusted: the lock is the project's file, and it picks the package a
+// plugin reference runs and the capabilities it runs with, so an
+// untrusted one decides neither, even for a plugin the user's own config
+// lists.
+func (h *Host) readLock(path string) (*pkg.Lock, error) {
+	if h.trust != nil && !h.trust.status.Trusted {
+		return nil, fmt.Errorf("%s is the project's, which is not trusted, so no plugin it pins loads; review and trust the project with `%s`", pkg.LockFile, trust.Command)
+	}
+	return pkg.ReadLock(path)
 }
 
 // loadFolderPlugins loads the plugins of the plugin/ and plugins/ folders

@@ -67,7 +67,12 @@ func defaultRules() permission.Ruleset {
 		// sandbox is off, bash could write the trust store).
 		{Permission: "edit", Pattern: ".opencode/*", Action: permission.Ask},
 		{Permission: "edit", Pattern: "*/.opencode/*", Action: permission.Ask},
+		// Global flags may come first (toolhost -C . trust) and the
+		// binary may be named by its path.
 		{Permission: "bash", Pattern: "toolhost trust*", Action: permission.Ask},
+		{Permission: "bash", Pattern: "toolhost -* trust*", Action: permission.Ask},
+		{Permission: "bash", Pattern: "*/toolhost trust*", Action: permission.Ask},
+		{Permission: "bash", Pattern: "*/toolhost -* trust*", Action: permission.Ask},
 	})
 }
 
@@ -165,6 +170,12 @@ func ResolveAgents(cfg *config.Config) (map[string]*Agent, error) {
 			continue
 		}
 		a, ok := agents[name]
+		if !ok && cfg.OnlyHeldAgent(name) {
+			// An untrusted project's deny rules for an agent that does
+			// not exist: they tighten nothing, and defining the agent
+			// would give the project a new subagent.
+			continue
+		}
 		if !ok {
 			a = &Agent{Name: name, Mode: ModeAll, Rules: defaultRules()}
 			agents[name] = a

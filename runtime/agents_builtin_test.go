@@ -232,7 +232,18 @@ func TestDefaultRulesGuardTheRepositoryAndToolhostsOwnConfig(t *testing.T) {
 			}
 		})
 	}
-	if rule, _ := permission.Evaluate("bash", "toolhost trust --yes", defaults["build"].Rules); rule.Action != permission.Ask {
-		t.Errorf("bash toolhost trust --yes = %s; trusting the project is a person's decision", rule)
+	// Global flags come before the command, and the binary may be named
+	// by its path: each is still the person's decision.
+	for _, cmd := range []string{
+		"toolhost trust --yes",
+		"toolhost -C . trust --yes",
+		"toolhost --dir=. trust -y",
+		"toolhost --log-level error trust --yes",
+		"/usr/local/bin/toolhost trust --yes",
+		"./bin/toolhost -C . trust --yes",
+	} {
+		if rule, _ := permission.Evaluate("bash", cmd, defaults["build"].Rules); rule.Action != permission.Ask {
+			t.Errorf("bash %s = %s; trusting the project is a person's decision", cmd, rule)
+		}
 	}
 }

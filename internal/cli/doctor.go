@@ -172,8 +172,7 @@ func Doctor(ctx context.Context, dir string, opts *DoctorOptions) (*DoctorReport
 		dir = wd
 	}
 	worktree := config.FindWorktree(dir)
-	st := trust.Check(config.DirOptions{Directory: dir, Worktree: worktree, Env: env}, trust.StoreIn(dataDir(env)))
-	loaded, err := config.Load(config.LoadOptions{Directory: dir, Worktree: worktree, Env: env, UntrustedProject: !st.Trusted})
+	loaded, st, err := trust.Load(config.DirOptions{Directory: dir, Worktree: worktree, Env: env}, trust.StoreIn(dataDir(env)))
 	if err != nil {
 		return nil, err
 	}

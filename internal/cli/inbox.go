@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"net"
 	"os"
@@ -53,6 +55,21 @@ func startInbox(ctx context.Context, g *Globals, o InboxOptions, agent string) (
 	if err != nil {
 		return nil, nil, fmt.Errorf("permission inbox: listen on %s: %w; pick another address with --inbox", o.Addr, err)
 	}
+	// Loopback keeps other machines out, not the processes of this one —
+	// among them the commands the model runs through bash, which could
+	// otherwise answer their own questions or trust the project. Without
+	// a token given, the inbox makes one that only the printed URL holds
+	// (not the environment or the command line, which /proc shows).
+	printToken := ""
+	if o.Token == "" {
+		b := make([]byte, 16)
+		if _, err := rand.Read(b); err != nil {
+			ln.Close()
+			return nil, nil, fmt.Errorf("permission inbox: make a token: %w; give one with --inbox-token", err)
+		}
+		o.Token = hex.EncodeToString(b)
+		printToken = "?token=" + o.Token
+	}
 	ib = inbox.New(inbox.Options{Timeout: o.Timeout, Agent: agent, Logger: g.logger()})
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
@@ -66,11 +83,11 @@ func startInbox(ctx context.Context, g *Globals, o InboxOptions, agent string) (
 		// server's drain, rather than cut off after it.
 		ib.Close()
 	}()
-	note := ""
-	if o.Token != "" {
-		note = " (open it with ?token=<the inbox token> once; the browser keeps it)"
+	note := " (open it with ?token=<the inbox token> once; the browser keeps it)"
+	if printToken != "" {
+		note = " (open this URL once; the browser keeps the token it holds)"
 	}
-	fmt.Fprintf(g.Streams.ErrOut, "toolhost: permission inbox on http://%s/%s\n", ln.Addr(), note)
+	fmt.Fprintf(g.Streams.ErrOut, "toolhost: permission inbox on http://%s/%s%s\n", ln.Addr(), printToken, note)
 	return ib, func() {
 		cancel()
 		<-done

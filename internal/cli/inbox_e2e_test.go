@@ -34,28 +34,37 @@ func TestRunParksAsksInTheInbox(t *testing.T) {
 	}
 	urls := make(chan string, 1)
 	go func() {
-		re := regexp.MustCompile(`permission inbox on (http://127\.0\.0\.1:\d+)/`)
+		re := regexp.MustCompile(`permission inbox on (http://127\.0\.0\.1:\d+)/\?token=([0-9a-f]+) `)
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				urls <- m[1]
+				urls <- m[1] + " " + m[2]
 			}
 		}
 		io.Copy(io.Discard, stderr)
 	}()
-	var url string
+	var url, token string
+	do := func(method, path, body string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(method, url+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+token)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
 	select {
-	case url = <-urls:
+	case u := <-urls:
+		url, token, _ = strings.Cut(u, " ")
 	case <-time.After(60 * time.Second):
 		cmd.Process.Kill()
 		t.Fatal("toolhost run printed no inbox URL")
 	}
 	var id string
 	for deadline := time.Now().Add(60 * time.Second); id == ""; time.Sleep(20 * time.Millisecond) {
-		res, err := http.Get(url + "/api/requests")
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := do("GET", "/api/requests", "")
 		var body struct {
 			Requests []struct {
 				ID      string
@@ -74,10 +83,7 @@ func TestRunParksAsksInTheInbox(t *testing.T) {
 			t.Fatal("the bash call never reached the inbox")
 		}
 	}
-	res, err := http.Post(url+"/api/requests/"+id+"/reply", "application/json", strings.NewReader(`{"reply":"reject","message":"keep the build folder"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := do("POST", "/api/requests/"+id+"/reply", `{"reply":"reject","message":"keep the build folder"}`)
 	res.Body.Close()
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("reply: %s", res.Status)

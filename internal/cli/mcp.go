@@ -297,8 +297,7 @@ func runMCPList(ctx context.Context, g *Globals, opts *MCPListOptions) error {
 		return fmt.Errorf("working directory %s: %w", g.Dir, err)
 	}
 	// The project's MCP servers start only when it is trusted.
-	untrusted := g.checkTrust(dir)
-	loaded, err := config.Load(config.LoadOptions{Directory: dir, UntrustedProject: untrusted})
+	loaded, _, err := g.loadConfig(dir, os.Getenv)
 	if err != nil {
 		return err
 	}

@@ -114,7 +114,7 @@ func loadPluginEnv(g *Globals, opts *PluginOptions) (*pluginEnv, error) {
 	dir, _ = filepath.Abs(dir)
 	worktree := config.FindWorktree(dir)
 	// An untrusted project's signing keys and settings do not count.
-	loaded, err := config.Load(config.LoadOptions{Directory: dir, Worktree: worktree, UntrustedProject: g.checkTrust(dir)})
+	loaded, _, err := g.loadConfig(dir, os.Getenv)
 	if err != nil {
 		return nil, err
 	}

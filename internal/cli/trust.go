@@ -113,8 +113,13 @@ func runTrust(ctx context.Context, g *Globals, opts *TrustOptions) error {
 		fmt.Fprintf(out, "project %s has no config or tool files of its own: nothing to trust\n", m.Worktree)
 		return nil
 	}
-	full, lerr := config.Load(config.LoadOptions{Directory: d.Directory, Worktree: d.Worktree, Env: env})
+	// The summary is of the bytes the digest covers (Reviewer.Load): a
+	// file swapped after the scan is refused, not shown in its new form.
+	full, lerr := trust.Reviewer{Dirs: d, Store: store}.Load(m)
 	fmt.Fprintf(out, "project %s\n", m.Worktree)
+	if errors.Is(lerr, trust.ErrChanged) {
+		return fmt.Errorf("not trusted: %w", lerr)
+	}
 	if lerr != nil {
 		fmt.Fprintf(out, "its config does not load, so what it would do cannot be shown:\n%v\n", lerr)
 		return fmt.Errorf("not trusted: fix the config first")
@@ -219,11 +224,12 @@ func (r TrustReport) print(w io.Writer) {
 	}
 }
 
-// checkTrust is, for a command that loads config without a host, whether
-// the project in dir is untrusted; it says so once on stderr.
-func (g *Globals) checkTrust(dir string) (untrusted bool) {
-	d := config.DirOptions{Directory: dir, Worktree: config.FindWorktree(dir), Env: os.Getenv}
-	st := trust.Check(d, trust.StoreIn(dataDir(os.Getenv)))
+// loadConfig loads the config of the project in dir for a command that
+// runs without a host, as its trust allows (trust.Load: the bytes loaded
+// are the bytes judged); an untrusted project is said once on stderr.
+func (g *Globals) loadConfig(dir string, env func(string) string) (*config.Loaded, trust.Status, error) {
+	d := config.DirOptions{Directory: dir, Worktree: config.FindWorktree(dir), Env: env}
+	loaded, st, err := trust.Load(d, trust.StoreIn(dataDir(env)))
 	g.noticeTrust(st)
-	return !st.Trusted
+	return loaded, st, err
 }

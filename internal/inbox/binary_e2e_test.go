@@ -26,7 +26,18 @@ func TestMain(m *testing.M) {
 }
 
 // inboxURL matches the line `toolhost mcp --ask-fallback inbox` prints.
-var inboxURL = regexp.MustCompile(`toolhost: permission inbox on (http://127\.0\.0\.1:\d+)/`)
+var inboxURL = regexp.MustCompile(`toolhost: permission inbox on (http://127\.0\.0\.1:\d+)/\?token=([0-9a-f]{32}) `)
+
+// authed sends req with the inbox's bearer token.
+func authed(t *testing.T, req *http.Request, token string) *http.Response {
+	t.Helper()
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
 
 // TestTheBinaryParksAsksInTheInbox: `toolhost mcp --ask-fallback inbox`
 // on stdio prints the inbox's URL on stderr, and a client without
@@ -43,7 +54,7 @@ func TestTheBinaryParksAsksInTheInbox(t *testing.T) {
 		sc := bufio.NewScanner(pr)
 		for sc.Scan() {
 			if m := inboxURL.FindStringSubmatch(sc.Text()); m != nil {
-				urls <- m[1]
+				urls <- m[1] + " " + m[2]
 			}
 		}
 	}()
@@ -53,20 +64,39 @@ func TestTheBinaryParksAsksInTheInbox(t *testing.T) {
 		t.Fatalf("connect to toolhost mcp: %v", err)
 	}
 	t.Cleanup(func() { cs.Close(); pw.Close() })
-	var url string
+	var url, token string
 	select {
-	case url = <-urls:
+	case u := <-urls:
+		url, token, _ = strings.Cut(u, " ")
 	case <-time.After(patience):
-		t.Fatal("toolhost mcp printed no inbox URL")
+		t.Fatal("toolhost mcp printed no inbox URL with its token")
 	}
 
 	done := callBash(cs, "echo from-the-binary")
-	var q inbox.Request
-	for deadline := time.Now().Add(patience); ; time.Sleep(20 * time.Millisecond) {
-		res, err := http.Get(url + "/api/requests")
+	// Loopback is no boundary against this machine's processes — the
+	// model's own bash commands among them: without the token printed,
+	// nothing is listed, answered or trusted.
+	for _, c := range []struct{ method, path, body string }{
+		{"GET", "/api/requests", ""},
+		{"GET", "/api/trust", ""},
+		{"POST", "/api/trust", `{"digest":"sha256:00"}`},
+		{"POST", "/api/requests/x/reply", `{"reply":"always"}`},
+	} {
+		req, _ := http.NewRequest(c.method, url+c.path, strings.NewReader(c.body))
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusUnauthorized {
+			t.Errorf("%s %s without the token: %s, want 401", c.method, c.path, res.Status)
+		}
+	}
+	var q inbox.Request
+	for deadline := time.Now().Add(patience); ; time.Sleep(20 * time.Millisecond) {
+		req, _ := http.NewRequest("GET", url+"/api/requests", nil)
+		res := authed(t, req, token)
 		var body struct{ Requests []inbox.Request }
 		err = json.NewDecoder(res.Body).Decode(&body)
 		res.Body.Close()
@@ -81,10 +111,9 @@ func TestTheBinaryParksAsksInTheInbox(t *testing.T) {
 			t.Fatal("the bash call never reached the inbox")
 		}
 	}
-	res, err := http.Post(url+"/api/requests/"+q.ID+"/reply", "application/json", bytes.NewReader([]byte(`{"reply":"once"}`)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	req, _ := http.NewRequest("POST", url+"/api/requests/"+q.ID+"/reply", bytes.NewReader([]byte(`{"reply":"once"}`)))
+	req.Header.Set("Content-Type", "application/json")
+	res := authed(t, req, token)
 	res.Body.Close()
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("reply: %s", res.Status)

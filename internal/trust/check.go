@@ -1,6 +1,7 @@
 package trust
 
 import (
+	"errors"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -52,6 +53,28 @@ func Check(o config.DirOptions, store Store) Status {
 	return Status{Manifest: m, Trusted: ok, Err: err}
 }
 
+// Load loads the config of the project o names as its trust allows: the
+// project's own files held back (config.LoadOptions.UntrustedProject)
+// unless it is trusted and the config bytes read are the bytes the scan
+// judged — a file swapped in between (by a process a command left
+// running) makes the project untrusted for this load. For commands that
+// load the config without a host (the host does the same in New).
+func Load(o config.DirOptions, store Store) (*config.Loaded, Status, error) {
+	st := Check(o, store)
+	if hookAfterScan != nil {
+		hookAfterScan()
+	}
+	lo := config.LoadOptions{Directory: o.Directory, Worktree: o.Worktree, Env: o.Env, Home: o.Home, UntrustedProject: !st.Trusted}
+	loaded, err := config.Load(lo)
+	if err != nil || !st.Trusted || st.Manifest == nil || st.ByEnv || st.Manifest.SameContent(loaded.ProjectSums) {
+		return loaded, st, err
+	}
+	st = Status{Manifest: st.Manifest, Err: errors.New("its config changed while it was being loaded")}
+	lo.UntrustedProject = true
+	loaded, err = config.Load(lo)
+	return loaded, st, err
+}
+
 // Notice is the one line every front end shows for an untrusted project.
 func (s Status) Notice() string {
 	if s.Trusted {
@@ -64,7 +87,10 @@ func (s Status) Notice() string {
 	if s.Err != nil {
 		msg += " (" + s.Err.Error() + ")"
 	}
-	return msg
+	// It reaches terminals and, through toolhost mcp, a model's
+	// instructions: a file name the project chose, quoted in the reason,
+	// gets no line or escape of its own.
+	return Printable(msg)
 }
 
 // Gate answers "may the project's current content load?" for a host

@@ -26,6 +26,8 @@
 // Failure is closed: a store that cannot be read or parsed, a project too
 // large to hash, or a file that cannot be read all mean "not trusted",
 // with an error that says how to fix it. Symbolic links are hashed by
-// their text; a link is followed only while it stays inside the
-// worktree, so content outside the project never enters the digest.
+// their text and followed, inside the worktree or out of it, as the
+// loaders follow them: a module or tool folder that changes behind a
+// trusted link needs trust again. A link to a fifo or device is recorded
+// by type, never opened.
 package trust

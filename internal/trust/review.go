@@ -37,7 +37,13 @@ type Reviewer struct {
 	Store Store
 }
 
-// Review scans the project and describes it.
+// hookAfterScan runs between the scan and the load of a review, for
+// tests that change the project there.
+var hookAfterScan func()
+
+// Review scans the project and describes it. The summary is made from
+// the bytes the digest covers: content that changes between the scan and
+// the load is reported as a problem, with no digest to trust.
 func (r Reviewer) Review() Review {
 	st := Check(r.Dirs, r.Store)
 	rv := Review{Project: st.Worktree(), Trusted: st.Trusted, Notice: st.Notice()}
@@ -47,15 +53,39 @@ func (r Reviewer) Review() Review {
 	if st.Manifest == nil {
 		return rv
 	}
+	if hookAfterScan != nil {
+		hookAfterScan()
+	}
 	rv.Digest, rv.Files = st.Manifest.Digest, st.Manifest.Entries
-	full, err := config.Load(config.LoadOptions{Directory: r.Dirs.Directory, Worktree: r.Dirs.Worktree, Env: r.Dirs.Env, Home: r.Dirs.Home})
-	if err != nil {
+	full, err := r.Load(st.Manifest)
+	switch {
+	case errors.Is(err, ErrChanged):
+		rv.Problem = err.Error()
+		rv.Digest = ""
+		rv.Summary = Summarize(nil, st.Manifest)
+		return rv
+	case err != nil:
 		rv.Problem = fmt.Sprintf("the project's config does not load, so what it would do cannot be shown: %v", err)
 		rv.Summary = Summarize(nil, st.Manifest)
 		return rv
 	}
 	rv.Summary = Summarize(full, st.Manifest)
 	return rv
+}
+
+// Load loads the project's config as trusting it would, and checks that
+// the config bytes read are the ones m hashed: a file swapped after the
+// scan (by a process left running in the project) is ErrChanged, so a
+// summary never describes other content than the digest a person trusts.
+func (r Reviewer) Load(m *Manifest) (*config.Loaded, error) {
+	full, err := config.Load(config.LoadOptions{Directory: r.Dirs.Directory, Worktree: r.Dirs.Worktree, Env: r.Dirs.Env, Home: r.Dirs.Home})
+	if err != nil {
+		return nil, err
+	}
+	if !m.SameContent(full.ProjectSums) {
+		return nil, fmt.Errorf("%w while being read; look at them again", ErrChanged)
+	}
+	return full, nil
 }
 
 // Trust trusts the project's content if its digest is still digest, the
@@ -71,7 +101,9 @@ func (r Reviewer) Trust(digest string) error {
 	if m.Digest != digest {
 		return fmt.Errorf("%w; look at them again before trusting", ErrChanged)
 	}
-	if _, err := config.Load(config.LoadOptions{Directory: r.Dirs.Directory, Worktree: r.Dirs.Worktree, Env: r.Dirs.Env, Home: r.Dirs.Home}); err != nil {
+	if _, err := r.Load(m); errors.Is(err, ErrChanged) {
+		return err
+	} else if err != nil {
 		return fmt.Errorf("not trusted: the project's config does not load: %w", err)
 	}
 	return r.Store.Trust(m.Worktree, m.Digest, Who())

@@ -41,14 +41,16 @@ const lockFile = "toolhost.lock"
 type Entry struct {
 	// Rel is the path relative to the worktree, with slashes.
 	Rel string `json:"path"`
-	// Kind is "file", "link" (a link inside the project, its target's
-	// content hashed) or "link-out" (a link leading out of the project or
-	// nowhere: only its text is hashed).
+	// Kind is "file", "link" (a link inside the project) or "link-out"
+	// (a link leading out of the project, or nowhere); a link's target's
+	// content is hashed as the loaders would read it, a dangling link's
+	// text alone. A link to a fifo or device adds its type ("link-out
+	// p---------") and is not opened.
 	Kind string `json:"kind"`
 	// Link is a link's text.
 	Link string `json:"link,omitempty"`
 	// Size is the content's size; SHA256 its hex digest (of the link text
-	// for link-out).
+	// for a dangling link or a folder).
 	Size   int64  `json:"size"`
 	SHA256 string `json:"sha256"`
 }
@@ -150,28 +152,41 @@ func (s *scanner) add(path string, depth int) error {
 			return fmt.Errorf("trust: %w", err)
 		}
 		target, err := filepath.EvalSymlinks(path)
-		if err != nil || !inside(s.realRoot, target) {
-			// Out of the project (or dangling): its text is what the
-			// project holds; what it leads to is not the project's.
+		if err != nil {
+			// Dangling: its text is all the project holds. Once it
+			// leads somewhere its content counts, and the digest changes.
 			sum := sha256.Sum256([]byte(link))
 			return s.push(Entry{Rel: rel, Kind: "link-out", Link: link, SHA256: hex.EncodeToString(sum[:])})
+		}
+		kind := "link"
+		if !inside(s.realRoot, target) {
+			// The loaders follow a link out of the project as they
+			// follow one inside it, so what it leads to is hashed too:
+			// a module or tool folder changed behind a trusted link
+			// needs trust again.
+			kind = "link-out"
 		}
 		tfi, err := os.Stat(target)
 		if err != nil {
 			return fmt.Errorf("trust: %w", err)
 		}
-		if tfi.IsDir() {
+		switch {
+		case tfi.IsDir():
 			sum := sha256.Sum256([]byte(link))
-			if err := s.push(Entry{Rel: rel, Kind: "link", Link: link, SHA256: hex.EncodeToString(sum[:])}); err != nil {
+			if err := s.push(Entry{Rel: rel, Kind: kind, Link: link, SHA256: hex.EncodeToString(sum[:])}); err != nil {
 				return err
 			}
 			return s.dir(path, depth)
+		case !tfi.Mode().IsRegular():
+			// A fifo or device: never opened (a fifo blocks the scan),
+			// recorded by type.
+			return s.push(Entry{Rel: rel, Kind: kind + " " + tfi.Mode().Type().String(), Link: link})
 		}
 		e, err := s.file(target, rel)
 		if err != nil {
 			return err
 		}
-		e.Kind, e.Link = "link", link
+		e.Kind, e.Link = kind, link
 		return s.push(e)
 	case fi.IsDir():
 		return s.dir(path, depth)

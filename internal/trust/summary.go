@@ -1,8 +1,14 @@
 package trust
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,6 +49,7 @@ func Summarize(full *config.Loaded, m *Manifest) Summary {
 			}
 			s.Tools = append(s.Tools, e.Rel)
 		}
+		s.Grant = append(s.Grant, lockGrants(m)...)
 	}
 	if full == nil {
 		return s
@@ -112,6 +119,9 @@ func Summarize(full *config.Loaded, m *Manifest) Summary {
 			g = append(g, "limits only")
 		}
 		s.Grant = append(s.Grant, "tool "+name+": "+strings.Join(g, "; "))
+	}
+	for _, r := range cfg.ReferencesBy(full.ProjectFiles) {
+		s.Grant = append(s.Grant, "substitutes "+r)
 	}
 	if set("trust", "keys") {
 		for _, k := range cfg.Trust.Keys {
@@ -233,4 +243,41 @@ func Printable(s string) string {
 	}
 	q := strconv.Quote(s)
 	return q[1 : len(q)-1]
+}
+
+// lockGrants lists the capabilities toolhost.lock grants each plugin
+// package it pins: they run with them once the project is trusted (a
+// fresh checkout's `toolhost plugin install` fetches them without
+// asking). The lock is read as the manifest hashed it, or not at all.
+func lockGrants(m *Manifest) []string {
+	i := slices.IndexFunc(m.Entries, func(e Entry) bool { return e.Rel == lockFile })
+	if i < 0 {
+		return nil
+	}
+	data, err := os.ReadFile(filepath.Join(m.Worktree, lockFile))
+	sum := sha256.Sum256(data)
+	if err != nil || hex.EncodeToString(sum[:]) != m.Entries[i].SHA256 {
+		return []string{lockFile + ": changed while being read, so what it grants cannot be shown; look again"}
+	}
+	var lock struct {
+		Plugins []struct {
+			Name    string          `json:"name"`
+			Version string          `json:"version"`
+			Ref     string          `json:"ref"`
+			Granted json.RawMessage `json:"granted"`
+		} `json:"plugins"`
+	}
+	if err := json.Unmarshal(data, &lock); err != nil {
+		return []string{fmt.Sprintf("%s does not parse (%v), so what it grants cannot be shown", lockFile, err)}
+	}
+	var out []string
+	for _, p := range lock.Plugins {
+		var b bytes.Buffer
+		granted := "nothing"
+		if len(p.Granted) > 0 && json.Compact(&b, p.Granted) == nil && b.String() != "{}" && b.String() != "null" {
+			granted = b.String()
+		}
+		out = append(out, fmt.Sprintf("plugin package %s %s (%s, pinned in %s): %s", p.Name, p.Version, p.Ref, lockFile, granted))
+	}
+	return out
 }

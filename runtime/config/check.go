@@ -40,6 +40,7 @@ type checker struct {
 	origins map[string]origin // pathKey → where it was set
 	top     permission.Ruleset
 	agents  map[string]permission.Ruleset
+	refs    []substitution // the {env:…} and {file:…} the source expanded
 }
 
 // origin is where a key was set.
@@ -390,6 +391,7 @@ func (c *checker) expand(v *hujson.Value, lit hujson.Literal, path []string) {
 	failed := false
 	out := reference().ReplaceAllStringFunc(s, func(ref string) string {
 		m := reference().FindStringSubmatch(ref)
+		c.refs = append(c.refs, substitution{source: c.src.name, key: strings.Join(path, "."), ref: ref})
 		if m[1] == "env" {
 			return c.env(strings.TrimSpace(m[2]))
 		}

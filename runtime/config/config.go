@@ -121,6 +121,14 @@ type Config struct {
 	// grants binds "wasm" grants to the tool files their config may
 	// grant (grants.go); placed is false for a Config built in code.
 	grants grantPlaces
+
+	// heldAgents are the agents only an untrusted project's config names
+	// (OnlyHeldAgent).
+	heldAgents []string
+
+	// refs are the {env:…} and {file:…} references the sources expanded
+	// (ReferencesBy).
+	refs []substitution
 }
 
 // Origin returns where the key path was last set: the file (or

@@ -35,7 +35,9 @@ import (
 //     relative to the project directory and may name only a file there;
 //   - an installed plugin package (pinned in toolhost.lock by hash, its
 //     capabilities accepted by a person at `toolhost plugin add`) is
-//     granted by its name from any config, as before.
+//     granted by its own name from any config, never by the id of one
+//     of its tools or the name of a module: those its author chose, and
+//     a package tool called "jira" must not receive your jira's grant.
 //
 // Entries that reach a tool merge in the usual order. A Config built in
 // code rather than loaded from files has no layers and grants by name, as
@@ -139,7 +141,7 @@ type ToolFile struct {
 	// a module; "" for other tools.
 	Dir string
 	// Package marks a module of an installed plugin package: any config
-	// grants it by name.
+	// grants it by the package's name, the last of Names.
 	Package bool
 }
 
@@ -205,7 +207,11 @@ func (c *Config) WasmFor(t ToolFile) (wc WasmConfig, key string, withheld []With
 				continue
 			}
 			m, _ := v.(map[string]any)
-			if t.Package || (t.Path != "" && l.reaches(path, userTool, false)) {
+			// A package is granted by its own name (the last of Names)
+			// from any config; its tool ids and module names are its
+			// author's choice and may be those of your own tools.
+			pkgName := t.Package && n == t.Names[len(t.Names)-1]
+			if pkgName || (t.Path != "" && l.reaches(path, userTool, false)) {
 				parts = append(parts, m)
 				key = "wasm." + n
 				continue

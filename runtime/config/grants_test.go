@@ -223,3 +223,31 @@ func TestGrantKeyProblemsNameARelativePathInYourOwnConfig(t *testing.T) {
 		t.Errorf("problems = %q, want the relative key named", p)
 	}
 }
+
+// A package's tool ids and module names are its author's choice: one
+// that names a tool "jira" must not receive the grant your own config
+// gives your own jira tool. A package is granted by its own name only.
+func TestAPackageIsGrantedByItsNameNotByTheIdsOfItsTools(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	writeFile(t, filepath.Join(f.paths().global, "toolhost.json"), `{"wasm": {"jira": {"env": ["JIRA_TOKEN"]}, "acme": {"env": ["ACME_TOKEN"]}}}`)
+	l, err := f.load(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		names []string
+		want  []string
+	}{
+		{"a package tool that takes the id of your own tool gets nothing of its grant", []string{"jira", "jira", "acme-tools"}, nil},
+		{"a package module named after your tool gets nothing of its grant", []string{"search", "jira", "acme-tools"}, nil},
+		{"a package is granted by its own name", []string{"acme_search", "main", "acme"}, []string{"ACME_TOKEN"}},
+		{"a one-module package whose tool has its name", []string{"acme", "acme", "acme"}, []string{"ACME_TOKEN"}},
+	} {
+		wc, _, _ := l.Config.WasmFor(ToolFile{Names: c.names, Path: "/cache/plugins/p/m.wasm", Dir: "/cache/plugins/p", Package: true})
+		if !slices.Equal(wc.Env, c.want) {
+			t.Errorf("%s: env = %v, want %v", c.name, wc.Env, c.want)
+		}
+	}
+}

@@ -174,6 +174,7 @@ type parsed struct {
 	origins map[string]origin
 	top     permission.Ruleset
 	agents  map[string]permission.Ruleset
+	refs    []substitution
 }
 
 // build merges sources in order into a validated Config.
@@ -184,6 +185,8 @@ func build(srcs []*source, o DirOptions) (*Config, error) {
 	agents := map[string]permission.Ruleset{}
 	var errs []error
 	var layers []grantLayer
+	defined := map[string]bool{} // agents a source that is not held names
+	var refs []substitution
 	for _, src := range srcs {
 		p, err := parse(src, o)
 		if err != nil {
@@ -192,11 +195,14 @@ func build(srcs []*source, o DirOptions) (*Config, error) {
 		}
 		if src.held {
 			p = tighteningOnly(p)
+		} else {
+			noteAgents(defined, p)
 		}
 		if l, ok := grantLayerOf(src, p.tree); ok {
 			layers = append(layers, l)
 		}
 		deepMerge(merged, p.tree)
+		refs = append(refs, p.refs...)
 		for k, v := range p.origins {
 			origins[k] = v
 		}
@@ -223,7 +229,13 @@ func build(srcs []*source, o DirOptions) (*Config, error) {
 	}
 	cfg.Permission.Rules = top
 	cfg.grants.layers = layers
+	cfg.refs = refs
 	for name, rules := range agents {
+		if !defined[name] {
+			// Only an untrusted project names it: its deny rules apply
+			// to a built-in agent of that name, never define a new one.
+			cfg.heldAgents = append(cfg.heldAgents, name)
+		}
 		if cfg.Agent == nil {
 			cfg.Agent = map[string]AgentConfig{}
 		}
@@ -266,7 +278,7 @@ func parse(src *source, o DirOptions) (*parsed, error) {
 	if len(c.errs) > 0 {
 		return nil, errors.Join(c.errs...)
 	}
-	p := &parsed{origins: c.origins, top: c.top, agents: c.agents}
+	p := &parsed{origins: c.origins, top: c.top, agents: c.agents, refs: c.refs}
 	if src.perm {
 		return p, nil
 	}

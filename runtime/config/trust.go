@@ -116,6 +116,47 @@ func denyRules(rules permission.Ruleset) permission.Ruleset {
 	return out
 }
 
+// noteAgents records the agents a source names, with or without rules.
+func noteAgents(defined map[string]bool, p *parsed) {
+	for name := range p.agents {
+		defined[name] = true
+	}
+	agents, _ := p.tree["agent"].(map[string]any)
+	for name := range agents {
+		defined[name] = true
+	}
+}
+
+// OnlyHeldAgent reports whether agent is named by no config source but an
+// untrusted project's (its deny rules kept, everything else held back):
+// such an entry of Agent tightens a built-in agent of that name and must
+// not define a new one, which would start with the default rules and
+// mode "all" (runtime.ResolveAgents).
+func (c *Config) OnlyHeldAgent(agent string) bool {
+	return slices.Contains(c.heldAgents, agent)
+}
+
+// substitution is one {env:VAR} or {file:path} a source expanded, at key.
+type substitution struct {
+	source, key, ref string
+}
+
+// ReferencesBy lists the {env:…} and {file:…} references files expanded,
+// as the reference and the dotted key it fills ("{env:TOKEN} in
+// mcp.jira.headers.Authorization"): what of the user's environment and
+// files a project's config hands to the programs and servers it names.
+// The trust summary shows them, since it shows headers and environment
+// by name only.
+func (c *Config) ReferencesBy(files []string) []string {
+	var out []string
+	for _, r := range c.refs {
+		if slices.Contains(files, r.source) {
+			out = append(out, r.ref+" in "+r.key)
+		}
+	}
+	return out
+}
+
 // KeysSetBy lists, sorted and dotted ("mcp.lint.command"), the innermost
 // key paths that files set; permission rules are not keys (their Source
 // names their file). The trust summary shows them.
