@@ -75,6 +75,11 @@ var Credentials = []Credential{
 	{Path: ".config/opera"},
 	{Path: ".local/share/opencode/auth.json"},
 	{Path: ".config/github-copilot"},
+	{Path: ".claude/.credentials.json"},
+	{Path: ".codex/auth.json"},
+	{Path: ".huggingface/token"},
+	{Path: ".nuget/NuGet/NuGet.Config"},
+	{Path: ".config/NuGet/NuGet.Config"},
 	{Path: ".config/op"},
 	{Path: ".config/rclone/rclone.conf"},
 	{Path: ".s3cfg"},
@@ -156,6 +161,8 @@ var credentialEnv = []struct{ name, file string }{
 	{"DOCKER_CONFIG", "config.json"}, {"GH_CONFIG_DIR", ""}, {"CLOUDSDK_CONFIG", ""}, {"AZURE_CONFIG_DIR", ""},
 	{"PASSWORD_STORE_DIR", ""}, {"NETRC", ""}, {"CARGO_HOME", "credentials"}, {"CARGO_HOME", "credentials.toml"},
 	{"VAULT_CONFIG_PATH", ""}, {"GOOGLE_APPLICATION_CREDENTIALS", ""},
+	// podman's and skopeo's registry logins live in the runtime directory.
+	{"XDG_RUNTIME_DIR", "containers/auth.json"}, {"REGISTRY_AUTH_FILE", ""}, {"HF_TOKEN_PATH", ""},
 }
 
 // EnvSecrets are the credential locations the environment moves (see
