@@ -95,6 +95,7 @@ func BashSandboxPolicy(tc *runtime.Context, cfg *config.Config, env func(string)
 	if ph := passwdHome(); filepath.IsAbs(ph) && filepath.Clean(ph) != filepath.Clean(home) {
 		hidden = append(hidden, sandbox.HomeSecrets(filepath.Clean(ph), readable)...)
 	}
+	hidden = append(hidden, sandbox.RawDevices(readable)...)
 	p := sandbox.Policy{Writable: w, Protected: protected, Network: cfg.Sandbox.NetworkOn(), Hidden: hidden}
 	if externalDenied(rules) {
 		p.ConfineReads = true

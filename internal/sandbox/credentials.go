@@ -203,3 +203,39 @@ func EnvSecrets(env func(string) string, home string, grants []string) []Secret 
 	}
 	return out
 }
+
+// rawDevices are the character devices that read the machine's memory
+// whole; RawDevices adds every block device (a disk, a partition, a loop
+// or mapper device) found in /dev.
+var rawDevices = []string{"/dev/mem", "/dev/kmem", "/dev/port", "/dev/kcore"}
+
+// RawDevices are the device files under /dev through which a command that
+// may open them (root, or the disk group) would read every file on a disk
+// or every process's memory, past every rule Landlock keeps on paths:
+// they are hidden as credential locations are, and granted the same way,
+// by name in sandbox.readable.
+func RawDevices(grants []string) []Secret {
+	var out []Secret
+	add := func(p string) {
+		if !slices.Contains(grants, p) {
+			out = append(out, Secret{Path: p, Grant: p})
+		}
+	}
+	for _, p := range rawDevices {
+		if _, err := os.Lstat(p); err == nil {
+			add(p)
+		}
+	}
+	for _, dir := range []string{"/dev", "/dev/mapper"} {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if e.Type()&os.ModeDevice != 0 && e.Type()&os.ModeCharDevice == 0 {
+				add(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	return out
+}
