@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -87,12 +88,30 @@ func BashSandboxPolicy(tc *runtime.Context, cfg *config.Config, env func(string)
 	if len(protected) == 0 {
 		protected = []string{runtime.DefaultDataDir()}
 	}
-	p := sandbox.Policy{Writable: w, Protected: protected, Network: cfg.Sandbox.NetworkOn(), Hidden: append(sandbox.HomeSecrets(home, readable), sandbox.EnvSecrets(env, home, readable)...)}
+	hidden := append(sandbox.HomeSecrets(home, readable), sandbox.EnvSecrets(env, home, readable)...)
+	// $HOME may name another directory than the account's own (a
+	// wrapper's HOME=/tmp/x, or HOME=/): the keys in the account's home
+	// are hidden all the same.
+	if ph := passwdHome(); filepath.IsAbs(ph) && filepath.Clean(ph) != filepath.Clean(home) {
+		hidden = append(hidden, sandbox.HomeSecrets(filepath.Clean(ph), readable)...)
+	}
+	hidden = append(hidden, sandbox.RawDevices(readable)...)
+	p := sandbox.Policy{Writable: w, Protected: protected, Network: cfg.Sandbox.NetworkOn(), Hidden: hidden}
 	if externalDenied(rules) {
 		p.ConfineReads = true
 		p.Readable = append(sandbox.ReadRoots(env, home), readable...)
 	}
 	return p
+}
+
+// passwdHome is the home directory the user database gives this process's
+// user, whatever $HOME says; "" when it cannot be looked up.
+var passwdHome = func() string {
+	u, err := user.Current()
+	if err != nil {
+		return ""
+	}
+	return u.HomeDir
 }
 
 // bashExternalRules are the rules external_directory is judged by for

@@ -176,7 +176,7 @@ func TestBashSandboxKeepsAnSSHAgentReachable(t *testing.T) {
 func TestBashSandboxPolicyReads(t *testing.T) {
 	t.Parallel()
 	env := func(k string) string {
-		return map[string]string{"HOME": "/h", "PATH": "/usr/bin:/h/.local/bin:/h:/", "GOPATH": "/gp"}[k]
+		return map[string]string{"HOME": "/h", "PATH": "/usr/bin:/h/.local/bin:/h:/", "GOPATH": "/gp", "XDG_RUNTIME_DIR": "/run/user/7"}[k]
 	}
 	tests := []struct {
 		name     string
@@ -189,6 +189,7 @@ func TestBashSandboxPolicyReads(t *testing.T) {
 		shown    []string // locations not hidden
 	}{
 		{name: "without a deny reads are not confined, credentials hidden", hidden: []string{"/h/.ssh", "/h/.aws", "/h/.netrc"}},
+		{name: "registry logins in the runtime directory and model hub tokens are hidden", hidden: []string{"/run/user/7/containers/auth.json", "/h/.huggingface/token", "/h/.nuget/NuGet/NuGet.Config"}},
 		{name: "allowing every directory still hides credentials", rules: permission.Ruleset{{Permission: "external_directory", Pattern: "*", Action: permission.Allow}}, hidden: []string{"/h/.ssh", "/h/.config/gh"}},
 		{
 			name: "external_directory deny confines reads to system dirs, toolchains and PATH", rules: denyOutside, confined: true,
@@ -231,5 +232,26 @@ func TestBashSandboxPolicyReads(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestBashSandboxHidesTheAccountsCredentialsWhenHOMEIsElsewhere(t *testing.T) {
+	t.Parallel()
+	account := passwdHome()
+	if !filepath.IsAbs(account) || account == "/" {
+		t.Skipf("this user's home directory (%q) cannot be looked up", account)
+	}
+	for _, home := range []string{"/", t.TempDir()} {
+		env := func(k string) string { return map[string]string{"HOME": home}[k] }
+		p := BashSandboxPolicy(bashContext("/p", &bashProbe{}, nil), &config.Config{}, env)
+		var hidden []string
+		for _, s := range p.Hidden {
+			hidden = append(hidden, s.Path)
+		}
+		for _, want := range []string{filepath.Join(account, ".ssh"), filepath.Join(account, ".aws"), filepath.Join(home, ".ssh")} {
+			if !slices.Contains(hidden, want) {
+				t.Errorf("HOME=%s: %s is not hidden: %v", home, want, hidden)
+			}
+		}
 	}
 }

@@ -10,11 +10,16 @@ import (
 	"time"
 )
 
-// startInOwnGroup makes the command the leader of a new process group, so
-// everything it starts (pipelines, background jobs, their children) can be
-// signalled together and nothing outlives a timeout or a cancellation.
+// startInOwnGroup makes the command the leader of a new session, and so
+// of a new process group: everything it starts (pipelines, background
+// jobs, their children) can be signalled together and nothing outlives a
+// timeout or a cancellation. A session of its own has no controlling
+// terminal: in toolhost's, /dev/tty would open the terminal toolhost was
+// started from, and TIOCSTI would fill its input with keystrokes that the
+// user's shell runs once toolhost exits — outside the rules and the
+// sandbox.
 func startInOwnGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 }
 
 // killGroup ends the process group led by pid: SIGTERM first so programs

@@ -156,7 +156,7 @@ var nodeBuiltins = sync.OnceValue(func() *regexp.Regexp {
 func toolhostModules(policy importPolicy) api.Plugin {
 	return api.Plugin{Name: "toolhost", Setup: func(b api.PluginBuild) {
 		b.OnLoad(api.OnLoadOptions{Filter: `.*`, Namespace: "file"}, func(a api.OnLoadArgs) (api.OnLoadResult, error) {
-			return api.OnLoadResult{}, policy.checkFile(a.Path) // nil: esbuild loads it
+			return policy.load(a.Path)
 		})
 		b.OnResolve(api.OnResolveOptions{Filter: `^@opencode-ai/plugin(/tool)?$`}, func(a api.OnResolveArgs) (api.OnResolveResult, error) {
 			if installed(a.ResolveDir, policy.root, "@opencode-ai/plugin") {

@@ -104,7 +104,42 @@ func (b *Bridge) locate(p string, write bool) (target, error) {
 	if write && rg.ro {
 		return target{}, fmt.Errorf("%s leads through a link to %s, which is read-only for this tool (\"ro:%s\" in wasm.%s.allowed_paths); a link does not make a read-only file writable", p, real, rg.host, b.Tool)
 	}
+	if ig, ok := byIdentity(gs, real); write && ok && ig.ro {
+		return target{}, fmt.Errorf("%s is the read-only folder %s by another name (\"ro:%s\" in wasm.%s.allowed_paths); another name does not make a read-only file writable", p, ig.host, ig.host, b.Tool)
+	}
 	return target{asked: p, real: real, g: rg, rel: rrel}, nil
+}
+
+// byIdentity returns the grant whose folder is, by device and inode, the
+// nearest folder on the way up from real: a folder reached by a second
+// name that is no link — a bind mount, or other case on a case-insensitive
+// file system (/w/LOCKED on macOS) — is judged as the folder it is, which
+// its name alone does not tell. Of two grants of one folder the read-only
+// one wins. ok is false when no folder on the way is a grant's.
+func byIdentity(gs []grant, real string) (grant, bool) {
+	infos := make([]os.FileInfo, len(gs))
+	for i, g := range gs {
+		infos[i], _ = os.Stat(g.real)
+	}
+	for p := real; ; {
+		if fi, err := os.Stat(p); err == nil {
+			var best grant
+			found := false
+			for i, g := range gs {
+				if infos[i] != nil && os.SameFile(fi, infos[i]) && (!found || g.ro && !best.ro) {
+					best, found = g, true
+				}
+			}
+			if found {
+				return best, true
+			}
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return grant{}, false
+		}
+		p = parent
+	}
 }
 
 func within(base, p string) (string, bool) {

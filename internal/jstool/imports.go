@@ -2,12 +2,15 @@ package jstool
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/evanw/esbuild/pkg/api"
+
+	"github.com/toolhost/toolhost/internal/fspath"
 )
 
 // importRules names the rules below in the build cache's key, so a bundle
@@ -56,6 +59,52 @@ func (p importPolicy) checkFile(path string) error {
 		return fmt.Errorf("%s is not a regular file; a tool imports only files", path)
 	}
 	return nil
+}
+
+// sourceLoaders are esbuild's loaders for sourceExts, which a file's
+// contents handed over by load need (esbuild would take them for js).
+var sourceLoaders = map[string]api.Loader{".js": api.LoaderJS, ".mjs": api.LoaderJS, ".cjs": api.LoaderJS, ".jsx": api.LoaderJSX,
+	".ts": api.LoaderTS, ".mts": api.LoaderTS, ".cts": api.LoaderTS, ".tsx": api.LoaderTSX, ".json": api.LoaderJSON}
+
+// maxSourceBytes bounds one file a bundle is made of.
+const maxSourceBytes = 32 << 20
+
+// load reads a file esbuild is about to load, once checkFile allowed it,
+// through an os.Root of the project: the bytes bundled are those of a
+// file inside the project even when the path is swapped for a link
+// leading out between the check and the read (esbuild reading by name
+// would follow it).
+func (p importPolicy) load(path string) (api.OnLoadResult, error) {
+	if err := p.checkFile(path); err != nil {
+		return api.OnLoadResult{}, err
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return api.OnLoadResult{}, fmt.Errorf("%s: %w", path, err)
+	}
+	rel, ok := within(p.root, real)
+	if !ok {
+		return api.OnLoadResult{}, fmt.Errorf("%s is outside the project (%s); a tool imports only the project's files and the packages installed in it; %s", path, p.root, p.remedy())
+	}
+	root, err := os.OpenRoot(p.root)
+	if err != nil {
+		return api.OnLoadResult{}, fmt.Errorf("%s: %w", path, err)
+	}
+	defer root.Close()
+	f, err := fspath.OpenRegular(root, rel, os.O_RDONLY)
+	if err != nil {
+		return api.OnLoadResult{}, fmt.Errorf("%s: %w; a tool imports only the project's regular files", path, err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxSourceBytes+1))
+	if err != nil {
+		return api.OnLoadResult{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(b) > maxSourceBytes {
+		return api.OnLoadResult{}, fmt.Errorf("%s: over %d bytes", path, maxSourceBytes)
+	}
+	src := string(b)
+	return api.OnLoadResult{Contents: &src, Loader: sourceLoaders[strings.ToLower(filepath.Ext(path))]}, nil
 }
 
 // checkImport judges where esbuild resolved spec, imported from

@@ -75,6 +75,11 @@ var Credentials = []Credential{
 	{Path: ".config/opera"},
 	{Path: ".local/share/opencode/auth.json"},
 	{Path: ".config/github-copilot"},
+	{Path: ".claude/.credentials.json"},
+	{Path: ".codex/auth.json"},
+	{Path: ".huggingface/token"},
+	{Path: ".nuget/NuGet/NuGet.Config"},
+	{Path: ".config/NuGet/NuGet.Config"},
 	{Path: ".config/op"},
 	{Path: ".config/rclone/rclone.conf"},
 	{Path: ".s3cfg"},
@@ -156,6 +161,8 @@ var credentialEnv = []struct{ name, file string }{
 	{"DOCKER_CONFIG", "config.json"}, {"GH_CONFIG_DIR", ""}, {"CLOUDSDK_CONFIG", ""}, {"AZURE_CONFIG_DIR", ""},
 	{"PASSWORD_STORE_DIR", ""}, {"NETRC", ""}, {"CARGO_HOME", "credentials"}, {"CARGO_HOME", "credentials.toml"},
 	{"VAULT_CONFIG_PATH", ""}, {"GOOGLE_APPLICATION_CREDENTIALS", ""},
+	// podman's and skopeo's registry logins live in the runtime directory.
+	{"XDG_RUNTIME_DIR", "containers/auth.json"}, {"REGISTRY_AUTH_FILE", ""}, {"HF_TOKEN_PATH", ""},
 }
 
 // EnvSecrets are the credential locations the environment moves (see
@@ -191,6 +198,42 @@ func EnvSecrets(env func(string) string, home string, grants []string) []Secret 
 			if rest, ok := strings.CutPrefix(c.Path, x.prefix); ok {
 				p := filepath.Join(base, rest)
 				add(p, p, c.Except)
+			}
+		}
+	}
+	return out
+}
+
+// rawDevices are the character devices that read the machine's memory
+// whole; RawDevices adds every block device (a disk, a partition, a loop
+// or mapper device) found in /dev.
+var rawDevices = []string{"/dev/mem", "/dev/kmem", "/dev/port", "/dev/kcore"}
+
+// RawDevices are the device files under /dev through which a command that
+// may open them (root, or the disk group) would read every file on a disk
+// or every process's memory, past every rule Landlock keeps on paths:
+// they are hidden as credential locations are, and granted the same way,
+// by name in sandbox.readable.
+func RawDevices(grants []string) []Secret {
+	var out []Secret
+	add := func(p string) {
+		if !slices.Contains(grants, p) {
+			out = append(out, Secret{Path: p, Grant: p})
+		}
+	}
+	for _, p := range rawDevices {
+		if _, err := os.Lstat(p); err == nil {
+			add(p)
+		}
+	}
+	for _, dir := range []string{"/dev", "/dev/mapper"} {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if e.Type()&os.ModeDevice != 0 && e.Type()&os.ModeCharDevice == 0 {
+				add(filepath.Join(dir, e.Name()))
 			}
 		}
 	}

@@ -78,8 +78,8 @@
 // Policy.Network false handles Landlock's TCP bind and connect rights
 // (ABI 4) and grants no port, scopes abstract UNIX sockets (ABI 6), and
 // installs a seccomp filter (seccomp_linux.go) for what Landlock cannot
-// judge: other socket families and protocols (MPTCP, UDP, raw...), TCP
-// Fast Open and io_uring. On an older kernel or an architecture the
+// judge: IPv4 and IPv6 sockets whole (a listen without bind picks a port
+// Landlock never sees), the other families, and io_uring. On an older kernel or an architecture the
 // filter does not know, that policy cannot be enforced and the helper
 // refuses to run the command rather than silently running it with the
 // network open.

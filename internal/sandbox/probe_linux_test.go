@@ -65,7 +65,26 @@ var probes = map[string]func(arg string) error{
 	"unix-connect":     func(a string) error { return unixConnect(a) },
 	"abstract-connect": func(a string) error { return unixConnect("@" + a) },
 	"io-uring":         ioUringSetup,
-	"tcp-fastopen":     tcpFastOpen,
+	"tcp-listen":       tcpListen,
+	"tcp6-listen":      tcp6Listen,
+	"fastopen-connect": fastOpenConnect,
+	"proc-environ": func(a string) error {
+		_, err := os.ReadFile("/proc/" + a + "/environ")
+		return err
+	},
+	"pidfd-signal": func(a string) error {
+		pid, err := strconv.Atoi(a)
+		if err != nil {
+			return err
+		}
+		fd, err := unix.PidfdOpen(pid, 0)
+		if err != nil {
+			return fmt.Errorf("pidfd_open: %w", err)
+		}
+		defer unix.Close(fd)
+		return unix.PidfdSendSignal(fd, syscall.SIGUSR1, nil, 0)
+	},
+	"tcp-fastopen": tcpFastOpen,
 	"signal": func(a string) error {
 		pid, err := strconv.Atoi(a)
 		if err != nil {
@@ -192,4 +211,50 @@ func probed(t *testing.T, p Policy, op, arg string) (bool, string) {
 		t.Fatalf("helper failed: %v", herr)
 	}
 	return cmd.ProcessState.Success(), string(out)
+}
+
+// tcpListen listens on a TCP socket never bound: the kernel binds it to an
+// ephemeral port itself, without the bind(2) that Landlock judges.
+func tcpListen(string) error { return listenUnbound(unix.AF_INET) }
+
+func tcp6Listen(string) error { return listenUnbound(unix.AF_INET6) }
+
+func listenUnbound(af int) error {
+	fd, err := unix.Socket(af, unix.SOCK_STREAM, 0)
+	if err != nil {
+		return fmt.Errorf("socket: %w", err)
+	}
+	defer unix.Close(fd)
+	if err := unix.Listen(fd, 1); err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	sa, err := unix.Getsockname(fd)
+	if err != nil {
+		return fmt.Errorf("getsockname: %w", err)
+	}
+	fmt.Printf("listening: %#v\n", sa)
+	return nil
+}
+
+// fastOpenConnect asks for TCP fast open by socket option, then connects.
+func fastOpenConnect(addr string) error {
+	sa, err := inet4(addr)
+	if err != nil {
+		return err
+	}
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM, 0)
+	if err != nil {
+		return fmt.Errorf("socket: %w", err)
+	}
+	defer unix.Close(fd)
+	if err := unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_FASTOPEN_CONNECT, 1); err != nil {
+		return fmt.Errorf("setsockopt: %w", err)
+	}
+	if err := unix.Connect(fd, sa); err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	if _, err := unix.Write(fd, []byte("leak")); err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	return nil
 }

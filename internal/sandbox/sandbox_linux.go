@@ -143,12 +143,15 @@ func runHelper() {
 // The rights handled: write-type ones and reading files and listing
 // directories. Executing stays open (a program outside the readable roots
 // still cannot run: the kernel opens it for reading too), as do ioctl and
-// UNIX sockets.
+// UNIX sockets. Making character and block devices is handled and granted
+// nowhere: with CAP_MKNOD (toolhost run as root) a node for the disk in a
+// writable folder would read every file on it, past every path rule.
 const (
 	writeFileRights = ll.AccessFSWriteFile | ll.AccessFSTruncate
-	writeDirRights  = writeFileRights | ll.AccessFSRemoveDir | ll.AccessFSRemoveFile | ll.AccessFSMakeChar |
+	writeDirRights  = writeFileRights | ll.AccessFSRemoveDir | ll.AccessFSRemoveFile |
 		ll.AccessFSMakeDir | ll.AccessFSMakeReg | ll.AccessFSMakeSock | ll.AccessFSMakeFifo |
-		ll.AccessFSMakeBlock | ll.AccessFSMakeSym | ll.AccessFSRefer
+		ll.AccessFSMakeSym | ll.AccessFSRefer
+	deviceRights   = ll.AccessFSMakeChar | ll.AccessFSMakeBlock
 	readFileRights = ll.AccessFSReadFile
 	readDirRights  = ll.AccessFSReadFile | ll.AccessFSReadDir
 )
@@ -177,7 +180,7 @@ func restrict(a helperArgs) error {
 	if err != nil {
 		return err
 	}
-	fsRights := landlock.AccessFSSet(writeDirRights|readDirRights) & supportedFS(abi)
+	fsRights := landlock.AccessFSSet(writeDirRights|deviceRights|readDirRights) & supportedFS(abi)
 	var net landlock.AccessNetSet
 	var scoped landlock.ScopedSet
 	if abi >= MinScopeABI {

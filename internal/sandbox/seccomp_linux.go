@@ -17,35 +17,34 @@ import (
 // bind (and, from ABI 10, UDP); a socket of any other family or protocol
 // would be a way around it: MPTCP (IPPROTO_MPTCP on a stream socket, which
 // Landlock's TCP rights do not cover), UDP, raw and packet sockets, SCTP,
-// VSOCK to the hypervisor, Bluetooth, and the rest. The filter lets
+// VSOCK to the hypervisor, Bluetooth, and the rest. Even plain TCP has a
+// way around bind: listen(2) on a socket never bound makes the kernel
+// bind it to a port of its choosing on every address, with no bind(2) for
+// Landlock to judge, and the command then accepts connections from the
+// network. With the network off a TCP socket can neither connect nor
+// bind, so the filter refuses IPv4 and IPv6 sockets whole and lets
 // socket(2) and socketpair(2) create only
 //
 //   - AF_UNIX sockets of any type: pipes between programs, local daemons
 //     by path (an ssh agent, a build server). Abstract ones outside the
 //     command are refused by Landlock's scope instead.
-//   - AF_INET and AF_INET6 plain TCP (SOCK_STREAM, protocol 0 or
-//     IPPROTO_TCP), which Landlock refuses to connect or bind.
 //   - AF_NETLINK with NETLINK_ROUTE, which lists interfaces and
 //     addresses (getaddrinfo, `ip addr`, Node's os.networkInterfaces) and
 //     carries nothing off the machine.
 //
 // Everything else fails with EPERM, so a program prints a clear error.
-// sendto, sendmsg and sendmmsg with MSG_FASTOPEN are refused: TCP Fast
-// Open connects without connect(2), and Landlock does not see it.
-// io_uring_setup is refused too: io_uring creates and connects sockets
-// without the socket(2) system call that the filter judges. System calls
-// of another ABI than the native one (i386's int 0x80 on x86_64, 32-bit
-// ARM on arm64, x32) are refused with EPERM whatever they are, as the
-// filter cannot judge them by the native numbers: 32-bit programs do not
-// run with the network off.
+// Landlock's TCP rules stay handled beneath the filter. sendto, sendmsg
+// and sendmmsg with MSG_FASTOPEN are refused too (TCP Fast Open connects
+// without connect(2), and Landlock does not see it), should a TCP socket
+// ever be let through. io_uring_setup is refused: io_uring creates and
+// connects sockets without the socket(2) system call that the filter
+// judges. System calls of another ABI than the native one (i386's int
+// 0x80 on x86_64, 32-bit ARM on arm64, x32) are refused with EPERM
+// whatever they are, as the filter cannot judge them by the native
+// numbers: 32-bit programs do not run with the network off.
 const (
 	afUnix    = unix.AF_UNIX
-	afInet    = unix.AF_INET
-	afInet6   = unix.AF_INET6
 	afNetlink = unix.AF_NETLINK
-	// sockTypeOther are the bits of a socket type that SOCK_STREAM (1)
-	// leaves clear; flags such as SOCK_CLOEXEC lie above them.
-	sockTypeOther = 0xe
 )
 
 // filterArches are the architectures the socket filter supports: GOARCH to
@@ -67,30 +66,17 @@ func SocketFilterSupported() error {
 // only 32: garbage in the upper half fails every Equal and passes every
 // NotEqual, so such a call falls in the first set and is refused.
 func socketPolicy() seccomp.Policy {
-	var sets []seccomp.ArgumentConditions
-	// Any family but the four.
-	sets = append(sets, seccomp.ArgumentConditions{
-		{Argument: 0, Operation: seccomp.NotEqual, Value: afUnix},
-		{Argument: 0, Operation: seccomp.NotEqual, Value: afInet},
-		{Argument: 0, Operation: seccomp.NotEqual, Value: afInet6},
-		{Argument: 0, Operation: seccomp.NotEqual, Value: afNetlink},
-	})
-	for _, af := range []uint64{afInet, afInet6} {
-		sets = append(sets,
-			// Not a stream socket: datagram (UDP, ICMP), raw, seqpacket...
-			seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.Equal, Value: af}, {Argument: 1, Operation: seccomp.BitsSet, Value: sockTypeOther}},
-			seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.Equal, Value: af}, {Argument: 1, Operation: seccomp.BitsNotSet, Value: unix.SOCK_STREAM}},
-			// A stream socket of another protocol than TCP: MPTCP, SCTP.
-			seccomp.ArgumentConditions{
-				{Argument: 0, Operation: seccomp.Equal, Value: af},
-				{Argument: 2, Operation: seccomp.NotEqual, Value: 0},
-				{Argument: 2, Operation: seccomp.NotEqual, Value: unix.IPPROTO_TCP},
-			})
+	sets := []seccomp.ArgumentConditions{
+		// Any family but the two: IPv4 and IPv6 among them.
+		{
+			{Argument: 0, Operation: seccomp.NotEqual, Value: afUnix},
+			{Argument: 0, Operation: seccomp.NotEqual, Value: afNetlink},
+		},
+		{
+			{Argument: 0, Operation: seccomp.Equal, Value: afNetlink},
+			{Argument: 2, Operation: seccomp.NotEqual, Value: unix.NETLINK_ROUTE},
+		},
 	}
-	sets = append(sets, seccomp.ArgumentConditions{
-		{Argument: 0, Operation: seccomp.Equal, Value: afNetlink},
-		{Argument: 2, Operation: seccomp.NotEqual, Value: unix.NETLINK_ROUTE},
-	})
 	var named []seccomp.NameWithConditions
 	for _, name := range []string{"socket", "socketpair"} {
 		for _, set := range sets {
