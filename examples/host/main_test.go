@@ -31,7 +31,9 @@ func TestHostRunsAProjectsWasmTool(t *testing.T) {
 	}
 	cmd := exec.Command(bin, "json_query", `{"json": "{\"a\": [1, 2]}", "path": "a.1"}`)
 	cmd.Dir = project
-	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir(), "XDG_DATA_HOME="+t.TempDir(), "HOME="+t.TempDir())
+	// The project's own tool runs only in a trusted project (docs/security.md,
+	// "Project trust"); the test trusts it as CI would.
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir(), "XDG_DATA_HOME="+t.TempDir(), "HOME="+t.TempDir(), "TOOLHOST_TRUSTED_PROJECTS="+project)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
