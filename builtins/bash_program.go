@@ -86,6 +86,11 @@ func (a *analyzer) program(outer string, spec programSpec, args []token, depth i
 		spec.custom(a, outer, args, depth)
 		return
 	}
+	if spec.oldStyle { // tar
+		for _, c := range tarCompressors {
+			a.out.execs = append(a.out.execs, execRef{pattern: clip(outer), pathName: c})
+		}
+	}
 	var texts []token       // program texts given by options
 	textFromOption := false // -e or -f came before the first operand
 	inPlace := false
@@ -170,6 +175,7 @@ func (a *analyzer) program(outer string, spec programSpec, args []token, depth i
 				extract = true
 				continue
 			case opt.effect == noValue:
+				continue
 			case opt.effect == writesOperands:
 				value = &token{value: val, display: val}
 			case hasValue:
