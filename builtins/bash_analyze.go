@@ -531,10 +531,11 @@ func (a *analyzer) env(name, valueTemplate, valueDisplay string) {
 		}
 		break
 	}
-	if promptVariables[name] && strings.ContainsAny(valueTemplate+valueDisplay, "$`") {
+	if promptVariables[name] && (strings.ContainsAny(valueTemplate+valueDisplay, "$`") || strings.Contains(valueTemplate, permission.Hole)) {
 		// PS4='$(cmd)' runs cmd before every command once set -x is on
 		// (set -x, set -o xtrace, bash -x, SHELLOPTS), and the prompts
-		// do in interactive shells.
+		// do in interactive shells; a value known only at run time
+		// (read PS4, printf -v PS4) may hold a $(cmd) too.
 		r.Template = permission.Hole
 		r.Reason = "bash expands " + name + " each time it shows it (PS4 under set -x), running the commands in it"
 	} else if r.Template == permission.Hole {

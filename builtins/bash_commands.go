@@ -219,8 +219,12 @@ func (a *analyzer) shell(display string, args []token) {
 		if !t.known() {
 			if hasC {
 				a.unresolvedCommand(display)
+			} else {
+				// bash <(echo 'touch p'), bash "$s": a script whose
+				// commands no one was shown.
+				a.hole(display, "the shell runs a script named only at run time (a variable or <(…)), whose commands cannot be read before it runs")
 			}
-			return // a script named by a variable: the pattern shows it
+			return
 		}
 		v := t.value
 		switch {
