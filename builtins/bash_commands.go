@@ -84,6 +84,9 @@ func (a *analyzer) command(toks []token, whole bool, depth int) {
 	}
 	if spec, ok := programSpecs[base]; ok {
 		a.program(display, spec, args, depth)
+	} else if sub, ok := strings.CutPrefix(base, "git-"); ok && sub != "" {
+		// /usr/lib/git-core/git-config alias.l '!cmd' is git config.
+		a.git(display, append([]token{{value: sub, display: sub}}, args...), depth)
 	}
 	if strings.Contains(name.value, "/") {
 		a.execFile(name, display)
