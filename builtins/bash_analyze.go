@@ -127,6 +127,11 @@ type bashAnalysis struct {
 	pathSet bool
 	// named are the resolved paths the line names other than by cd.
 	named map[string]bool
+	// copied are the resolved operands of cp, mv, ln and install, which
+	// may be where they put a file (cp h r/.git/hooks/); copiedUnknown:
+	// one of them is not fixed text.
+	copied        map[string]bool
+	copiedUnknown bool
 }
 
 // execRef is a file run as a program or script: where it may be, and the
@@ -137,6 +142,9 @@ type execRef struct {
 	// anyGitDir: git, which runs hooks and obeys configuration found
 	// in any .git directory it is pointed at.
 	anyGitDir bool
+	// pathName is a bare name looked up through PATH (git l runs
+	// git-l), which a line that sets PATH may have written.
+	pathName string
 }
 
 // resolve is resolveOnDisk, memoized for the analysis.
@@ -209,7 +217,7 @@ func (an *bashAnalysis) scriptsWritten() {
 	parents := map[string]bool{}   // those that may be a directory a file is copied into (cp x .)
 	baseNames := map[string]bool{} // their last elements, for commands found through a changed PATH
 	var globs []string             // files a program writes in a directory (tar -x)
-	unknownWrite, gitWrite := false, false
+	unknownWrite, gitWrite := false, an.copiedUnknown
 	for _, p := range an.Paths {
 		if p.Abs == "" {
 			unknownWrite = unknownWrite || p.Write
@@ -225,7 +233,7 @@ func (an *bashAnalysis) scriptsWritten() {
 		}
 		// .git/… for a work tree; config and hooks/ for a repository
 		// named by --git-dir or -C.
-		gitWrite = gitWrite || (p.Write && (strings.Contains(p.Abs, "/.git/") || strings.HasSuffix(p.Abs, "/.git") ||
+		gitWrite = gitWrite || ((p.Write || an.copied[p.Abs]) && (strings.Contains(p.Abs, "/.git/") || strings.HasSuffix(p.Abs, "/.git") ||
 			filepath.Base(p.Abs) == "config" || strings.Contains(p.Abs, "/hooks/")))
 	}
 	mark := func(i int, why string) {
@@ -243,6 +251,10 @@ func (an *bashAnalysis) scriptsWritten() {
 			for _, g := range globs[:min(len(globs), maxWorkdirs)] {
 				hit = hit || permission.Match(g, c)
 			}
+		}
+		if e.pathName != "" {
+			// Only a PATH the line changes can find a file it wrote.
+			hit = an.pathSet && (baseNames[e.pathName] || unknownWrite)
 		}
 		if i, ok := an.commandIndex[e.pattern]; ok && hit {
 			if e.anyGitDir {
@@ -519,10 +531,11 @@ func (a *analyzer) env(name, valueTemplate, valueDisplay string) {
 		}
 		break
 	}
-	if promptVariables[name] && strings.ContainsAny(valueTemplate+valueDisplay, "$`") {
+	if promptVariables[name] && (strings.ContainsAny(valueTemplate+valueDisplay, "$`") || strings.Contains(valueTemplate, permission.Hole)) {
 		// PS4='$(cmd)' runs cmd before every command once set -x is on
 		// (set -x, set -o xtrace, bash -x, SHELLOPTS), and the prompts
-		// do in interactive shells.
+		// do in interactive shells; a value known only at run time
+		// (read PS4, printf -v PS4) may hold a $(cmd) too.
 		r.Template = permission.Hole
 		r.Reason = "bash expands " + name + " each time it shows it (PS4 under set -x), running the commands in it"
 	} else if r.Template == permission.Hole {

@@ -84,6 +84,9 @@ func (a *analyzer) command(toks []token, whole bool, depth int) {
 	}
 	if spec, ok := programSpecs[base]; ok {
 		a.program(display, spec, args, depth)
+	} else if sub, ok := strings.CutPrefix(base, "git-"); ok && sub != "" {
+		// /usr/lib/git-core/git-config alias.l '!cmd' is git config.
+		a.git(display, append([]token{{value: sub, display: sub}}, args...), depth)
 	}
 	if strings.Contains(name.value, "/") {
 		a.execFile(name, display)
@@ -219,8 +222,12 @@ func (a *analyzer) shell(display string, args []token) {
 		if !t.known() {
 			if hasC {
 				a.unresolvedCommand(display)
+			} else {
+				// bash <(echo 'touch p'), bash "$s": a script whose
+				// commands no one was shown.
+				a.hole(display, "the shell runs a script named only at run time (a variable or <(…)), whose commands cannot be read before it runs")
 			}
-			return // a script named by a variable: the pattern shows it
+			return
 		}
 		v := t.value
 		switch {
@@ -268,6 +275,16 @@ func (a *analyzer) find(display string, args []token, depth int) {
 			a.unresolvedCommand(display)
 			return
 		}
+		if n := findArgCount(t.value); n > 0 {
+			// -name -exec: the pattern "-exec", not an action.
+			if t.value == "-fprint" || t.value == "-fprint0" || t.value == "-fprintf" || t.value == "-fls" {
+				if i+1 < len(args) {
+					a.path(args[i+1], true, false)
+				}
+			}
+			i += n
+			continue
+		}
 		switch t.value {
 		case "-exec", "-execdir", "-ok", "-okdir":
 			var inner []token
@@ -286,10 +303,27 @@ func (a *analyzer) find(display string, args []token, depth int) {
 			// Removes every file found: which ones, and where, is known
 			// only when it runs.
 			a.out.addPath(bashPath{Text: display, Write: true})
-		case "-fprint", "-fprint0", "-fprintf", "-fls":
-			if i+1 < len(args) {
-				a.path(args[i+1], true, false)
-			}
 		}
 	}
+}
+
+// findArgs are find's primaries and options that take arguments, and how
+// many: the words they take are patterns, numbers and names, never
+// actions (find . -name -exec -o -exec …).
+var findArgs = map[string]int{
+	"-amin": 1, "-anewer": 1, "-atime": 1, "-cmin": 1, "-cnewer": 1, "-ctime": 1, "-fstype": 1, "-gid": 1,
+	"-group": 1, "-ilname": 1, "-iname": 1, "-inum": 1, "-ipath": 1, "-iregex": 1, "-iwholename": 1,
+	"-links": 1, "-lname": 1, "-mmin": 1, "-mtime": 1, "-name": 1, "-newer": 1, "-path": 1, "-perm": 1,
+	"-regex": 1, "-samefile": 1, "-size": 1, "-type": 1, "-uid": 1, "-used": 1, "-user": 1,
+	"-wholename": 1, "-xtype": 1, "-context": 1, "-maxdepth": 1, "-mindepth": 1, "-regextype": 1,
+	"-files0-from": 1, "-fprint": 1, "-fprint0": 1, "-fls": 1, "-printf": 1, "-fprintf": 2, "-D": 1,
+}
+
+// findArgCount is how many words the find primary v takes (-newerXY
+// takes one).
+func findArgCount(v string) int {
+	if len(v) == len("-newerXY") && strings.HasPrefix(v, "-newer") {
+		return 1
+	}
+	return findArgs[v]
 }

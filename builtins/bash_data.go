@@ -35,6 +35,10 @@ type wrapperSpec struct {
 	// noRun are short options with which the command is only looked up,
 	// not run (command -v).
 	noRun string
+	// argv0 are short options whose argument is the name the command is
+	// run under (exec -a): a multi-call program (busybox, toybox) picks
+	// what it does by that name, so the command is asked under it too.
+	argv0 string
 	// payload are short options whose argument is itself a command line
 	// (env -S, su -c, flock -c, script -c).
 	payload string
@@ -51,7 +55,7 @@ type wrapperSpec struct {
 var bashWrappers = map[string]wrapperSpec{
 	"command":   {flags: "pvV", noRun: "vV"},
 	"builtin":   {},
-	"exec":      {flags: "cl", withArg: "a"},
+	"exec":      {flags: "cl", withArg: "a", argv0: "a"},
 	"env":       {flags: "i0v", withArg: "uCS", long: []string{"--ignore-environment", "--null", "--debug"}, longWithArg: []string{"--unset", "--chdir", "--split-string"}, assignments: true, payload: "S", unset: "u", splitPayload: true},
 	"nice":      {withArg: "n", longWithArg: []string{"--adjustment"}, numeric: true},
 	"nohup":     {},

@@ -52,6 +52,11 @@ func (a *analyzer) git(outer string, args []token, depth int) {
 		return
 	}
 	sub, rest := args[i].value, args[i+1:]
+	if args[i].known() && !strings.ContainsAny(sub, "/*?[") {
+		// A subcommand git does not know is the program git-sub, found
+		// through PATH.
+		a.out.execs = append(a.out.execs, execRef{pattern: clip(outer), pathName: "git-" + sub})
+	}
 	switch {
 	case sub == "bisect" && len(rest) > 0 && rest[0].known() && rest[0].value == "run":
 		n := len(a.out.Commands)
@@ -109,13 +114,24 @@ func (a *analyzer) git(outer string, args []token, depth int) {
 				value = &token{value: val, display: val}
 			}
 		} else {
-			o, ok := opts[v[:2]]
-			if !ok {
-				continue
+			// A bundle of short options (-yx cmd, -iOcmd): the first
+			// listed letter takes the rest of the word, or the next word,
+			// as its value. A letter that is another option's value is
+			// judged as the option, which errs towards asking.
+			found := false
+			for k := 1; k < len(v); k++ {
+				o, ok := opts["-"+v[k:k+1]]
+				if !ok {
+					continue
+				}
+				opt, found = o, true
+				if k+1 < len(v) {
+					value = &token{value: v[k+1:], display: v[k+1:]}
+				}
+				break
 			}
-			opt = o
-			if len(v) > 2 {
-				value = &token{value: v[2:], display: v[2:]}
+			if !found {
+				continue
 			}
 		}
 		if value == nil {
@@ -139,6 +155,10 @@ func (a *analyzer) gitConfigSet(outer string, rest []token, depth int) {
 		switch {
 		case !t.known():
 			operands = append(operands, t)
+		case len(t.value) >= len("--ren") && strings.HasPrefix("--rename-section", t.value) || len(operands) == 0 && t.value == "rename-section":
+			// [color "x"] l = !cmd, renamed to [alias], is an alias.
+			a.hole(outer, "git config renames a section, which can turn harmless settings into ones that run commands")
+			return
 		case t.value == "-f" || t.value == "--file" || t.value == "--blob" || t.value == "--type" || t.value == "--default" || t.value == "--comment":
 			j++
 		case strings.HasPrefix(t.value, "-"):

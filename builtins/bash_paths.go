@@ -50,7 +50,31 @@ func (a *analyzer) pathOperands(base string, args []token) {
 			a.out.addPath(bashPath{Text: t.display, IsDir: true})
 			continue
 		}
+		if copyCommands[base] {
+			a.copied(t)
+		}
 		a.path(t, base == "tee", isCd)
+	}
+}
+
+// copyCommands put files where their operands say, hooks and git
+// configuration among the places.
+var copyCommands = map[string]bool{"cp": true, "mv": true, "ln": true, "install": true}
+
+// copied records an operand of a copying command.
+func (a *analyzer) copied(t token) {
+	if !t.known() || t.glob || t.braces {
+		a.out.copiedUnknown = true
+		return
+	}
+	if a.out.copied == nil {
+		a.out.copied = map[string]bool{}
+	}
+	for _, wd := range a.out.workdirs {
+		a.out.copied[a.out.resolve(joinUnclean(wd, t.value))] = true
+		if filepath.IsAbs(t.value) {
+			break
+		}
 	}
 }
 

@@ -86,6 +86,11 @@ func (a *analyzer) program(outer string, spec programSpec, args []token, depth i
 		spec.custom(a, outer, args, depth)
 		return
 	}
+	if spec.oldStyle { // tar
+		for _, c := range tarCompressors {
+			a.out.execs = append(a.out.execs, execRef{pattern: clip(outer), pathName: c})
+		}
+	}
 	var texts []token       // program texts given by options
 	textFromOption := false // -e or -f came before the first operand
 	inPlace := false
@@ -170,6 +175,7 @@ func (a *analyzer) program(outer string, spec programSpec, args []token, depth i
 				extract = true
 				continue
 			case opt.effect == noValue:
+				continue
 			case opt.effect == writesOperands:
 				value = &token{value: val, display: val}
 			case hasValue:
@@ -267,34 +273,37 @@ func (a *analyzer) program(outer string, spec programSpec, args []token, depth i
 		return
 	}
 	files := operands
+	// The program texts, each read on its own. Whether the first operand
+	// is program text when an -e comes after it depends on the program:
+	// GNU sed's getopt moves the -e before it (it is a file), awk and a
+	// POSIXLY_CORRECT sed stop at it (it is the program). Both are read,
+	// apart: joined, one could hide the other (sed 'a\' -e '1e cmd').
+	var programs []token
+	if len(texts) > 0 {
+		programs = append(programs, joinTexts(texts))
+	}
 	if !textFromOption && len(operands) > 0 {
-		texts = append([]token{operands[0]}, texts...)
-		if len(texts) == 1 {
+		programs = append(programs, operands[0])
+		if len(texts) == 0 {
 			files = operands[1:]
 		}
 	}
-	if len(texts) == 0 {
+	if len(programs) == 0 {
 		a.hole(outer, "the program text is missing, so it is read from a file or standard input")
 		return
 	}
-	// GNU sed joins its -e scripts with newlines; gawk its -e sources.
-	joined := token{}
-	for i, t := range texts {
-		if i > 0 {
-			joined.value += "\n"
-			joined.display += "\n"
+	var effects []langEffect
+	for _, text := range programs {
+		if !text.known() {
+			a.hole(outer, "the program text is not fixed text")
+			return
 		}
-		joined.value += t.value
-		joined.display += t.display
-	}
-	if !joined.known() {
-		a.hole(outer, "the program text is not fixed text")
-		return
-	}
-	effects, ok := spec.language(joined.value)
-	if !ok {
-		a.hole(outer, "the program text uses constructs the analysis cannot read, and may run commands")
-		return
+		e, ok := spec.language(text.value)
+		if !ok {
+			a.hole(outer, "the program text uses constructs the analysis cannot read, and may run commands")
+			return
+		}
+		effects = append(effects, e...)
 	}
 	for _, e := range effects {
 		switch e.effect {
@@ -319,6 +328,21 @@ func (a *analyzer) program(outer string, spec programSpec, args []token, depth i
 			a.path(f, true, false)
 		}
 	}
+}
+
+// joinTexts joins program texts given by options with newlines, as GNU
+// sed joins its -e scripts and gawk its -e sources.
+func joinTexts(texts []token) token {
+	joined := token{}
+	for i, t := range texts {
+		if i > 0 {
+			joined.value += "\n"
+			joined.display += "\n"
+		}
+		joined.value += t.value
+		joined.display += t.display
+	}
+	return joined
 }
 
 // lookupLong finds a long option by its name or by an abbreviation of it,

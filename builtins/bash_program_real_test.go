@@ -26,7 +26,7 @@ var awkFragments = []string{
 var sedFragments = []string{
 	`1e touch p`, `e touch p`, `s/f/touch p/e`, `s/a/b/`, `/f/`, `\%f%`, `/[/]/`, `y/a/b/`, "a\\\n", `a foo`, "i\\\nbar\\",
 	`{`, `}`, `;`, "\n", `!`, `1`, `$`, `0~1`, `p`, `d`, `n`, "#c\n", `s|f|x|`, `w q`, `:a`, `b a`, `t`, `e`, `1,2`,
-	`/e touch q/`, `s/x/y/w q`, `c\`, `\`, `e\`, `r f`, `l 3`, `q`, `s/f/x/gpw q`, `/f/I`, `,`, `+1`, `T a`, `=`, `N`, ` `,
+	`/e touch q/`, `s/x/y/w q`, `c\`, `a\\`, `\`, `e\`, `r f`, `l 3`, `q`, `s/f/x/gpw q`, `/f/I`, `,`, `+1`, `T a`, `=`, `N`, ` `,
 }
 
 // TestProgramScannersAgreeWithRealAwkAndSed runs generated programs through

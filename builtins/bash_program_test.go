@@ -110,6 +110,7 @@ func TestScanSedFindsWhatAScriptRunsAndWrites(t *testing.T) {
 		{"a label ends at a blank, and a command follows it", `:a e touch p`, []string{"run touch p"}},
 		{"a branch's label ends at a blank", `b a s/f/touch p/e`, []string{"run ?"}},
 		{"text after a\\ starts at the next character", "c\\ \ne touch p", []string{"run touch p"}},
+		{"the character after a\\ is text as it is, a backslash too", "a\\\\\ne touch p", []string{"run touch p"}},
 		{"an unknown command is unreadable", `1k`, []string{"unreadable"}},
 		{"an unknown s flag is unreadable", `s/a/b/k`, []string{"unreadable"}},
 		{"an unterminated regex is unreadable", `/abc`, []string{"unreadable"}},

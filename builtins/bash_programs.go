@@ -174,6 +174,7 @@ var programSpecs = map[string]programSpec{
 		"-I":                     {runsShell, whyTarShell + " to compress or decompress"},
 		"--use-compress-program": {runsShell, whyTarShell + " to compress or decompress"},
 		"--rsh-command":          {runsProgram, "tar runs this program to reach a remote archive"},
+		"--rmt-command":          {runsUnknown, "tar has the remote shell run this command on the archive's host, which may be this machine"},
 		"-F":                     {runsShell, whyTarShell + " at the end of each volume"},
 		"--info-script":          {runsShell, whyTarShell + " at the end of each volume"},
 		"--new-volume-script":    {runsShell, whyTarShell + " at the end of each volume"},
@@ -256,6 +257,28 @@ var programSpecs = map[string]programSpec{
 	"dbus-run-session": {always: whyRunsArgs}, "dbus-launch": {always: whyRunsArgs}, "ssh-agent": {always: whyRunsArgs},
 	"pkexec": {always: whyRunsArgs}, "faketime": {always: whyRunsArgs}, "numactl": {always: whyRunsArgs},
 	"cgexec": {always: whyRunsArgs}, "chpst": {always: whyRunsArgs}, "perf": {always: whyRunsArgs},
+	// setarch and its names, SELinux's runcon, util-linux's choom and
+	// uclampset, dpkg's start-stop-daemon, busybox's cttyhack, run-init
+	// and switch_root, daemontools' and runit's runners, moreutils'
+	// chronic, ifne, pee, mispipe and lckdo, and the dynamic loader
+	// run as a program (ld.so /bin/touch x).
+	"setarch": {always: whyRunsArgs}, "linux32": {always: whyRunsArgs}, "linux64": {always: whyRunsArgs},
+	"x86_64": {always: whyRunsArgs}, "i386": {always: whyRunsArgs}, "uname26": {always: whyRunsArgs},
+	"aarch64": {always: whyRunsArgs}, "arm64": {always: whyRunsArgs}, "runcon": {always: whyRunsArgs},
+	"choom": {always: whyRunsArgs}, "uclampset": {always: whyRunsArgs}, "start-stop-daemon": {always: whyRunsArgs},
+	"cttyhack": {always: whyRunsArgs}, "run-init": {always: whyRunsArgs}, "switch_root": {always: whyRunsArgs},
+	"softlimit": {always: whyRunsArgs}, "envdir": {always: whyRunsArgs}, "envuidgid": {always: whyRunsArgs},
+	"setuidgid": {always: whyRunsArgs}, "setlock": {always: whyRunsArgs}, "pgrphack": {always: whyRunsArgs},
+	"fghack": {always: whyRunsArgs}, "chronic": {always: whyRunsArgs}, "ifne": {always: whyRunsArgs},
+	"pee": {always: whyRunsArgs}, "mispipe": {always: whyRunsArgs}, "lckdo": {always: whyRunsArgs},
+	"sshpass": {always: whyRunsArgs}, "rlwrap": {always: whyRunsArgs}, "daemonize": {always: whyRunsArgs},
+	"nocache": {always: whyRunsArgs}, "trickle": {always: whyRunsArgs}, "tsocks": {always: whyRunsArgs},
+	"catchsegv": {always: whyRunsArgs}, "openvt": {always: whyRunsArgs}, "ld.so": {always: whyRunsArgs},
+	"ld-linux-x86-64.so.2": {always: whyRunsArgs}, "ld-linux.so.2": {always: whyRunsArgs},
+	"ld-linux-aarch64.so.1": {always: whyRunsArgs}, "ld-linux-armhf.so.3": {always: whyRunsArgs},
+	"ld-musl-x86_64.so.1": {always: whyRunsArgs}, "ld-musl-aarch64.so.1": {always: whyRunsArgs},
+	"run-parts": {always: "run-parts runs every program in the directory it names"},
+	"mim":       {always: "busybox mim runs the shell commands of its script file"},
 	"hyperfine": {always: whyRunsArgs}, "entr": {always: whyRunsArgs}, "expect": {always: whyRunsArgs},
 	"at": {always: "at runs the commands it reads later"}, "batch": {always: "batch runs the commands it reads later"},
 	"crontab": {always: "crontab installs commands cron runs later"},
@@ -277,6 +300,11 @@ func init() {
 	spec.custom = (*analyzer).git
 	programSpecs["git"] = spec
 }
+
+// tarCompressors are the programs tar runs through PATH to compress (-z,
+// -j, -J, -a with an archive's suffix) and to decompress what it detects
+// when extracting: a line that sets PATH and writes one of them runs it.
+var tarCompressors = []string{"gzip", "bzip2", "xz", "lzip", "lzma", "lzop", "zstd", "compress", "gunzip", "uncompress", "pigz", "pbzip2"}
 
 const (
 	whyRunsArgs   = "runs the command in its arguments, with options the analysis does not read"

@@ -269,15 +269,19 @@ func (p *sedParser) label() string {
 }
 
 // text reads the text of a, i and c as GNU sed's read_text does: after
-// blanks, "a text", or "a\" and the text from the very next character (a
-// newline there starts it on the next line); a backslash escapes any
-// character, a newline included, so the text goes on to the first
-// unescaped newline.
+// blanks, "a text", or "a\" and the text from the very next character,
+// taken as it is (a newline there starts it on the next line); after
+// that a backslash escapes any character, a newline included, so the
+// text goes on to the first unescaped newline.
 func (p *sedParser) text() {
 	p.skipSpace()
 	if p.peek() == '\\' {
+		// "a\" then a character: GNU sed's read_text takes that
+		// character as it is, a backslash too ("a\\⏎" is the text
+		// "\", and the next line a command), and reads on from the
+		// one after it.
 		p.i++
-		if p.peek() == '\n' {
+		if !p.eof() {
 			p.i++
 		}
 	}

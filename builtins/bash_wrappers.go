@@ -20,6 +20,7 @@ type wrapperResult struct {
 	payload *token   // a command-line option's value
 	env     [][2]int // assignments: token indexes of NAME=VALUE words
 	unset   []token  // names env -u removes
+	argv0   *token   // the name the command runs under (exec -a)
 }
 
 var shellName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
@@ -107,6 +108,9 @@ func unwrapOptions(spec wrapperSpec, args []token) ([]token, wrapperResult) {
 					if strings.IndexByte(spec.unset, c) >= 0 {
 						res.unset = append(res.unset, value)
 					}
+					if strings.IndexByte(spec.argv0, c) >= 0 {
+						res.argv0 = &value
+					}
 					if strings.IndexByte(spec.replace, c) >= 0 {
 						if !value.known() {
 							res.known = false
@@ -184,6 +188,15 @@ func (a *analyzer) wrapper(display string, spec wrapperSpec, args []token, depth
 		inner = append(slices.Clone(inner), token{value: permission.Hole, display: "…"})
 	}
 	a.command(inner, false, depth+1)
+	if res.argv0 != nil {
+		// exec -a touch busybox x: busybox runs the applet argv[0] names.
+		if !res.argv0.known() {
+			a.unresolvedCommand(display)
+			return
+		}
+		named := append([]token{*res.argv0}, inner[1:]...)
+		a.command(named, false, depth+1)
+	}
 }
 
 // splitEnvString splits env -S's string the way env does when it holds only
