@@ -192,3 +192,71 @@ func mergeOptions(a, b map[string]option) map[string]option {
 	}
 	return out
 }
+
+// gitConfigJudge finds what a configuration name does: its entry in
+// gitConfigKeys, or safe, or neither (a Hole).
+func gitConfigJudge(name string) (option, bool) {
+	for _, k := range gitConfigKeys {
+		if permission.Match(k.pattern, name) {
+			return k.option, false
+		}
+	}
+	for _, p := range gitSafeConfig {
+		if permission.Match(p, name) {
+			return option{}, true
+		}
+	}
+	return option{effect: runsUnknown, why: "git configuration " + name + " is not one the analysis knows to be harmless"}, false
+}
+
+// gitConfig judges a git -c "name=value".
+func (a *analyzer) gitConfig(outer string, v token, depth int) {
+	name, val, _ := strings.Cut(v.value, "=")
+	if strings.Contains(name, permission.Hole) {
+		a.hole(outer, "the git configuration name is not fixed text")
+		return
+	}
+	opt, safe := gitConfigJudge(strings.ToLower(name))
+	if safe {
+		return
+	}
+	value := token{value: val, display: val}
+	if i := strings.Index(v.display, "="); i >= 0 && !value.known() {
+		value.display = v.display[i+1:]
+	}
+	switch opt.effect {
+	case gitAlias:
+		if strings.HasPrefix(val, "!") {
+			a.inner(outer, opt.why, token{value: val[1:], display: value.display})
+			return
+		}
+		// An alias of git's own words: git runs them as git arguments.
+		if !value.known() || !plainWords().MatchString(val) {
+			a.hole(outer, "a git alias expands to git arguments that are not plain words")
+			return
+		}
+		words := []token{{value: "git", display: "git"}}
+		for _, f := range strings.Fields(val) {
+			words = append(words, token{value: f, display: f})
+		}
+		n := len(a.out.Commands)
+		a.command(words, false, depth+1)
+		a.tagReasons(n, "the git alias "+name+" runs git with these arguments")
+	case gitFsmonitor:
+		switch strings.ToLower(val) {
+		case "true", "false", "yes", "no", "on", "off", "0", "1", "":
+			return
+		}
+		a.innerProgram(outer, opt.why, value, depth)
+	case gitHelper:
+		switch {
+		case val == "" || val == "cache" || val == "store" || strings.HasPrefix(val, "cache --") || strings.HasPrefix(val, "store --"):
+		case strings.HasPrefix(val, "!"):
+			a.inner(outer, opt.why, token{value: val[1:], display: val[1:]})
+		default:
+			a.hole(outer, opt.why+", a program git finds by this name")
+		}
+	default:
+		a.applyOption(outer, opt, value, depth)
+	}
+}
