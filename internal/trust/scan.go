@@ -89,7 +89,7 @@ func Scan(o config.DirOptions) (*Manifest, error) {
 			paths = append(paths, filepath.Join(d, f))
 		}
 	}
-	for _, d := range chain(o.Worktree, o.Directory) {
+	for _, d := range config.Chain(o.Worktree, o.Directory) {
 		for _, f := range openCodeFolders {
 			paths = append(paths, filepath.Join(d, openCodeDir, f))
 		}
@@ -254,23 +254,4 @@ func (s *scanner) rel(path string) string {
 func inside(root, path string) bool {
 	r, err := filepath.Rel(root, path)
 	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) && !filepath.IsAbs(r)
-}
-
-// chain lists root and each folder below it down to dir (dir alone when
-// it is not inside root), as the config and tool loaders walk.
-func chain(root, dir string) []string {
-	if !inside(root, dir) {
-		return []string{dir}
-	}
-	out := []string{root}
-	rel, _ := filepath.Rel(root, dir)
-	if rel == "." {
-		return out
-	}
-	cur := root
-	for _, part := range strings.Split(rel, string(filepath.Separator)) {
-		cur = filepath.Join(cur, part)
-		out = append(out, cur)
-	}
-	return out
 }

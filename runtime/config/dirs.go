@@ -110,7 +110,7 @@ func configDirs(o DirOptions) []configDir {
 	case o.Home != "":
 		dirs = append(dirs, configDir{filepath.Join(o.Home, ".config", AppName), dirGlobal})
 	}
-	for _, d := range chain(o.Worktree, o.Directory) {
+	for _, d := range Chain(o.Worktree, o.Directory) {
 		p := filepath.Join(d, ProjectDirName)
 		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 			dirs = append(dirs, configDir{p, dirProject})
@@ -125,9 +125,11 @@ func configDirs(o DirOptions) []configDir {
 	return dedupKeepLast(dirs, func(d configDir) string { return d.path })
 }
 
-// chain lists root, then each directory below it down to dir. When dir is
-// not inside root, only dir is listed: the project is then just dir.
-func chain(root, dir string) []string {
+// Chain lists root, then each directory below it down to dir: the
+// directories whose .toolhost folders Load reads, which the trust digest
+// (internal/trust) must cover alike. When dir is not inside root, only dir
+// is listed: the project is then just dir.
+func Chain(root, dir string) []string {
 	rel, err := filepath.Rel(root, dir)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return []string{dir}
