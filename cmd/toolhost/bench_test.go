@@ -103,3 +103,58 @@ func twentyBuiltModules(b *testing.B, p *e2e.Project) {
 		b.Fatalf("tools: %v\n%s", err, out)
 	}
 }
+
+// BenchmarkCallStart measures issue 32's target 2: `toolhost call` of a
+// built-in within 5 ms of `toolhost version`, and `version` ≤ 10 ms. One
+// fresh project (no tools of its own); each iteration runs the floor,
+// `version`, `call todoread '{}'` and `call read` of a one-line file in
+// turn, so a load that comes and goes weighs on every side alike. Run it
+// with
+//
+//	go test ./cmd/toolhost -run '^$' -bench CallStart -benchtime 20x
+//
+// and read best-ms of each side and gap-ms (best call − best version).
+func BenchmarkCallStart(b *testing.B) {
+	p := e2e.NewProject(b)
+	floor := helloBinary(b)
+	if err := os.WriteFile(filepath.Join(p.Dir, "small.txt"), []byte("one line\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	sides := []struct {
+		name string
+		cmd  func() *exec.Cmd
+	}{
+		{"hello-floor", func() *exec.Cmd { return exec.Command(floor) }},
+		{"version", func() *exec.Cmd { return p.Command("version") }},
+		{"call-todoread", func() *exec.Cmd { return p.Command("call", "todoread", "{}") }},
+		{"call-read", func() *exec.Cmd { return p.Command("call", "read", `{"filePath":"small.txt"}`) }},
+	}
+	for _, s := range sides[1:] { // the session store exists before timing
+		if out, err := s.cmd().CombinedOutput(); err != nil {
+			b.Fatalf("%s: %v\n%s", s.name, err, out)
+		}
+	}
+	best := make([]time.Duration, len(sides))
+	for i := range best {
+		best[i] = 1 << 62
+	}
+	for b.Loop() {
+		for i, s := range sides {
+			cmd := s.cmd()
+			start := time.Now()
+			out, err := cmd.CombinedOutput()
+			d := time.Since(start)
+			if err != nil {
+				b.Fatalf("%s: %v\n%s", s.name, err, out)
+			}
+			best[i] = min(best[i], d)
+		}
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	for i, s := range sides {
+		b.ReportMetric(ms(best[i]), s.name+"-best-ms")
+	}
+	b.ReportMetric(ms(best[2]-best[1]), "todoread-gap-ms")
+	b.ReportMetric(ms(best[3]-best[1]), "read-gap-ms")
+	b.ReportMetric(0, "ns/op")
+}
