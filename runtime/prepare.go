@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -104,8 +105,11 @@ func (r *Registry) prepare(ctx context.Context, id string, agent *Agent, model s
 		d.Parameters = json.RawMessage(`{"type":"object","properties":{}}`)
 		def = &d
 	}
+	own := def.Parameters
 	def, complete := r.applyDefinitionHooks(ctx, id, agent, model, def)
-	cs, err := CompileSchema(id, def.Parameters)
+	// A built-in's schema as it made it needs no metaschema check here
+	// (compileSchema); one a hook changed does.
+	cs, err := compileSchema(id, def.Parameters, e.source == SourceBuiltin && bytes.Equal(def.Parameters, own))
 	if err != nil {
 		return nil, err
 	}
