@@ -114,20 +114,35 @@ func twentyBuiltModules(b *testing.B, p *e2e.Project) {
 //	go test ./cmd/toolhost -run '^$' -bench CallStart -benchtime 20x
 //
 // and read best-ms of each side and gap-ms (best call − best version).
+// TOOLHOST_BENCH_BEFORE=/path/to/an/older/toolhost adds that binary's
+// version and calls to the same alternation (before-*), in a project of
+// its own, to compare two builds within one run.
 func BenchmarkCallStart(b *testing.B) {
 	p := e2e.NewProject(b)
 	floor := helloBinary(b)
 	if err := os.WriteFile(filepath.Join(p.Dir, "small.txt"), []byte("one line\n"), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	sides := []struct {
+	type side struct {
 		name string
 		cmd  func() *exec.Cmd
-	}{
+	}
+	sides := []side{
 		{"hello-floor", func() *exec.Cmd { return exec.Command(floor) }},
 		{"version", func() *exec.Cmd { return p.Command("version") }},
 		{"call-todoread", func() *exec.Cmd { return p.Command("call", "todoread", "{}") }},
 		{"call-read", func() *exec.Cmd { return p.Command("call", "read", `{"filePath":"small.txt"}`) }},
+	}
+	if before := os.Getenv("TOOLHOST_BENCH_BEFORE"); before != "" {
+		q := e2e.NewProject(b)
+		q.Bin = before
+		if err := os.WriteFile(filepath.Join(q.Dir, "small.txt"), []byte("one line\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		sides = append(sides,
+			side{"before-version", func() *exec.Cmd { return q.Command("version") }},
+			side{"before-call-todoread", func() *exec.Cmd { return q.Command("call", "todoread", "{}") }},
+			side{"before-call-read", func() *exec.Cmd { return q.Command("call", "read", `{"filePath":"small.txt"}`) }})
 	}
 	for _, s := range sides[1:] { // the session store exists before timing
 		if out, err := s.cmd().CombinedOutput(); err != nil {
@@ -156,5 +171,8 @@ func BenchmarkCallStart(b *testing.B) {
 	}
 	b.ReportMetric(ms(best[2]-best[1]), "todoread-gap-ms")
 	b.ReportMetric(ms(best[3]-best[1]), "read-gap-ms")
+	if len(best) > 4 {
+		b.ReportMetric(ms(best[5]-best[4]), "before-todoread-gap-ms")
+	}
 	b.ReportMetric(0, "ns/op")
 }
