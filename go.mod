@@ -76,6 +76,4 @@ require (
 
 replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/jsonschema
 
-replace github.com/elastic/go-seccomp-bpf => ./third_party/go-seccomp-bpf
-
 replace github.com/modelcontextprotocol/go-sdk => ./third_party/go-sdk
