@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -105,11 +104,8 @@ func (r *Registry) prepare(ctx context.Context, id string, agent *Agent, model s
 		d.Parameters = json.RawMessage(`{"type":"object","properties":{}}`)
 		def = &d
 	}
-	own := def.Parameters
 	def, complete := r.applyDefinitionHooks(ctx, id, agent, model, def)
-	// A built-in's schema as it made it needs no metaschema check here
-	// (compileSchema); one a hook changed does.
-	cs, err := compileSchema(id, def.Parameters, e.source == SourceBuiltin && bytes.Equal(def.Parameters, own))
+	cs, err := CompileSchema(id, def.Parameters)
 	if err != nil {
 		return nil, err
 	}

@@ -55,19 +55,6 @@ type compiledSchema struct {
 // CompileSchema compiles a tool's parameter schema. Schemas without
 // "$schema" are read as draft 2020-12, as MCP does.
 func CompileSchema(id string, raw json.RawMessage) (*compiledSchema, error) {
-	return compileSchema(id, raw, false)
-}
-
-// compileSchema compiles raw; own says it is a built-in's own schema, made
-// by toolhost's code (SchemaFor) and checked against its draft's
-// metaschema by every built-in's conformance test (runtime/tooltest). Such
-// a schema is not checked again in every process: that check needs every
-// draft's metaschema compiled, ~5 ms of CPU, half of what a CLI call of a
-// built-in spends beyond a start (issue 32). Arguments are validated
-// against it all the same. A schema from anywhere else (a wasm, JS or
-// Python tool, a plugin, an MCP server, a tool.definition hook) is
-// checked.
-func compileSchema(id string, raw json.RawMessage, own bool) (*compiledSchema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return nil, fmt.Errorf("schema of %s is not JSON: %w", id, err)
@@ -75,9 +62,6 @@ func compileSchema(id string, raw json.RawMessage, own bool) (*compiledSchema, e
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(noSchemaLoader{})
-	if own {
-		c.SkipMetaschemaCheck()
-	}
 	url := "toolhost:///" + id + ".json"
 	if err := c.AddResource(url, doc); err != nil {
 		return nil, fmt.Errorf("schema of %s: %w", id, err)

@@ -15,9 +15,6 @@ type Compiler struct {
 	mediaTypes    map[string]*MediaType
 	assertFormat  bool
 	assertContent bool
-	// bootstrap marks the compiler that compiles the drafts' own
-	// metaschemas (compileMetaschemas); it must not wait for them.
-	bootstrap bool
 }
 
 // NewCompiler create Compiler Object.
@@ -45,18 +42,6 @@ func NewCompiler() *Compiler {
 // the same overtime.
 func (c *Compiler) DefaultDraft(d *Draft) {
 	c.roots.defaultDraft = d
-}
-
-// SkipMetaschemaCheck compiles the schemas added to c without checking
-// them against their draft's metaschema, so that compiling them needs none
-// of the drafts' metaschemas (whose first compile costs ~5 ms of CPU and
-// about 1 MB of heap). Use it only for schemas known to be valid — made by
-// the program itself and checked by its tests with a compiler that does
-// check them —, never for a schema that comes from input: an invalid
-// schema may then compile to one that means something else. (toolhost
-// patch; see ../README.md.)
-func (c *Compiler) SkipMetaschemaCheck() {
-	c.roots.skipMetaschema = true
 }
 
 // AssertFormat always enables format assertions.
@@ -191,9 +176,6 @@ func (c *Compiler) MustCompile(loc string) *Schema {
 
 // Compile compiles json-schema at given loc.
 func (c *Compiler) Compile(loc string) (*Schema, error) {
-	if !c.bootstrap && !c.roots.skipMetaschema {
-		metaschemasOnce()
-	}
 	uf, err := absolute(loc)
 	if err != nil {
 		return nil, err

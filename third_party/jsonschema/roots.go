@@ -12,8 +12,6 @@ type roots struct {
 	regexpEngine RegexpEngine
 	vocabularies map[string]*Vocabulary
 	assertVocabs bool
-	// skipMetaschema: see Compiler.SkipMetaschemaCheck.
-	skipMetaschema bool
 }
 
 func newRoots() *roots {
@@ -237,9 +235,6 @@ func (rr *roots) addSubschema(r *root, ptr jsonPointer) error {
 }
 
 func (rr *roots) validate(r *root, v any, ptr jsonPointer) error {
-	if rr.skipMetaschema {
-		return nil
-	}
 	dialect := r.resource(ptr).dialect
 	meta := dialect.getSchema(rr.assertVocabs, rr.vocabularies)
 	if err := meta.validate(v, rr.regexpEngine, meta, r.resources, rr.assertVocabs, rr.vocabularies); err != nil {
