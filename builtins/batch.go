@@ -31,12 +31,12 @@ var batchUnsuggested = []string{invalidToolName, "patch", "apply_patch", batchTo
 //go:embed batch.txt
 var batchDescriptionTemplate string
 
-var batchDescription = func() string {
+var batchDescription = sync.OnceValue(func() string {
 	var b strings.Builder
 	template.Must(template.New("batch.txt").Parse(batchDescriptionTemplate)).
 		Execute(&b, map[string]any{"MaxCalls": batchMaxCalls}) //nolint:errcheck // a broken template fails every test
 	return b.String()
-}()
+})
 
 // batchCall is one call in a batch.
 type batchCall struct {
@@ -73,7 +73,7 @@ type batchOutcome struct {
 // call: tool, success, title, error; a call's own metadata is left out to
 // keep the batch's small).
 func Batch() runtime.Tool {
-	inner := runtime.Define(batchToolName, batchDescription, runBatch)
+	inner := runtime.DefineDynamic(batchToolName, described(batchDescription), runBatch)
 	return runtime.Declare(runtime.ToolFunc{Name: batchToolName, InitFunc: func(ctx context.Context, ic runtime.InitContext) (*runtime.Definition, error) {
 		def, err := inner.Init(ctx, ic)
 		if err != nil {

@@ -341,7 +341,7 @@ func TestBatchWithoutARegistryIsAnError(t *testing.T) {
 
 func TestBatchDescriptionIsRenderedFromTheLimit(t *testing.T) {
 	t.Parallel()
-	if !strings.Contains(batchDescription, "1 to 25 tool calls") || strings.Contains(batchDescription, "{{") {
-		t.Errorf("description:\n%s", batchDescription)
+	if !strings.Contains(batchDescription(), "1 to 25 tool calls") || strings.Contains(batchDescription(), "{{") {
+		t.Errorf("description:\n%s", batchDescription())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"text/template"
 	"time"
 
@@ -28,13 +29,13 @@ const (
 //go:embed codesearch.txt
 var codesearchDescriptionTemplate string
 
-var codesearchDescription = func() string {
+var codesearchDescription = sync.OnceValue(func() string {
 	var b strings.Builder
 	template.Must(template.New("codesearch.txt").Parse(codesearchDescriptionTemplate)).Execute(&b, map[string]any{
 		"MinTokens": codesearchMinTokens, "MaxTokens": codesearchMaxTokens, "DefaultTokens": codesearchDefaultTokens,
 	})
 	return b.String()
-}()
+})
 
 // codeSearchParams are the codesearch tool's arguments.
 type codeSearchParams struct {
@@ -48,7 +49,7 @@ type codeSearchParams struct {
 // call asks permission codesearch for the query and times out after 30
 // seconds. Result metadata: query, tokensNum.
 func CodeSearch() runtime.Tool {
-	return runtime.Declare(runtime.Define(codeSearchToolName, codesearchDescription, func(ctx context.Context, p codeSearchParams, tc *runtime.Context) (runtime.Result, error) {
+	return runtime.Declare(runtime.DefineDynamic(codeSearchToolName, described(codesearchDescription), func(ctx context.Context, p codeSearchParams, tc *runtime.Context) (runtime.Result, error) {
 		if strings.TrimSpace(p.Query) == "" {
 			return runtime.Result{}, errors.New("query is empty; name the library or API and what you want to know")
 		}

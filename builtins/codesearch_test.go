@@ -39,8 +39,8 @@ func TestCodeSearchKeepsTokensNumInRange(t *testing.T) {
 func TestCodeSearchDescriptionStatesTheLimitsTheCodeEnforces(t *testing.T) {
 	t.Parallel()
 	for _, want := range []string{"1000 to 50000", "default 5000"} {
-		if !strings.Contains(codesearchDescription, want) {
-			t.Errorf("description lacks %q:\n%s", want, codesearchDescription)
+		if !strings.Contains(codesearchDescription(), want) {
+			t.Errorf("description lacks %q:\n%s", want, codesearchDescription())
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"text/template"
 
 	"github.com/toolhost/toolhost/runtime"
@@ -21,13 +22,13 @@ const lspToolName = "lsp"
 //go:embed lsp.txt
 var lspDescriptionTemplate string
 
-var lspDescription = func() string {
+var lspDescription = sync.OnceValue(func() string {
 	var b strings.Builder
 	template.Must(template.New("lsp.txt").Parse(lspDescriptionTemplate)).Execute(&b, map[string]any{
 		"MaxPerFile": lspMaxPerFile, "MaxOtherFiles": lspMaxOtherFiles,
 	})
 	return b.String()
-}()
+})
 
 // lspParams are the lsp tool's arguments.
 type lspParams struct {
@@ -43,7 +44,7 @@ type lspParams struct {
 // Result metadata: errors (count for the file), diagnostics (per file,
 // LSP diagnostics of every severity).
 func LSP() runtime.Tool {
-	return runtime.Declare(runtime.Define(lspToolName, lspDescription, func(ctx context.Context, p lspParams, tc *runtime.Context) (runtime.Result, error) {
+	return runtime.Declare(runtime.DefineDynamic(lspToolName, described(lspDescription), func(ctx context.Context, p lspParams, tc *runtime.Context) (runtime.Result, error) {
 		if p.FilePath == "" {
 			return runtime.Result{}, errors.New("filePath is empty; pass the file to check")
 		}

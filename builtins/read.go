@@ -47,10 +47,12 @@ var readLineSuffix = fmt.Sprintf("... (line truncated to %d chars)", readMaxLine
 //go:embed read.txt
 var readTemplate string
 
-var readDescription = renderDescription("read", readTemplate, map[string]any{
-	"DefaultLimit":  readDefaultLimit,
-	"MaxLineLength": readMaxLineLength,
-	"MaxKB":         readMaxBytes / 1024,
+var readDescription = sync.OnceValue(func() string {
+	return renderDescription("read", readTemplate, map[string]any{
+		"DefaultLimit":  readDefaultLimit,
+		"MaxLineLength": readMaxLineLength,
+		"MaxKB":         readMaxBytes / 1024,
+	})
 })
 
 // renderDescription fills a description template with the limits the code
@@ -62,6 +64,13 @@ func renderDescription(name, text string, data any) string {
 		panic(fmt.Sprintf("render %s description: %v", name, err))
 	}
 	return b.String()
+}
+
+// described gives runtime.DefineDynamic a description rendered on the
+// first Init that asks for it, not at package init: every process links
+// the built-ins and most start none of them (issue 32).
+func described(description func() string) func(context.Context, runtime.InitContext) (string, error) {
+	return func(context.Context, runtime.InitContext) (string, error) { return description(), nil }
 }
 
 // readParams are the read tool's arguments.
@@ -88,7 +97,7 @@ type readParams struct {
 // file allocates about as much as reading the first (see
 // BenchmarkReadLastPage100MB).
 func Read() runtime.Tool {
-	return runtime.Declare(runtime.Define(readToolName, readDescription, runRead), readTraits)
+	return runtime.Declare(runtime.DefineDynamic(readToolName, described(readDescription), runRead), readTraits)
 }
 
 // readTraits: asks "read" for the path itself; changes nothing; one page

@@ -297,7 +297,7 @@ func TestReadAsksReadWithTheProjectRelativePath(t *testing.T) {
 func TestReadDescriptionStatesTheLimits(t *testing.T) {
 	t.Parallel()
 	for _, w := range []string{"2000 lines", "50 KB", "2000 characters"} {
-		if !strings.Contains(readDescription, w) {
+		if !strings.Contains(readDescription(), w) {
 			t.Errorf("description lacks %q", w)
 		}
 	}

@@ -102,7 +102,7 @@ type SubagentRunner interface {
 // inside the subagent rejects the task too, so the caller stops as well.
 // Result metadata: sessionId, agent, model, summary (the child's tool calls).
 func Task(runner SubagentRunner) runtime.Tool {
-	schema := runtime.SchemaFor[taskParams]()
+	schema := sync.OnceValue(runtime.SchemaFor[taskParams]) // on first Init (runtime.DefineDynamic says why)
 	return runtime.Declare(runtime.ToolFunc{Name: taskToolName, InitFunc: func(ctx context.Context, ic runtime.InitContext) (*runtime.Definition, error) {
 		var b strings.Builder
 		if err := taskDescription().Execute(&b, map[string]any{"Agents": usableSubagents(runner, ic.Agent)}); err != nil {
@@ -110,7 +110,7 @@ func Task(runner SubagentRunner) runtime.Tool {
 		}
 		return &runtime.Definition{
 			Description: b.String(),
-			Parameters:  schema,
+			Parameters:  schema(),
 			Execute: func(ctx context.Context, args json.RawMessage, tc *runtime.Context) (runtime.Result, error) {
 				var p taskParams
 				if err := json.Unmarshal(args, &p); err != nil {

@@ -160,7 +160,7 @@ func (h *Host) admitFiles(files []string) []string {
 
 // stubID is what a stub's id may be: a name a model reads as a tool id,
 // never text that could pass for instructions.
-var stubID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+var stubID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`) })
 
 // addUntrustedStubs lists the untrusted project's tool files as tools that
 // are not started: a call answers with the command that trusts the
@@ -178,7 +178,7 @@ func (h *Host) addUntrustedStubs() {
 		ext := filepath.Ext(name)
 		src := map[string]runtime.Source{".wasm": runtime.SourceWasm, ".ts": runtime.SourceJS, ".js": runtime.SourceJS, ".py": runtime.SourcePython}[ext]
 		id := strings.TrimSuffix(name, ext)
-		if src == "" || strings.HasSuffix(name, ".d.ts") || (ext == ".py" && strings.HasPrefix(name, "_")) || !stubID.MatchString(id) || h.Registry.Has(id) {
+		if src == "" || strings.HasSuffix(name, ".d.ts") || (ext == ".py" && strings.HasPrefix(name, "_")) || !stubID().MatchString(id) || h.Registry.Has(id) {
 			continue
 		}
 		file, worktree := e.Rel, h.Worktree

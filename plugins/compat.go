@@ -39,8 +39,8 @@ func parseDescribe(prefix string, out []byte) ([]compatMeta, error) {
 	seen := map[string]bool{}
 	for i, t := range r.Tools {
 		id := prefix + "_" + t.Name
-		if !validID.MatchString(id) {
-			return nil, fmt.Errorf("describe: tool id %q is not a valid tool name for model APIs (%s)", id, validID)
+		if !validID().MatchString(id) {
+			return nil, fmt.Errorf("describe: tool id %q is not a valid tool name for model APIs (%s)", id, validID())
 		}
 		if seen[t.Name] {
 			return nil, fmt.Errorf("describe lists the tool %s twice", t.Name)

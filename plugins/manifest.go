@@ -103,8 +103,8 @@ func ReadManifest(dir string) (Manifest, error) {
 
 // Validate checks the fields a host relies on.
 func (m Manifest) Validate() error {
-	if !validID.MatchString(m.Name) {
-		return fmt.Errorf("name %q must match %s (it prefixes tool ids)", m.Name, validID)
+	if !validID().MatchString(m.Name) {
+		return fmt.Errorf("name %q must match %s (it prefixes tool ids)", m.Name, validID())
 	}
 	if m.Version == "" {
 		return fmt.Errorf(`version is missing; set "version": "1.0.0"`)

@@ -133,8 +133,8 @@ func (h *Engine) writeCache(name string, v any) {
 // remedy says how to fix an invalid id.
 func (m *module) toolMeta(ctx context.Context, c *compiled, in *instance, export, remedy string, healthy *bool) (toolMeta, error) {
 	id := m.toolID(export)
-	if !validID.MatchString(id) {
-		return toolMeta{}, fmt.Errorf("tool id %q is not a valid tool name for model APIs (%s); %s", id, validID, remedy)
+	if !validID().MatchString(id) {
+		return toolMeta{}, fmt.Errorf("tool id %q is not a valid tool name for model APIs (%s); %s", id, validID(), remedy)
 	}
 	desc, err := m.host.callMeta(ctx, c, in, id, exportName(export, hostfns.ExportDescription))
 	if err != nil {

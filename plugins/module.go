@@ -22,7 +22,7 @@ import (
 )
 
 // validID is what model APIs accept as a tool name.
-var validID = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+var validID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`) })
 
 // wasmMagic starts every wasm binary.
 var wasmMagic = []byte{0x00, 'a', 's', 'm'}
@@ -165,8 +165,8 @@ func (h *Engine) load(ctx context.Context, path string) (*module, error) {
 // with this file's name.
 func (m *module) setMeta(meta moduleMeta) error {
 	for _, tm := range meta.Tools {
-		if id := m.toolID(tm.Export); !validID.MatchString(id) {
-			return fmt.Errorf("tool id %q is not a valid tool name for model APIs (%s); rename the file", id, validID)
+		if id := m.toolID(tm.Export); !validID().MatchString(id) {
+			return fmt.Errorf("tool id %q is not a valid tool name for model APIs (%s); rename the file", id, validID())
 		}
 	}
 	m.meta = meta
@@ -176,8 +176,8 @@ func (m *module) setMeta(meta moduleMeta) error {
 // checkIDs refuses a file name that cannot prefix valid tool ids. Named
 // tools' suffixes are checked when the exports are read.
 func checkIDs(name string) error {
-	if !validID.MatchString(name) {
-		return fmt.Errorf("tool id %q is not a valid tool name for model APIs (%s); rename the file", name, validID)
+	if !validID().MatchString(name) {
+		return fmt.Errorf("tool id %q is not a valid tool name for model APIs (%s); rename the file", name, validID())
 	}
 	return nil
 }

@@ -236,8 +236,8 @@ func (h *Engine) loadPluginModule(ctx context.Context, mf ModuleFile, name strin
 		h.writePluginMeta(hexSum, meta)
 	}
 	for _, tm := range meta.Tools {
-		if id := m.toolID(tm.Export); !validID.MatchString(id) {
-			return nil, fmt.Errorf("tool id %q is not a valid tool name for model APIs (%s)", id, validID)
+		if id := m.toolID(tm.Export); !validID().MatchString(id) {
+			return nil, fmt.Errorf("tool id %q is not a valid tool name for model APIs (%s)", id, validID())
 		}
 	}
 	m.meta = moduleMeta{ABI: meta.ABI, Tools: meta.Tools}

@@ -180,8 +180,8 @@ func (m *module) sectionMeta(s scannedModule) (moduleMeta, error) {
 	meta := moduleMeta{ABI: hostfns.ABIVersion}
 	for _, tm := range doc.Tools {
 		id := m.toolID(tm.Export)
-		if !validID.MatchString(id) {
-			return moduleMeta{}, fmt.Errorf("tool id %q is not a valid tool name for model APIs (%s)", id, validID)
+		if !validID().MatchString(id) {
+			return moduleMeta{}, fmt.Errorf("tool id %q is not a valid tool name for model APIs (%s)", id, validID())
 		}
 		if len(tm.Description) > maxToolDescription {
 			return moduleMeta{}, fmt.Errorf("description of %s is %d bytes, over the %d-byte limit", id, len(tm.Description), maxToolDescription)

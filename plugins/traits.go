@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/toolhost/toolhost/runtime"
 )
@@ -45,8 +46,8 @@ const (
 )
 
 var (
-	permissionKey = regexp.MustCompile(`^[a-z][a-z0-9_.-]{0,63}$`)
-	argumentName  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,63}$`)
+	permissionKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9_.-]{0,63}$`) })
+	argumentName  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,63}$`) })
 )
 
 // parseTraits decodes and checks a traits export's output. Anything it
@@ -65,14 +66,14 @@ func parseTraits(out []byte) (*declaredTraits, error) {
 	if dec.More() {
 		return nil, errors.New("holds more than one JSON value; return one object")
 	}
-	if d.Permission != "" && !permissionKey.MatchString(d.Permission) {
+	if d.Permission != "" && !permissionKey().MatchString(d.Permission) {
 		return nil, fmt.Errorf("declares permission %q; a permission is a lowercase key such as \"edit\" or \"jira\" (letters, digits, _ . -, at most 64)", d.Permission)
 	}
 	if len(d.PatternsFrom) > maxPatternsFrom {
 		return nil, fmt.Errorf("takes patterns from %d arguments; at most %d", len(d.PatternsFrom), maxPatternsFrom)
 	}
 	for _, a := range d.PatternsFrom {
-		if !argumentName.MatchString(a) {
+		if !argumentName().MatchString(a) {
 			return nil, fmt.Errorf("takes patterns from %q, which is not an argument name; name top-level arguments of the tool's schema", a)
 		}
 	}

@@ -74,7 +74,7 @@ func helloBinary(b *testing.B) string {
 }
 
 // twentyBuiltModules builds one Go tool with `toolhost tool build` and
-// copies it to 20 names, each made distinct (its own sha256) by a trailing
+// copies it to 20 names in the user's tool folder, each made distinct (its own sha256) by a trailing
 // custom section, as 20 separately built tools would be.
 func twentyBuiltModules(b *testing.B, p *e2e.Project) {
 	for _, args := range [][]string{{"tool", "new", "bench"}, {"tool", "build"}} {
@@ -89,6 +89,13 @@ func twentyBuiltModules(b *testing.B, p *e2e.Project) {
 	}
 	os.Remove(filepath.Join(toolDir, "bench.wasm"))
 	os.RemoveAll(filepath.Join(p.Dir, ".toolhost", "tools-src"))
+	// The copies go to the user's tool folder: 20 modules of 3.4 MB in the
+	// project would be more than project trust hashes (64 MiB), and an
+	// untrusted project's tools are not listed.
+	toolDir = filepath.Join(p.Home, ".config", "toolhost", "tool")
+	if err := os.MkdirAll(toolDir, 0o755); err != nil {
+		b.Fatal(err)
+	}
 	for i := range 20 {
 		name := fmt.Sprintf("bench%02d", i)
 		section := "toolhost-bench"
@@ -102,4 +109,77 @@ func twentyBuiltModules(b *testing.B, p *e2e.Project) {
 	if err != nil || strings.Count(string(out), "bench") < 20 {
 		b.Fatalf("tools: %v\n%s", err, out)
 	}
+}
+
+// BenchmarkCallStart measures issue 32's target 2: `toolhost call` of a
+// built-in within 5 ms of `toolhost version`, and `version` ≤ 10 ms. One
+// fresh project (no tools of its own); each iteration runs the floor,
+// `version`, `call todoread '{}'` and `call read` of a one-line file in
+// turn, so a load that comes and goes weighs on every side alike. Run it
+// with
+//
+//	go test ./cmd/toolhost -run '^$' -bench CallStart -benchtime 20x
+//
+// and read best-ms of each side and gap-ms (best call − best version).
+// TOOLHOST_BENCH_BEFORE=/path/to/an/older/toolhost adds that binary's
+// version and calls to the same alternation (before-*), in a project of
+// its own, to compare two builds within one run.
+func BenchmarkCallStart(b *testing.B) {
+	p := e2e.NewProject(b)
+	floor := helloBinary(b)
+	if err := os.WriteFile(filepath.Join(p.Dir, "small.txt"), []byte("one line\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	type side struct {
+		name string
+		cmd  func() *exec.Cmd
+	}
+	sides := []side{
+		{"hello-floor", func() *exec.Cmd { return exec.Command(floor) }},
+		{"version", func() *exec.Cmd { return p.Command("version") }},
+		{"call-todoread", func() *exec.Cmd { return p.Command("call", "todoread", "{}") }},
+		{"call-read", func() *exec.Cmd { return p.Command("call", "read", `{"filePath":"small.txt"}`) }},
+	}
+	if before := os.Getenv("TOOLHOST_BENCH_BEFORE"); before != "" {
+		q := e2e.NewProject(b)
+		q.Bin = before
+		if err := os.WriteFile(filepath.Join(q.Dir, "small.txt"), []byte("one line\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		sides = append(sides,
+			side{"before-version", func() *exec.Cmd { return q.Command("version") }},
+			side{"before-call-todoread", func() *exec.Cmd { return q.Command("call", "todoread", "{}") }},
+			side{"before-call-read", func() *exec.Cmd { return q.Command("call", "read", `{"filePath":"small.txt"}`) }})
+	}
+	for _, s := range sides[1:] { // the session store exists before timing
+		if out, err := s.cmd().CombinedOutput(); err != nil {
+			b.Fatalf("%s: %v\n%s", s.name, err, out)
+		}
+	}
+	best := make([]time.Duration, len(sides))
+	for i := range best {
+		best[i] = 1 << 62
+	}
+	for b.Loop() {
+		for i, s := range sides {
+			cmd := s.cmd()
+			start := time.Now()
+			out, err := cmd.CombinedOutput()
+			d := time.Since(start)
+			if err != nil {
+				b.Fatalf("%s: %v\n%s", s.name, err, out)
+			}
+			best[i] = min(best[i], d)
+		}
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	for i, s := range sides {
+		b.ReportMetric(ms(best[i]), s.name+"-best-ms")
+	}
+	b.ReportMetric(ms(best[2]-best[1]), "todoread-gap-ms")
+	b.ReportMetric(ms(best[3]-best[1]), "read-gap-ms")
+	if len(best) > 4 {
+		b.ReportMetric(ms(best[5]-best[4]), "before-todoread-gap-ms")
+	}
+	b.ReportMetric(0, "ns/op")
 }

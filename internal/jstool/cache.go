@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 )
 
 // The build cache, under <cache>/bytecode:
@@ -32,10 +33,10 @@ type manifest struct {
 	Bytecode string            `json:"bytecode"` // the .qbc's name
 }
 
-var preludeKey = func() string {
+var preludeKey = sync.OnceValue(func() string {
 	s := sha256.Sum256([]byte(EngineVersion + "\x00" + importRules + "\x00" + prelude))
 	return hex.EncodeToString(s[:])
-}()
+})
 
 func fileHash(path string) (string, error) {
 	b, err := os.ReadFile(path)
@@ -104,7 +105,7 @@ func fromManifest(mpath string) string {
 		return ""
 	}
 	var m manifest
-	if json.Unmarshal(b, &m) != nil || m.Toolhost != preludeKey || len(m.Inputs) == 0 || filepath.Base(m.Bytecode) != m.Bytecode {
+	if json.Unmarshal(b, &m) != nil || m.Toolhost != preludeKey() || len(m.Inputs) == 0 || filepath.Base(m.Bytecode) != m.Bytecode {
 		return ""
 	}
 	for p, want := range m.Inputs {
@@ -149,7 +150,7 @@ func readBytecode(p string) []byte {
 }
 
 func writeManifest(mpath, bytecode string, inputs []string) {
-	m := manifest{Toolhost: preludeKey, Inputs: map[string]string{}, Bytecode: bytecode}
+	m := manifest{Toolhost: preludeKey(), Inputs: map[string]string{}, Bytecode: bytecode}
 	for _, p := range inputs {
 		h, err := fileHash(p)
 		if err != nil {

@@ -118,7 +118,7 @@ func schemaPath(cacheDir string, code []byte) string {
 	if cacheDir == "" {
 		return ""
 	}
-	h := sha256.Sum256([]byte(guestKey + "\x00" + string(code)))
+	h := sha256.Sum256([]byte(guestKey() + "\x00" + string(code)))
 	return filepath.Join(cacheDir, "schemas", hex.EncodeToString(h[:])+".json")
 }
 

@@ -35,7 +35,7 @@ var guestFiles embed.FS
 const guestDir = "/toolhost"
 
 // guestKey identifies the guest code, for the schema cache.
-var guestKey = func() string {
+var guestKey = sync.OnceValue(func() string {
 	h := sha256.New()
 	h.Write([]byte(EngineVersion))
 	ents, _ := fs.ReadDir(guestFiles, "guest")
@@ -45,7 +45,7 @@ var guestKey = func() string {
 		h.Write(b)
 	}
 	return hex.EncodeToString(h.Sum(nil))
-}()
+})
 
 // Runtime compiles python.wasm once and starts instances of it. Instances
 // whose memory caps differ need runtimes of their own (wazero caps memory

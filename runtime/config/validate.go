@@ -23,7 +23,7 @@ var toolPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompi
 
 // toolPrefix is what Server.ToolPrefix may be: characters MCP clients keep
 // in tool names, at most 64 of them.
-var toolPrefix = regexp.MustCompile(`^[A-Za-z0-9_\-]{1,64}$`)
+var toolPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_\-]{1,64}$`) })
 
 // validator checks what the types cannot say. It runs on the merged config,
 // so a value set in one file and completed in another (an MCP server's type
@@ -106,7 +106,7 @@ func validate(cfg *Config, origins map[string]origin) error {
 	default:
 		v.errorf([]string{"server", "ask_fallback"}, `must be "deny", "allow" or "inbox", got %q`, cfg.Server.AskFallback)
 	}
-	if p := cfg.Server.ToolPrefix; p != nil && *p != "" && !toolPrefix.MatchString(*p) {
+	if p := cfg.Server.ToolPrefix; p != nil && *p != "" && !toolPrefix().MatchString(*p) {
 		v.errorf([]string{"server", "tool_prefix"}, `must be letters, digits, _ and -, as MCP clients name tools, got %q`, *p)
 	}
 

@@ -15,9 +15,6 @@ type Compiler struct {
 	mediaTypes    map[string]*MediaType
 	assertFormat  bool
 	assertContent bool
-	// bootstrap marks the compiler that compiles the drafts' own
-	// metaschemas (compileMetaschemas); it must not wait for them.
-	bootstrap bool
 }
 
 // NewCompiler create Compiler Object.
@@ -179,9 +176,6 @@ func (c *Compiler) MustCompile(loc string) *Schema {
 
 // Compile compiles json-schema at given loc.
 func (c *Compiler) Compile(loc string) (*Schema, error) {
-	if !c.bootstrap {
-		metaschemasOnce()
-	}
 	uf, err := absolute(loc)
 	if err != nil {
 		return nil, err

@@ -15,8 +15,13 @@ type Draft struct {
 	id            string             // property name used to represent id
 	subschemas    []SchemaPath       // locations of subschemas
 	vocabPrefix   string             // prefix used for vocabulary
-	allVocabs     map[string]*Schema // names of supported vocabs with its schemas
+	allVocabs     map[string]*Schema // names of supported vocabs (values stay nil; see vocabSchemas)
 	defaultVocabs []string           // names of default vocabs
+
+	// toolhost patch (see ../README.md): sch and vocabSchemas are
+	// compiled by compileMeta on the first call of meta, not in init.
+	metaOnce     sync.Once
+	vocabSchemas map[string]*Schema // compiled schemas of allVocabs
 }
 
 // String returns the specification url.
@@ -125,24 +130,29 @@ var (
 	draftLatest = Draft2020
 )
 
-// metaschemasOnce compiles every draft's metaschema and vocabularies on
-// first use. Upstream does this in init, which costs every program that
-// links the package ~10 ms and 1.7 MB at start whether or not it ever
-// compiles a schema (toolhost patch; see ../README.md).
-var metaschemas sync.Once
+// meta compiles d's metaschema and vocabulary schemas on first use and
+// returns them. Upstream compiles every draft's in init, which costs every
+// program that links the package ~10 ms and 1.7 MB at start whether or not
+// it ever compiles a schema; here a program pays only for the drafts its
+// schemas are checked against, when they are first checked (toolhost
+// patch; see ../README.md). The compiler compileMeta uses never checks
+// the metaschemas against a metaschema (addRoot skips the drafts' own
+// URLs, as upstream), so compileMeta never calls meta: it cannot wait on
+// itself.
+func (d *Draft) meta() (*Schema, map[string]*Schema) {
+	d.metaOnce.Do(d.compileMeta)
+	return d.sch, d.vocabSchemas
+}
 
-func metaschemasOnce() { metaschemas.Do(compileMetaschemas) }
-
-func compileMetaschemas() {
+func (d *Draft) compileMeta() {
 	c := NewCompiler()
-	c.bootstrap = true
 	c.AssertFormat()
-	for _, d := range []*Draft{Draft4, Draft6, Draft7, Draft2019, Draft2020} {
-		d.sch = c.MustCompile(d.url)
-		for name := range d.allVocabs {
-			d.allVocabs[name] = c.MustCompile(strings.TrimSuffix(d.url, "schema") + "meta/" + name)
-		}
+	d.sch = c.MustCompile(d.url)
+	vocabs := make(map[string]*Schema, len(d.allVocabs))
+	for name := range d.allVocabs {
+		vocabs[name] = c.MustCompile(strings.TrimSuffix(d.url, "schema") + "meta/" + name)
 	}
+	d.vocabSchemas = vocabs
 }
 
 func draftFromURL(url string) *Draft {
@@ -274,14 +284,15 @@ func (d *dialect) activeVocabs(assertVocabs bool, vocabularies map[string]*Vocab
 }
 
 func (d *dialect) getSchema(assertVocabs bool, vocabularies map[string]*Vocabulary) *Schema {
+	draftSch, draftVocabs := d.draft.meta()
 	vocabs := d.activeVocabs(assertVocabs, vocabularies)
 	if vocabs == nil {
-		return d.draft.sch
+		return draftSch
 	}
 
 	var allOf []*Schema
 	for _, vocab := range vocabs {
-		sch := d.draft.allVocabs[vocab]
+		sch := draftVocabs[vocab]
 		if sch == nil {
 			if v, ok := vocabularies[vocab]; ok {
 				sch = v.Schema
@@ -292,9 +303,9 @@ func (d *dialect) getSchema(assertVocabs bool, vocabularies map[string]*Vocabula
 		}
 	}
 	if !slices.Contains(vocabs, "core") {
-		sch := d.draft.allVocabs["core"]
+		sch := draftVocabs["core"]
 		if sch == nil {
-			sch = d.draft.sch
+			sch = draftSch
 		}
 		allOf = append(allOf, sch)
 	}
