@@ -67,12 +67,13 @@ func defaultRules() permission.Ruleset {
 		// sandbox is off, bash could write the trust store).
 		{Permission: "edit", Pattern: ".opencode/*", Action: permission.Ask},
 		{Permission: "edit", Pattern: "*/.opencode/*", Action: permission.Ask},
-		// Global flags may come first (toolhost -C . trust) and the
-		// binary may be named by its path.
+		// Global flags may come first (toolhost -C . trust). A binary
+		// named by its path (/usr/local/bin/toolhost trust) is asked as
+		// `toolhost trust` too, so these cover it; a rule starting with
+		// "*" would also match every command line with a hole in it
+		// (echo $HOME) and ask for all of them.
 		{Permission: "bash", Pattern: "toolhost trust*", Action: permission.Ask},
 		{Permission: "bash", Pattern: "toolhost -* trust*", Action: permission.Ask},
-		{Permission: "bash", Pattern: "*/toolhost trust*", Action: permission.Ask},
-		{Permission: "bash", Pattern: "*/toolhost -* trust*", Action: permission.Ask},
 	})
 }
 
