@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/toolhost/toolhost/internal/jstool"
-	"github.com/toolhost/toolhost/plugins"
+	"github.com/toolhost/toolhost/plugins/js"
+	"github.com/toolhost/toolhost/plugins/wasm"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
 )
@@ -78,12 +78,12 @@ func sourceOfFile(f config.ToolFile) runtime.Source {
 // folders, as where says) by file name, without loading any: what `toolhost
 // doctor` checks grants against. A file's tools are named after it unless
 // it names them otherwise, which only loading it tells.
-func ToolFiles(dirs []string, where jstool.Where) []config.ToolFile {
+func ToolFiles(dirs []string, where js.Where) []config.ToolFile {
 	var out []config.ToolFile
-	for _, f := range plugins.Files(dirs) {
+	for _, f := range wasm.Files(dirs) {
 		out = append(out, config.ToolFile{Names: []string{strings.TrimSuffix(filepath.Base(f), ".wasm")}, Path: f})
 	}
-	for _, f := range jstool.Files(where) {
+	for _, f := range js.Files(where) {
 		out = append(out, config.ToolFile{Names: []string{strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))}, Path: f})
 	}
 	return out
@@ -93,14 +93,14 @@ func ToolFiles(dirs []string, where jstool.Where) []config.ToolFile {
 // directories' tool folders and, unless "compat": {"opencode": false},
 // OpenCode's ($XDG_CONFIG_HOME/opencode, default ~/.config/opencode, and
 // the project's .opencode folders).
-func JSWhere(cfg *config.Config, dirs []string, directory, worktree string, env func(string) string) jstool.Where {
+func JSWhere(cfg *config.Config, dirs []string, directory, worktree string, env func(string) string) js.Where {
 	configHome := env(config.EnvXDGConfigHome)
 	if configHome == "" {
 		if home, err := os.UserHomeDir(); err == nil {
 			configHome = filepath.Join(home, ".config")
 		}
 	}
-	return jstool.Where{ConfigDirs: dirs, OpenCode: cfg.Compat.OpenCodeTools(),
+	return js.Where{ConfigDirs: dirs, OpenCode: cfg.Compat.OpenCodeTools(),
 		Directory: directory, Worktree: worktree, ConfigHome: configHome}
 }
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolhost/toolhost/internal/jstool/jstooltest"
+	"github.com/toolhost/toolhost/plugins/js/jstooltest"
 	"github.com/toolhost/toolhost/runtime"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/toolhost/toolhost/builtins"
 	"github.com/toolhost/toolhost/internal/lsp"
 	"github.com/toolhost/toolhost/internal/sandbox"
-	"github.com/toolhost/toolhost/plugins"
+	"github.com/toolhost/toolhost/plugins/wasm"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
 	"github.com/toolhost/toolhost/runtime/permission"
@@ -72,17 +72,17 @@ type Host struct {
 	// Plugins are the plugins loaded by New, in hook order. A watching
 	// host reloads folder plugins later; the registry then holds their
 	// current tools and hooks, this list stays as it was.
-	Plugins []*plugins.Plugin
+	Plugins []*wasm.Plugin
 
-	wasm          *plugins.Engine
-	wasmTools     []runtime.Tool    // the tools addWasm found, for grants.go
-	js            *jsTools          // TypeScript and JavaScript tool files (js.go)
-	py            *pyTools          // Python tool files (python.go)
-	lockedPlugins []*plugins.Plugin // from toolhost.lock; not reloaded
-	pluginMu      sync.Mutex        // guards folderPlugins after New
-	folderPlugins []*plugins.Plugin // from plugin/ and plugins/; reloaded by a watching host
-	life          lifecycle         // what Close undoes, and the watchers it stops (lifecycle.go)
-	trust         *projectTrust     // whether the project's own config and tools are trusted (trust.go)
+	wasm          *wasm.Engine
+	wasmTools     []runtime.Tool // the tools addWasm found, for grants.go
+	js            *jsTools       // TypeScript and JavaScript tool files (js.go)
+	py            *pyTools       // Python tool files (python.go)
+	lockedPlugins []*wasm.Plugin // from toolhost.lock; not reloaded
+	pluginMu      sync.Mutex     // guards folderPlugins after New
+	folderPlugins []*wasm.Plugin // from plugin/ and plugins/; reloaded by a watching host
+	life          lifecycle      // what Close undoes, and the watchers it stops (lifecycle.go)
+	trust         *projectTrust  // whether the project's own config and tools are trusted (trust.go)
 }
 
 // New loads config and assembles the registry. When a step fails, what the
@@ -165,10 +165,10 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 	// The task tool runs subagents through an agent loop, which is a front
 	// end: the front end that has one adds builtins.Task with its runner.
 	reg.Add(runtime.SourceBuiltin, builtins.WebSearch(), builtins.CodeSearch(), builtins.LSP())
-	var pluginsAt plugins.PluginFolders
+	var pluginsAt wasm.PluginFolders
 	if opts.Watch && !opts.NoWasm {
 		// Before the plugins load: what changes while they do is reloaded.
-		pluginsAt = plugins.LookAtPluginFolders(h.watchedDirs(opts.Directory))
+		pluginsAt = wasm.LookAtPluginFolders(h.watchedDirs(opts.Directory))
 	}
 	if !opts.NoWasm {
 		if err := h.addWasm(ctx, opts); err != nil {

@@ -10,30 +10,30 @@ import (
 	"sync"
 	"time"
 
-	"github.com/toolhost/toolhost/internal/jstool"
+	"github.com/toolhost/toolhost/plugins/js"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
 )
 
 // jsTools are the host's TypeScript and JavaScript tool files: found by
-// jstool.Files, loaded on one shared engine runtime, and reloaded by a
+// js.Files, loaded on one shared engine runtime, and reloaded by a
 // watching host when a file is added, edited or removed.
 type jsTools struct {
-	where    jstool.Where
+	where    js.Where
 	cacheDir string
 	memMax   int
 	log      *slog.Logger
 	admit    func([]string) []string // drops files of an untrusted project (trust.go)
 
 	mu     sync.Mutex
-	rt     *jstool.Runtime // nil until a file is found
+	rt     *js.Runtime // nil until a file is found
 	loaded map[string]*jsFile
 }
 
 type jsFile struct {
 	stamp string // size and modification time when loaded
-	file  *jstool.File
-	tools []*jstool.Tool
+	file  *js.File
+	tools []*js.Tool
 }
 
 func stampOf(path string) string {
@@ -80,7 +80,7 @@ func (j *jsTools) tools() []runtime.Tool {
 func (j *jsTools) sync(ctx context.Context, reg *runtime.Registry) []runtime.LoadError {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	files := jstool.Files(j.where)
+	files := js.Files(j.where)
 	if j.admit != nil {
 		files = j.admit(files)
 	}
@@ -89,7 +89,7 @@ func (j *jsTools) sync(ctx context.Context, reg *runtime.Registry) []runtime.Loa
 		want[f] = stampOf(f)
 	}
 	affected := map[string]bool{} // ids whose tool may change
-	var stale []*jstool.File
+	var stale []*js.File
 	for p, lf := range j.loaded {
 		if s, ok := want[p]; !ok || s != lf.stamp {
 			for _, t := range lf.tools {
@@ -139,11 +139,11 @@ func (j *jsTools) sync(ctx context.Context, reg *runtime.Registry) []runtime.Loa
 }
 
 func (j *jsTools) start(ctx context.Context) error {
-	engine, err := jstool.LoadEngine(ctx, filepath.Join(j.cacheDir, "engines"))
+	engine, err := js.LoadEngine(ctx, filepath.Join(j.cacheDir, "engines"))
 	if err != nil {
 		return err
 	}
-	j.rt, err = jstool.NewRuntime(ctx, engine, j.memMax, jstool.CompiledDir(filepath.Join(j.cacheDir, "js")))
+	j.rt, err = js.NewRuntime(ctx, engine, j.memMax, js.CompiledDir(filepath.Join(j.cacheDir, "js")))
 	return err
 }
 
@@ -176,7 +176,7 @@ func (j *jsTools) winners(files []string, affected map[string]bool) (remove []st
 // bound the work), records them in j.loaded and returns the ids they
 // export and their failures.
 func (j *jsTools) load(ctx context.Context, files []string, stamps map[string]string) ([]string, []runtime.LoadError) {
-	loaded := make([]*jstool.File, len(files))
+	loaded := make([]*js.File, len(files))
 	errs := make([]error, len(files))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 2)
@@ -186,7 +186,7 @@ func (j *jsTools) load(ctx context.Context, files []string, stamps map[string]st
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			loaded[i], errs[i] = jstool.Load(ctx, f, jstool.LoadOptions{Runtime: j.rt, CacheDir: filepath.Join(j.cacheDir, "js"), Root: j.root(f)})
+			loaded[i], errs[i] = js.Load(ctx, f, js.LoadOptions{Runtime: j.rt, CacheDir: filepath.Join(j.cacheDir, "js"), Root: j.root(f)})
 		}()
 	}
 	wg.Wait()

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolhost/toolhost/internal/jstool/jstooltest"
+	"github.com/toolhost/toolhost/plugins/js/jstooltest"
 	"github.com/toolhost/toolhost/runtime"
 )
 

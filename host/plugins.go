@@ -8,8 +8,8 @@ import (
 	"slices"
 
 	"github.com/toolhost/toolhost/internal/trust"
-	"github.com/toolhost/toolhost/plugins"
 	"github.com/toolhost/toolhost/plugins/pkg"
+	"github.com/toolhost/toolhost/plugins/wasm"
 	"github.com/toolhost/toolhost/runtime"
 )
 
@@ -41,7 +41,7 @@ func (h *Host) addPlugins(ctx context.Context, opts Options) {
 	if h.wasm == nil {
 		return
 	}
-	var srcs []plugins.Bundle
+	var srcs []wasm.Bundle
 	if len(h.Config.Plugin) > 0 {
 		mgr := h.PluginManager(opts)
 		lock, err := h.readLock(mgr.LockPath)
@@ -94,8 +94,8 @@ func (h *Host) readLock(path string) (*pkg.Lock, error) {
 // loadFolderPlugins loads the plugins of the plugin/ and plugins/ folders
 // of the config directories dirs. At start (record) their problems go to
 // LoadErrors; on a reload they are logged.
-func (h *Host) loadFolderPlugins(ctx context.Context, log *slog.Logger, dirs []string, record bool) []*plugins.Plugin {
-	found, errs := plugins.DiscoverBundles(dirs)
+func (h *Host) loadFolderPlugins(ctx context.Context, log *slog.Logger, dirs []string, record bool) []*wasm.Plugin {
+	found, errs := wasm.DiscoverBundles(dirs)
 	for _, e := range errs {
 		if record {
 			h.LoadErrors = append(h.LoadErrors, e)
@@ -103,7 +103,7 @@ func (h *Host) loadFolderPlugins(ctx context.Context, log *slog.Logger, dirs []s
 			log.Warn("plugin not loaded", "file", e.File, "reason", e.Reason)
 		}
 	}
-	var out []*plugins.Plugin
+	var out []*wasm.Plugin
 	for _, src := range found {
 		if p := h.loadPluginRecord(ctx, log, src, record); p != nil {
 			out = append(out, p)
@@ -112,11 +112,11 @@ func (h *Host) loadFolderPlugins(ctx context.Context, log *slog.Logger, dirs []s
 	return out
 }
 
-func (h *Host) loadPlugin(ctx context.Context, log *slog.Logger, src plugins.Bundle) *plugins.Plugin {
+func (h *Host) loadPlugin(ctx context.Context, log *slog.Logger, src wasm.Bundle) *wasm.Plugin {
 	return h.loadPluginRecord(ctx, log, src, true)
 }
 
-func (h *Host) loadPluginRecord(ctx context.Context, log *slog.Logger, src plugins.Bundle, record bool) *plugins.Plugin {
+func (h *Host) loadPluginRecord(ctx context.Context, log *slog.Logger, src wasm.Bundle, record bool) *wasm.Plugin {
 	// A plugin whose required config values are missing or invalid is not
 	// loaded: its tools would only fail, and the model would keep trying
 	// them. The problem names the key and the fix (never a secret's value).

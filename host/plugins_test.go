@@ -17,15 +17,15 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/toolhost/toolhost/plugins"
 	"github.com/toolhost/toolhost/plugins/pkg"
+	"github.com/toolhost/toolhost/plugins/wasm"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
 )
 
 var guestBuilds sync.Map
 
-// guestModule builds a test guest of plugins/testdata/guests once per run.
+// guestModule builds a test guest of plugins/wasm/testdata/guests once per run.
 func guestModule(t testing.TB, name string) string {
 	t.Helper()
 	type build struct {
@@ -43,7 +43,7 @@ func guestModule(t testing.TB, name string) string {
 		}
 		b.path = filepath.Join(dir, name+".wasm")
 		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", b.path, "./"+name)
-		cmd.Dir = filepath.Join("..", "plugins", "testdata", "guests")
+		cmd.Dir = filepath.Join("..", "plugins", "wasm", "testdata", "guests")
 		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "GOWORK=off")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			b.err = fmt.Errorf("%v\n%s", err, out)
@@ -92,12 +92,12 @@ func TestPluginsFromTheLockAndConfigDirectoriesJoinTheHost(t *testing.T) {
 
 	// A hook plugin discovered in the project's config directory.
 	copyInto(t, guard, filepath.Join(project, ".toolhost", "plugin", "guard", "guard.wasm"))
-	os.WriteFile(filepath.Join(project, ".toolhost", "plugin", "guard", plugins.ManifestFile),
+	os.WriteFile(filepath.Join(project, ".toolhost", "plugin", "guard", wasm.ManifestFile),
 		[]byte(`{"name":"guard","version":"1.0.0","abi":"toolhost-abi 1","modules":["guard.wasm"]}`), 0o644)
 	// A describe/call package vendored in the project, added and locked.
 	vendor := filepath.Join(project, "vendor", "acme")
 	copyInto(t, compat, filepath.Join(vendor, "acme.wasm"))
-	os.WriteFile(filepath.Join(vendor, plugins.ManifestFile),
+	os.WriteFile(filepath.Join(vendor, wasm.ManifestFile),
 		[]byte(`{"name":"acme","version":"0.1.0","abi":"toolhost-abi 1","modules":["acme.wasm"],"capabilities":{"config":{"user":{"description":"who"}}}}`), 0o644)
 	cfg := fmt.Sprintf(`{"plugin": ["./vendor/acme", "./vendor/missing"], "wasm": {"acme": {"config": {"user": "ada"}}}, "mcp": {"remote": {"type": "remote", "url": %q}}}`, mcpServer(t))
 	os.WriteFile(filepath.Join(project, "toolhost.json"), []byte(cfg), 0o644)
@@ -146,7 +146,7 @@ func TestPluginsFromTheLockAndConfigDirectoriesJoinTheHost(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			res, err := h.Registry.Call(ctx, runtime.Call{Tool: tt.tool, Args: json.RawMessage(tt.args)})
 			if tt.refused {
-				var re *plugins.RefusedError
+				var re *wasm.RefusedError
 				if !errors.As(err, &re) {
 					t.Fatalf("err = %v, want refused by the guard plugin", err)
 				}
@@ -221,7 +221,7 @@ func TestStartHealsATamperedPluginModuleAndSaysSo(t *testing.T) {
 	compat, guard := guestModule(t, "compat"), guestModule(t, "guard")
 	vendor := filepath.Join(project, "vendor", "acme")
 	copyInto(t, compat, filepath.Join(vendor, "acme.wasm"))
-	os.WriteFile(filepath.Join(vendor, plugins.ManifestFile),
+	os.WriteFile(filepath.Join(vendor, wasm.ManifestFile),
 		[]byte(`{"name":"acme","version":"0.1.0","abi":"toolhost-abi 1","modules":["acme.wasm"]}`), 0o644)
 	os.WriteFile(filepath.Join(project, "toolhost.json"), []byte(`{"plugin": ["./vendor/acme"]}`), 0o644)
 	opts := Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: cacheDir}
@@ -328,7 +328,7 @@ func TestAPluginWhoseConfigFailsIsNotLoadedAndTheLoadErrorNamesTheKey(t *testing
 					cfg = fmt.Sprintf(`{"plugin": ["./vendor/acme"], "wasm": {"acme": {"config": %s}}}`, tt.config)
 				}
 				copyInto(t, compat, filepath.Join(dir, "acme.wasm"))
-				os.WriteFile(filepath.Join(dir, plugins.ManifestFile), []byte(manifest), 0o644)
+				os.WriteFile(filepath.Join(dir, wasm.ManifestFile), []byte(manifest), 0o644)
 				os.WriteFile(filepath.Join(project, "toolhost.json"), []byte(cfg), 0o644)
 				if packaged {
 					probe := &Host{Worktree: project, Config: mustLoadConfig(t, project, env)}

@@ -7,13 +7,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/toolhost/toolhost/internal/pytool"
+	"github.com/toolhost/toolhost/plugins/python"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
 )
 
 // pyTools are the host's Python tool files (tool/*.py in the config
-// directories): found by pytool.Files, run on one engine runtime, and
+// directories): found by python.Files, run on one engine runtime, and
 // reloaded by a watching host when a file is added, edited or removed.
 type pyTools struct {
 	dirs     []string
@@ -25,13 +25,13 @@ type pyTools struct {
 	admit    func([]string) []string // drops files of an untrusted project (trust.go)
 
 	mu     sync.Mutex
-	rt     *pytool.Runtime // nil until a file is found
+	rt     *python.Runtime // nil until a file is found
 	loaded map[string]*pyFile
 }
 
 type pyFile struct {
 	stamp string
-	file  *pytool.File
+	file  *python.File
 	ids   []string
 }
 
@@ -61,7 +61,7 @@ func (p *pyTools) sync(ctx context.Context, reg *runtime.Registry) []runtime.Loa
 	var remove []string
 	var add []runtime.Tool
 	var errs []runtime.LoadError
-	files := pytool.Files(p.dirs)
+	files := python.Files(p.dirs)
 	if p.admit != nil {
 		files = p.admit(files)
 	}
@@ -117,23 +117,23 @@ func (p *pyTools) sync(ctx context.Context, reg *runtime.Registry) []runtime.Loa
 
 // start fetches (the first time) and verifies the engine.
 func (p *pyTools) start(ctx context.Context) error {
-	engine, err := pytool.LoadEngine(ctx, filepath.Join(filepath.Dir(p.cacheDir), "engines"))
+	engine, err := python.LoadEngine(ctx, filepath.Join(filepath.Dir(p.cacheDir), "engines"))
 	if err != nil {
 		return err
 	}
-	p.rt = pytool.NewRuntime(engine, pytool.CompiledDir(p.cacheDir))
+	p.rt = python.NewRuntime(engine, python.CompiledDir(p.cacheDir))
 	return nil
 }
 
-func (p *pyTools) load(ctx context.Context, file string) ([]*pytool.Tool, error) {
+func (p *pyTools) load(ctx context.Context, file string) ([]*python.Tool, error) {
 	if p.rt == nil {
-		return nil, pytool.ErrEngine
+		return nil, python.ErrEngine
 	}
 	pool := 1
 	if !p.warm {
 		pool = -1 // a one-shot host makes one call: an instance started for the next would be wasted
 	}
-	f, err := pytool.Load(ctx, file, pytool.LoadOptions{Runtime: p.rt, CacheDir: p.cacheDir, PoolSize: pool})
+	f, err := python.Load(ctx, file, python.LoadOptions{Runtime: p.rt, CacheDir: p.cacheDir, PoolSize: pool})
 	if err != nil {
 		return nil, err
 	}

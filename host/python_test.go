@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolhost/toolhost/internal/pytool/pytooltest"
+	"github.com/toolhost/toolhost/plugins/python/pytooltest"
 	"github.com/toolhost/toolhost/runtime"
 )
 

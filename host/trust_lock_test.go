@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolhost/toolhost/internal/trust"
-	"github.com/toolhost/toolhost/plugins"
+	"github.com/toolhost/toolhost/plugins/wasm"
 )
 
 // toolhost.lock is the project's file: it picks the package a plugin
@@ -22,7 +22,7 @@ func TestAnUntrustedProjectsLockDoesNotPickOrGrantAPlugin(t *testing.T) {
 	cacheDir := filepath.Join(env("XDG_CACHE_HOME"), "toolhost")
 	vendor := filepath.Join(project, "vendor", "acme")
 	copyInto(t, guestModule(t, "compat"), filepath.Join(vendor, "acme.wasm"))
-	os.WriteFile(filepath.Join(vendor, plugins.ManifestFile),
+	os.WriteFile(filepath.Join(vendor, wasm.ManifestFile),
 		[]byte(`{"name":"acme","version":"0.1.0","abi":"toolhost-abi 1","modules":["acme.wasm"],"capabilities":{"config":{"user":{"description":"who"}}}}`), 0o644)
 	// The plugin and its config are the user's own, in the global config.
 	global := filepath.Join(env("XDG_CONFIG_HOME"), "toolhost", "toolhost.json")

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolhost/toolhost/plugins"
+	"github.com/toolhost/toolhost/plugins/wasm"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
 )
@@ -17,7 +17,7 @@ import (
 // directories and adds them as runtime.SourceWasm. Modules that fail to
 // load are recorded in LoadErrors and skipped.
 func (h *Host) addWasm(ctx context.Context, opts Options) error {
-	wh := plugins.NewEngine(plugins.EngineOptions{
+	wh := wasm.NewEngine(wasm.EngineOptions{
 		CacheDir: filepath.Join(opts.CacheDir, "wasm"),
 		Config:   h.Config,
 		Logger:   opts.Logger,
@@ -45,7 +45,7 @@ func (h *Host) addWasm(ctx context.Context, opts Options) error {
 // the old one.
 //
 // pluginsAt is what the plugin folders held when the host loaded them.
-func (h *Host) watch(directory string, log *slog.Logger, pluginsAt plugins.PluginFolders) {
+func (h *Host) watch(directory string, log *slog.Logger, pluginsAt wasm.PluginFolders) {
 	if h.js != nil {
 		h.life.goWatch(func(ctx context.Context) { h.js.watch(ctx, h.Registry, time.Second) })
 	}
@@ -110,7 +110,7 @@ func watchDirs(dirs []string, worktree, directory string) []string {
 // WasmPools returns the instance pools of the wasm modules (tools and
 // plugins) compiled so far: per module, instances idle and in use. Nil
 // without wasm (Options.NoWasm).
-func (h *Host) WasmPools() []plugins.PoolSize {
+func (h *Host) WasmPools() []wasm.PoolSize {
 	if h.wasm == nil {
 		return nil
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolhost/toolhost/plugins"
+	"github.com/toolhost/toolhost/plugins/wasm"
 )
 
 // BenchmarkPluginFolderReload measures the watch's promise for plugin
@@ -26,7 +26,7 @@ func BenchmarkPluginFolderReload(b *testing.B) {
 	staged := filepath.Join(b.TempDir(), "guard")
 	copyInto(b, guestModule(b, "guard"), filepath.Join(staged, "guard.wasm"))
 	copyInto(b, guestModule(b, "echo"), filepath.Join(staged, "echo.wasm"))
-	if err := os.WriteFile(filepath.Join(staged, plugins.ManifestFile),
+	if err := os.WriteFile(filepath.Join(staged, wasm.ManifestFile),
 		[]byte(`{"name":"guard","version":"1.0.0","abi":"toolhost-abi 1","modules":["guard.wasm","echo.wasm"]}`), 0o644); err != nil {
 		b.Fatal(err)
 	}
@@ -34,11 +34,11 @@ func BenchmarkPluginFolderReload(b *testing.B) {
 	ctx := context.Background()
 
 	// The baseline: loading the bundle directly, caches warm.
-	eng := plugins.NewEngine(plugins.EngineOptions{CacheDir: filepath.Join(cacheDir, "wasm")})
+	eng := wasm.NewEngine(wasm.EngineOptions{CacheDir: filepath.Join(cacheDir, "wasm")})
 	var load time.Duration
 	const loads = 5
 	for range loads {
-		src, err := plugins.DirBundle(staged)
+		src, err := wasm.DirBundle(staged)
 		if err != nil {
 			b.Fatal(err)
 		}

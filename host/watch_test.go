@@ -12,7 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolhost/toolhost/mcp/server"
-	"github.com/toolhost/toolhost/plugins"
+	"github.com/toolhost/toolhost/plugins/wasm"
 	"github.com/toolhost/toolhost/runtime"
 )
 
@@ -30,7 +30,7 @@ func warmCache(t *testing.T, cacheDir, module string) {
 	t.Helper()
 	dir := t.TempDir()
 	copyInto(t, module, filepath.Join(dir, "tool", filepath.Base(module)))
-	wh := plugins.NewEngine(plugins.EngineOptions{CacheDir: filepath.Join(cacheDir, "wasm")})
+	wh := wasm.NewEngine(wasm.EngineOptions{CacheDir: filepath.Join(cacheDir, "wasm")})
 	defer wh.Close(context.Background())
 	tools, errs := wh.Discover(context.Background(), []string{dir})
 	if len(errs) > 0 || len(tools) == 0 {
@@ -218,9 +218,9 @@ func TestWatchedDirectoriesIncludeProjectConfigDirectoriesNotYetCreated(t *testi
 // provides in the cache.
 func warmPlugin(t testing.TB, cacheDir, dir string) {
 	t.Helper()
-	wh := plugins.NewEngine(plugins.EngineOptions{CacheDir: filepath.Join(cacheDir, "wasm")})
+	wh := wasm.NewEngine(wasm.EngineOptions{CacheDir: filepath.Join(cacheDir, "wasm")})
 	defer wh.Close(context.Background())
-	src, err := plugins.DirBundle(dir)
+	src, err := wasm.DirBundle(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +245,7 @@ func TestAPluginDroppedIntoARunningHostsPluginFolderComesAndGoes(t *testing.T) {
 	staged := filepath.Join(t.TempDir(), "guard")
 	copyInto(t, guestModule(t, "guard"), filepath.Join(staged, "guard.wasm"))
 	copyInto(t, guestModule(t, "echo"), filepath.Join(staged, "echo.wasm"))
-	if err := os.WriteFile(filepath.Join(staged, plugins.ManifestFile),
+	if err := os.WriteFile(filepath.Join(staged, wasm.ManifestFile),
 		[]byte(`{"name":"guard","version":"1.0.0","abi":"toolhost-abi 1","modules":["guard.wasm","echo.wasm"]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 // Package sdkguest embeds the guest SDKs and `toolhost tool new` templates
 // of the languages whose SDK is not a Go module (C, Rust, AssemblyScript,
-// D), so package plugins can vendor them into a project without keeping a
+// D), so package toolbuild can vendor them into a project without keeping a
 // second copy: go:embed cannot reach outside a package's directory, so the
 // files are embedded here, where they live. The Go SDK is its own module
 // (sdk-guest/go) and cannot be embedded from this one; plugins keeps a

@@ -9,7 +9,7 @@ import (
 
 	"github.com/tetratelabs/wazero"
 
-	"github.com/toolhost/toolhost/plugins"
+	"github.com/toolhost/toolhost/plugins/wasm"
 	"github.com/toolhost/toolhost/runtime"
 )
 
@@ -40,19 +40,19 @@ func BenchmarkLanguages(b *testing.B) {
 			b.ReportMetric(float64(len(wasm)), "module-bytes")
 		})
 		b.Run(l.name+"/call", func(b *testing.B) {
-			wasm := module(b, l)
+			file := module(b, l)
 			dir := b.TempDir()
 			if err := os.MkdirAll(filepath.Join(dir, "tool"), 0o755); err != nil {
 				b.Fatal(err)
 			}
-			data, err := os.ReadFile(wasm)
+			data, err := os.ReadFile(file)
 			if err != nil {
 				b.Fatal(err)
 			}
 			if err := os.WriteFile(filepath.Join(dir, "tool", "words.wasm"), data, 0o644); err != nil {
 				b.Fatal(err)
 			}
-			host := plugins.NewEngine(plugins.EngineOptions{CacheDir: cacheDir})
+			host := wasm.NewEngine(wasm.EngineOptions{CacheDir: cacheDir})
 			defer host.Close(context.Background())
 			tools, errs := host.Discover(context.Background(), []string{dir})
 			if len(errs) > 0 {

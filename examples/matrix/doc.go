@@ -2,7 +2,7 @@
 // tool set (examples/*-words: a main tool and four named tools) in every
 // guest language toolhost ships an SDK for, each with its real toolchain,
 // and runs one conformance suite on every module through the host —
-// plugins.Engine.Discover into a runtime.Registry, and Registry.Call — so
+// wasm.Engine.Discover into a runtime.Registry, and Registry.Call — so
 // a language is supported when it passes exactly what the others pass:
 // description, schema, execute, named tools, ask allowed and refused,
 // live metadata, config, session state, a guest error, and non-ASCII text

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/toolhost/toolhost/plugins"
+	"github.com/toolhost/toolhost/plugins/wasm"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
 	"github.com/toolhost/toolhost/runtime/permission"
@@ -30,15 +30,15 @@ type setup struct {
 
 // load copies the module into a config directory as words.wasm — every
 // language's module gets the same name, so the same tool ids — and loads
-// it through plugins.Engine into a registry with the given config (JSON) and
+// it through wasm.Engine into a registry with the given config (JSON) and
 // asker.
-func load(t *testing.T, wasm, cfgJSON string, asker permission.Asker) setup {
+func load(t *testing.T, mod, cfgJSON string, asker permission.Asker) setup {
 	t.Helper()
-	return loadAs(t, wasm, "words.wasm", cfgJSON, asker)
+	return loadAs(t, mod, "words.wasm", cfgJSON, asker)
 }
 
 // loadAs is load with another file name for the module.
-func loadAs(t *testing.T, wasm, file, cfgJSON string, asker permission.Asker) setup {
+func loadAs(t *testing.T, mod, file, cfgJSON string, asker permission.Asker) setup {
 	t.Helper()
 	cfg := &config.Config{}
 	if cfgJSON != "" {
@@ -50,8 +50,8 @@ func loadAs(t *testing.T, wasm, file, cfgJSON string, asker permission.Asker) se
 	if err := os.MkdirAll(filepath.Join(dir, "tool"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	copyFile(t, wasm, filepath.Join(dir, "tool", file))
-	host := plugins.NewEngine(plugins.EngineOptions{CacheDir: cacheDir, Config: cfg})
+	copyFile(t, mod, filepath.Join(dir, "tool", file))
+	host := wasm.NewEngine(wasm.EngineOptions{CacheDir: cacheDir, Config: cfg})
 	t.Cleanup(func() { host.Close(context.Background()) })
 	tools, errs := host.Discover(context.Background(), []string{dir})
 	for _, e := range errs {
@@ -118,10 +118,10 @@ func TestLanguagesPassTheSameConformanceSuite(t *testing.T) {
 }
 
 // conformance is the suite every language's words module must pass.
-func conformance(t *testing.T, wasm string) {
+func conformance(t *testing.T, mod string) {
 	t.Run("the module provides its main tool and every named tool", func(t *testing.T) {
 		t.Parallel()
-		s := load(t, wasm, "", nil)
+		s := load(t, mod, "", nil)
 		want := []string{"words", "words_greet", "words_note", "words_reverse"}
 		if !slices.Equal(s.tools, want) {
 			t.Fatalf("tools = %v, want %v", s.tools, want)
@@ -130,7 +130,7 @@ func conformance(t *testing.T, wasm string) {
 
 	t.Run("descriptions and schemas reach the model's tool list", func(t *testing.T) {
 		t.Parallel()
-		s := load(t, wasm, "", nil)
+		s := load(t, mod, "", nil)
 		infos, err := s.reg.Tools(context.Background(), "", "build")
 		if err != nil {
 			t.Fatal(err)
@@ -171,7 +171,7 @@ func conformance(t *testing.T, wasm string) {
 
 	t.Run("execute returns a structured result and reports progress live", func(t *testing.T) {
 		t.Parallel()
-		s := load(t, wasm, "", nil)
+		s := load(t, mod, "", nil)
 		var mu sync.Mutex
 		var titles []string
 		res, err := s.reg.Call(context.Background(), runtime.Call{
@@ -200,7 +200,7 @@ func conformance(t *testing.T, wasm string) {
 
 	t.Run("non-ASCII text round-trips through arguments and output", func(t *testing.T) {
 		t.Parallel()
-		s := load(t, wasm, "", nil)
+		s := load(t, mod, "", nil)
 		tests := []struct{ name, tool, text, want string }{
 			{"accented Latin is reversed by character", "words_reverse", "héllo wörld", "dlröw olléh"},
 			{"CJK, emoji outside the BMP and escapes survive", "words_reverse", "日本語 🎉 \"q\"\t\\", "\\\t\"q\" 🎉 語本日"},
@@ -227,7 +227,7 @@ func conformance(t *testing.T, wasm string) {
 			{"an absent key takes the tool's default", "", "Hello, Zoë!"},
 		}
 		for _, tt := range tests {
-			s := load(t, wasm, tt.cfg, nil)
+			s := load(t, mod, tt.cfg, nil)
 			res, err := s.call(t, "", "words_greet", `{"name": "Zoë"}`)
 			if err != nil {
 				t.Errorf("%s: %v", tt.name, err)
@@ -251,7 +251,7 @@ func conformance(t *testing.T, wasm string) {
 			mu.Unlock()
 			return permission.Reply{Kind: permission.Once}, nil
 		})
-		s := load(t, wasm, askRemember, asker)
+		s := load(t, mod, askRemember, asker)
 		res, err := s.call(t, "ses_a", "words_note", `{"key": "colour", "value": "grün"}`)
 		if err != nil || res.Output != "remembered colour" {
 			t.Fatalf("remember = %q, %v", res.Output, err)
@@ -282,7 +282,7 @@ func conformance(t *testing.T, wasm string) {
 			{"a person's reject is a rejection", askRemember, reject, "rejected"},
 		}
 		for _, tt := range tests {
-			s := load(t, wasm, tt.cfg, tt.asker)
+			s := load(t, mod, tt.cfg, tt.asker)
 			_, err := s.call(t, "ses_c", "words_note", `{"key": "k", "value": "v"}`)
 			if got := permission.Kind(err); got != tt.kind {
 				t.Errorf("%s: err = %T %v, want kind %q", tt.name, err, err, tt.kind)
@@ -295,9 +295,9 @@ func conformance(t *testing.T, wasm string) {
 
 	t.Run("a guest error reaches the model with the guest's message", func(t *testing.T) {
 		t.Parallel()
-		s := load(t, wasm, "", nil)
+		s := load(t, mod, "", nil)
 		_, err := s.call(t, "", "words_note", `{"key": "nope"}`)
-		var ge *plugins.GuestError
+		var ge *wasm.GuestError
 		if !errors.As(err, &ge) || !strings.Contains(err.Error(), `nothing remembered under "nope"`) {
 			t.Fatalf("err = %T %v, want a GuestError naming the key", err, err)
 		}
@@ -305,7 +305,7 @@ func conformance(t *testing.T, wasm string) {
 
 	t.Run("arguments are validated against the guest's schema before execute", func(t *testing.T) {
 		t.Parallel()
-		s := load(t, wasm, "", nil)
+		s := load(t, mod, "", nil)
 		_, err := s.call(t, "", "words_reverse", `{"text": 3}`)
 		var ve *runtime.ValidationError
 		if !errors.As(err, &ve) {

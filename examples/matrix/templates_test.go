@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/toolhost/toolhost/internal/toolbuild"
-	"github.com/toolhost/toolhost/plugins"
+	"github.com/toolhost/toolhost/plugins/wasm"
 )
 
 // Each language's template is tested as an author meets it: toolbuild.New
@@ -68,7 +68,7 @@ func TestTemplatesBuildIntoWorkingTools(t *testing.T) {
 				t.Errorf("call = %q, %v; want Hello, Zoë!", res.Output, err)
 			}
 			_, err = s.call(t, "", templateName, `{"name": ""}`)
-			var ge *plugins.GuestError
+			var ge *wasm.GuestError
 			if !errors.As(err, &ge) || !strings.Contains(err.Error(), "name is empty") {
 				t.Errorf("empty name: err = %v, want the template's guest error", err)
 			}

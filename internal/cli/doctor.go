@@ -15,12 +15,12 @@ import (
 
 	"github.com/toolhost/toolhost/builtins"
 	"github.com/toolhost/toolhost/host"
-	"github.com/toolhost/toolhost/internal/jstool"
 	"github.com/toolhost/toolhost/internal/npmengine"
-	"github.com/toolhost/toolhost/internal/pytool"
 	"github.com/toolhost/toolhost/internal/sandbox"
 	"github.com/toolhost/toolhost/internal/toolbuild"
 	"github.com/toolhost/toolhost/internal/trust"
+	"github.com/toolhost/toolhost/plugins/js"
+	"github.com/toolhost/toolhost/plugins/python"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
 )
@@ -46,7 +46,7 @@ type DoctorReport struct {
 	Plugins    []PluginReport    `json:"plugins"`
 	Toolchains []ToolchainReport `json:"toolchains"`
 	// JSEngine is the engine TypeScript and JavaScript tools run on.
-	JSEngine jstool.EngineStatus `json:"js_engine"`
+	JSEngine js.EngineStatus `json:"js_engine"`
 	// PythonEngine is the engine Python tools run on.
 	PythonEngine npmengine.Status `json:"python_engine"`
 	// LanguageServers are the servers in effect for the edit tools'
@@ -245,8 +245,8 @@ func Doctor(ctx context.Context, dir string, opts *DoctorOptions) (*DoctorReport
 		}
 		rep.LanguageServers = append(rep.LanguageServers, lr)
 	}
-	rep.JSEngine = jstool.CheckEngine(filepath.Join(host.DefaultCacheDir(env), "engines"))
-	rep.PythonEngine = pytool.CheckEngine(filepath.Join(host.DefaultCacheDir(env), "engines"))
+	rep.JSEngine = js.CheckEngine(filepath.Join(host.DefaultCacheDir(env), "engines"))
+	rep.PythonEngine = python.CheckEngine(filepath.Join(host.DefaultCacheDir(env), "engines"))
 	return rep, nil
 }
 

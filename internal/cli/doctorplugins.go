@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/toolhost/toolhost/host"
-	"github.com/toolhost/toolhost/plugins"
 	"github.com/toolhost/toolhost/plugins/pkg"
+	"github.com/toolhost/toolhost/plugins/wasm"
 	"github.com/toolhost/toolhost/runtime/config"
 )
 
@@ -26,7 +26,7 @@ type PluginReport struct {
 // lock, from the cache) and the plugins of the config folders.
 func pluginReports(loaded *config.Loaded, worktree, cacheDir string) []PluginReport {
 	var out []PluginReport
-	check := func(r PluginReport, m plugins.Manifest) PluginReport {
+	check := func(r PluginReport, m wasm.Manifest) PluginReport {
 		r.Name = m.Name
 		if err := m.CheckConfig(loaded.Config); err != nil {
 			r.Problem = err.Error()
@@ -57,7 +57,7 @@ func pluginReports(loaded *config.Loaded, worktree, cacheDir string) []PluginRep
 			out = append(out, check(r, src.Manifest))
 		}
 	}
-	found, errs := plugins.DiscoverBundles(loaded.Dirs)
+	found, errs := wasm.DiscoverBundles(loaded.Dirs)
 	for _, e := range errs {
 		out = append(out, PluginReport{Source: e.File, Problem: e.Reason})
 	}

@@ -19,7 +19,7 @@ var echoGuest struct {
 	err  error
 }
 
-// echoWasm builds plugins/testdata/guests/echo (a Go guest that echoes its
+// echoWasm builds plugins/wasm/testdata/guests/echo (a Go guest that echoes its
 // text) once per test process. Without a Go toolchain able to target wasip1
 // the test is skipped, and fails under CI=true.
 func echoWasm(t *testing.T) string {
@@ -32,7 +32,7 @@ func echoWasm(t *testing.T) string {
 		}
 		echoGuest.path = filepath.Join(dir, "echo.wasm")
 		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", echoGuest.path, "./echo")
-		cmd.Dir = filepath.Join("..", "..", "plugins", "testdata", "guests")
+		cmd.Dir = filepath.Join("..", "..", "plugins", "wasm", "testdata", "guests")
 		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "GOWORK=off")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			echoGuest.err = fmt.Errorf("build the echo guest: %v\n%s", err, out)

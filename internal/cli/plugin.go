@@ -15,8 +15,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/toolhost/toolhost/host"
-	"github.com/toolhost/toolhost/plugins"
 	"github.com/toolhost/toolhost/plugins/pkg"
+	"github.com/toolhost/toolhost/plugins/wasm"
 	"github.com/toolhost/toolhost/runtime/config"
 )
 
@@ -130,8 +130,8 @@ func loadPluginEnv(g *Globals, opts *PluginOptions) (*pluginEnv, error) {
 			env.configFile = filepath.Join(worktree, n)
 		}
 	}
-	mgr.Inspect = func(ctx context.Context, src plugins.Bundle) ([]string, []string, error) {
-		wh := plugins.NewEngine(plugins.EngineOptions{CacheDir: filepath.Join(cacheDir, "wasm"), Logger: g.logger()})
+	mgr.Inspect = func(ctx context.Context, src wasm.Bundle) ([]string, []string, error) {
+		wh := wasm.NewEngine(wasm.EngineOptions{CacheDir: filepath.Join(cacheDir, "wasm"), Logger: g.logger()})
 		defer wh.Close(context.WithoutCancel(ctx))
 		p, err := wh.LoadPlugin(ctx, src)
 		if err != nil {

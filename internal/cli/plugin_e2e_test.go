@@ -35,7 +35,7 @@ func compatWasm(t *testing.T) []byte {
 		}
 		defer os.RemoveAll(dir)
 		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", filepath.Join(dir, "acme.wasm"), "./compat")
-		cmd.Dir = filepath.Join("..", "..", "plugins", "testdata", "guests")
+		cmd.Dir = filepath.Join("..", "..", "plugins", "wasm", "testdata", "guests")
 		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "GOWORK=off")
 		if compatGuest.out, compatGuest.err = cmd.CombinedOutput(); compatGuest.err == nil {
 			compatGuest.wasm, compatGuest.err = os.ReadFile(filepath.Join(dir, "acme.wasm"))

@@ -51,7 +51,7 @@ func TestPluginCommandsAddListVerifyAndRemoveALocalPlugin(t *testing.T) {
 	vendor := filepath.Join(project, "vendor", "acme")
 	os.MkdirAll(vendor, 0o755)
 	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", filepath.Join(vendor, "acme.wasm"), "./compat")
-	cmd.Dir = filepath.Join("..", "..", "plugins", "testdata", "guests")
+	cmd.Dir = filepath.Join("..", "..", "plugins", "wasm", "testdata", "guests")
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "GOWORK=off")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		if os.Getenv("CI") == "true" {

@@ -18,13 +18,13 @@ import (
 // exitWait is how soon `toolhost mcp` must exit after SIGINT or SIGTERM.
 const exitWait = 2 * time.Second
 
-// buildGuest builds a test guest of plugins/testdata/guests, or skips (fails
+// buildGuest builds a test guest of plugins/wasm/testdata/guests, or skips (fails
 // under CI) without a Go toolchain that targets wasip1.
 func buildGuest(t *testing.T, name string) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), name+".wasm")
 	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", out, "./"+name)
-	cmd.Dir = filepath.Join("..", "..", "plugins", "testdata", "guests")
+	cmd.Dir = filepath.Join("..", "..", "plugins", "wasm", "testdata", "guests")
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "GOWORK=off")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		if os.Getenv("CI") == "true" {

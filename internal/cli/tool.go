@@ -12,10 +12,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/toolhost/toolhost/host"
-	"github.com/toolhost/toolhost/internal/jstool"
-	"github.com/toolhost/toolhost/internal/pytool"
 	"github.com/toolhost/toolhost/internal/toolbuild"
-	"github.com/toolhost/toolhost/plugins"
+	"github.com/toolhost/toolhost/plugins/js"
+	"github.com/toolhost/toolhost/plugins/python"
+	"github.com/toolhost/toolhost/plugins/wasm"
 	"github.com/toolhost/toolhost/runtime/config"
 )
 
@@ -91,10 +91,10 @@ func projectConfigDir(g *Globals) (string, error) {
 }
 
 func runToolNew(_ context.Context, g *Globals, opts *ToolNewOptions) error {
-	if jstool.IsLang(opts.Lang) {
+	if js.IsLang(opts.Lang) {
 		return runToolNewJS(g, opts)
 	}
-	if pytool.IsLang(opts.Lang) {
+	if python.IsLang(opts.Lang) {
 		return runToolNewPython(g, opts)
 	}
 	lang, err := toolbuild.ParseLang(opts.Lang)
@@ -156,8 +156,8 @@ func runToolBuild(ctx context.Context, g *Globals, opts *ToolBuildOptions) error
 	wd, _ := os.Getwd()
 	// Each built module gets its tool list embedded and the compilation
 	// cache the host uses warmed, so listing compiles nothing and the
-	// first call compiles from the cache (plugins.Engine.EmbedToolList).
-	eng := plugins.NewEngine(plugins.EngineOptions{
+	// first call compiles from the cache (wasm.Engine.EmbedToolList).
+	eng := wasm.NewEngine(wasm.EngineOptions{
 		CacheDir: filepath.Join(host.DefaultCacheDir(os.Getenv), "wasm"),
 		Logger:   g.logger(),
 	})
@@ -209,7 +209,7 @@ func runToolNewJS(g *Globals, opts *ToolNewOptions) error {
 	if err != nil {
 		return err
 	}
-	path, hint, err := jstool.Scaffold(cfgDir, opts.Name, opts.Lang)
+	path, hint, err := js.Scaffold(cfgDir, opts.Name, opts.Lang)
 	if err != nil {
 		return usageError{err}
 	}
@@ -225,7 +225,7 @@ func runToolNewPython(g *Globals, opts *ToolNewOptions) error {
 	if err != nil {
 		return err
 	}
-	path, test, err := pytool.Scaffold(cfgDir, opts.Name)
+	path, test, err := python.Scaffold(cfgDir, opts.Name)
 	if err != nil {
 		return usageError{err}
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/toolhost/toolhost/internal/e2e"
 	"github.com/toolhost/toolhost/internal/toolbuild"
-	"github.com/toolhost/toolhost/plugins"
+	"github.com/toolhost/toolhost/plugins/wasm"
 )
 
 // TestAToolInANewLanguageGoesFromNewToCallThroughTheBinary is an author's
@@ -74,9 +74,9 @@ func TestABuiltGoToolCarriesItsToolListAndWarmsTheCache(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "✓ greeter (go)") {
 		t.Fatalf("tool build: exit %d: %s%s", code, out, stderr)
 	}
-	wasm, err := os.ReadFile(filepath.Join(p.Dir, ".toolhost", "tool", "greeter.wasm"))
-	if err != nil || !bytes.Contains(wasm, []byte(plugins.ToolsSection)) {
-		t.Fatalf("the built module has no %s section (%v)", plugins.ToolsSection, err)
+	mod, err := os.ReadFile(filepath.Join(p.Dir, ".toolhost", "tool", "greeter.wasm"))
+	if err != nil || !bytes.Contains(mod, []byte(wasm.ToolsSection)) {
+		t.Fatalf("the built module has no %s section (%v)", wasm.ToolsSection, err)
 	}
 	cache := filepath.Join(p.Home, ".cache", "toolhost", "wasm")
 	if entries, _ := os.ReadDir(filepath.Join(cache, "compiled")); len(entries) == 0 {

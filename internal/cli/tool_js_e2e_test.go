@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolhost/toolhost/internal/e2e"
-	"github.com/toolhost/toolhost/internal/jstool/jstooltest"
+	"github.com/toolhost/toolhost/plugins/js/jstooltest"
 )
 
 // TestToolNewTSScaffoldsAToolThatRunsWithoutABuild: `tool new --lang ts`

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/toolhost/toolhost/internal/e2e"
-	"github.com/toolhost/toolhost/internal/pytool/pytooltest"
+	"github.com/toolhost/toolhost/plugins/python/pytooltest"
 )
 
 // probePy is a Python tool file that tries what a sandbox must refuse

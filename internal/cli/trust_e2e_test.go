@@ -16,13 +16,13 @@ import (
 	"github.com/toolhost/toolhost/internal/e2e"
 )
 
-// kitchenWasm builds plugins/testdata/guests/kitchen (its env tool lists
+// kitchenWasm builds plugins/wasm/testdata/guests/kitchen (its env tool lists
 // the environment the guest was granted), as echoWasm builds echo.
 func kitchenWasm(t *testing.T) []byte {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "kitchen.wasm")
 	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", out, "./kitchen")
-	cmd.Dir = filepath.Join("..", "..", "plugins", "testdata", "guests")
+	cmd.Dir = filepath.Join("..", "..", "plugins", "wasm", "testdata", "guests")
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "GOWORK=off")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		if os.Getenv("CI") == "true" {

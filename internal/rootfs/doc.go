@@ -44,5 +44,5 @@
 // Directories are listed from their open descriptor (getdents and
 // fstatat), so a listing shows a link as a link and never follows it.
 //
-// It must not import anything of toolhost: package plugins mounts it.
+// It must not import anything of toolhost: package wasm (plugins/wasm) mounts it.
 package rootfs

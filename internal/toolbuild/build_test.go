@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/toolhost/toolhost/internal/toolbuild"
-	"github.com/toolhost/toolhost/plugins"
+	"github.com/toolhost/toolhost/plugins/wasm"
 	"github.com/toolhost/toolhost/runtime"
 )
 
@@ -37,7 +37,7 @@ func TestNewThenBuildMakesLoadableTools(t *testing.T) {
 	if len(results) != len(langs) {
 		t.Fatalf("built %d tools, want %d", len(results), len(langs))
 	}
-	h := plugins.NewEngine(plugins.EngineOptions{CacheDir: t.TempDir()})
+	h := wasm.NewEngine(wasm.EngineOptions{CacheDir: t.TempDir()})
 	t.Cleanup(func() { h.Close(context.Background()) })
 	loaded, errs := h.Discover(context.Background(), []string{dir})
 	for _, e := range errs {

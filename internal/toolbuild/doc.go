@@ -6,5 +6,5 @@
 //
 // It is internal because it is the CLI's business, not an embedder's: a
 // program that embeds toolhost loads built modules through package host.
-// Loading and running modules is package plugins.
+// Loading and running modules is package wasm (plugins/wasm).
 package toolbuild

@@ -47,7 +47,7 @@ type Options struct {
 	// Prepare, when set, runs on each freshly compiled module (at a
 	// temporary path named like the module) before it replaces the old
 	// one; an error fails that tool's build. The CLI embeds the tool list
-	// there and warms the compilation cache (plugins.Engine.EmbedToolList),
+	// there and warms the compilation cache (wasm.Engine.EmbedToolList),
 	// so the stamp records the module as it is served.
 	Prepare func(ctx context.Context, path string) error
 }

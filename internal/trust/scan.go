@@ -28,7 +28,7 @@ const (
 var toolFolders = []string{"tool", "tools", "plugin", "plugins"}
 
 // OpenCode's project folder and the tool folders toolhost reads in it
-// (internal/jstool).
+// (plugins/js).
 const openCodeDir = ".opencode"
 
 var openCodeFolders = []string{"tool", "tools"}

@@ -107,7 +107,7 @@ func (m *Metrics) permission(perm string, outcome permission.Outcome) {
 }
 
 // PoolSize is one wasm module's instances: idle in its pool and in use by
-// calls now (plugins.PoolSize, copied by the program that has both).
+// calls now (wasm.PoolSize, copied by the program that has both).
 type PoolSize struct {
 	Module      string
 	Idle, InUse int

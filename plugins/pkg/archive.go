@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolhost/toolhost/plugins"
+	"github.com/toolhost/toolhost/plugins/wasm"
 )
 
 // Archive limits: a plugin is a manifest and a few modules.
@@ -34,12 +34,12 @@ var packTime = time.Unix(0, 0).UTC()
 // fixed times, owners and modes, and a gzip header without name or time.
 // The same files packed by the same toolhost give the same bytes, so the
 // same digest.
-func Pack(dir string) ([]byte, plugins.Manifest, error) {
-	m, err := plugins.ReadManifest(dir)
+func Pack(dir string) ([]byte, wasm.Manifest, error) {
+	m, err := wasm.ReadManifest(dir)
 	if err != nil {
-		return nil, plugins.Manifest{}, err
+		return nil, wasm.Manifest{}, err
 	}
-	names := append([]string{plugins.ManifestFile}, m.Modules...)
+	names := append([]string{wasm.ManifestFile}, m.Modules...)
 	sort.Strings(names)
 	var buf bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
@@ -47,28 +47,28 @@ func Pack(dir string) ([]byte, plugins.Manifest, error) {
 	for _, name := range names {
 		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
 		if err != nil {
-			return nil, plugins.Manifest{}, fmt.Errorf("pack %s: %w", dir, err)
+			return nil, wasm.Manifest{}, fmt.Errorf("pack %s: %w", dir, err)
 		}
 		hdr := &tar.Header{Name: path.Clean(name), Mode: 0o644, Size: int64(len(data)), ModTime: packTime, Typeflag: tar.TypeReg, Format: tar.FormatPAX}
 		if err := tw.WriteHeader(hdr); err != nil {
-			return nil, plugins.Manifest{}, err
+			return nil, wasm.Manifest{}, err
 		}
 		if _, err := tw.Write(data); err != nil {
-			return nil, plugins.Manifest{}, err
+			return nil, wasm.Manifest{}, err
 		}
 	}
 	if err := tw.Close(); err != nil {
-		return nil, plugins.Manifest{}, err
+		return nil, wasm.Manifest{}, err
 	}
 	if err := zw.Close(); err != nil {
-		return nil, plugins.Manifest{}, err
+		return nil, wasm.Manifest{}, err
 	}
 	return buf.Bytes(), m, nil
 }
 
 // archiveContent is a read archive: the manifest and each file's bytes.
 type archiveContent struct {
-	manifest plugins.Manifest
+	manifest wasm.Manifest
 	files    map[string][]byte
 }
 
@@ -111,11 +111,11 @@ func readArchive(data []byte) (archiveContent, error) {
 		}
 		files[name] = b
 	}
-	raw, ok := files[plugins.ManifestFile]
+	raw, ok := files[wasm.ManifestFile]
 	if !ok {
-		return archiveContent{}, fmt.Errorf("plugin archive has no %s at its root", plugins.ManifestFile)
+		return archiveContent{}, fmt.Errorf("plugin archive has no %s at its root", wasm.ManifestFile)
 	}
-	m, err := plugins.ParseManifest(raw)
+	m, err := wasm.ParseManifest(raw)
 	if err != nil {
 		return archiveContent{}, err
 	}
@@ -141,18 +141,18 @@ func (c Cache) unpackedDir(digest string) string {
 // something other than a regular file, or deleted from an unpacked
 // directory is written again and returned in restored, as it was found,
 // so the caller can tell the user. A first unpack restores nothing.
-func (c Cache) unpack(digest string, data []byte) (src plugins.Bundle, restored []Problem, err error) {
+func (c Cache) unpack(digest string, data []byte) (src wasm.Bundle, restored []Problem, err error) {
 	ac, err := readArchive(data)
 	if err != nil {
-		return plugins.Bundle{}, nil, err
+		return wasm.Bundle{}, nil, err
 	}
 	if _, err := hexOf(digest); err != nil {
-		return plugins.Bundle{}, nil, err
+		return wasm.Bundle{}, nil, err
 	}
 	dir := c.unpackedDir(digest)
 	_, statErr := os.Lstat(dir)
 	existed := statErr == nil
-	src = plugins.Bundle{Manifest: ac.manifest, Dir: dir}
+	src = wasm.Bundle{Manifest: ac.manifest, Dir: dir}
 	for _, mod := range ac.manifest.Modules {
 		b := ac.files[path.Clean(mod)]
 		sum := sha256.Sum256(b)
@@ -160,16 +160,16 @@ func (c Cache) unpack(digest string, data []byte) (src plugins.Bundle, restored 
 		p := filepath.Join(dir, filepath.FromSlash(path.Clean(mod)))
 		if _, got, ferr := inspectFile(p, want); ferr != nil {
 			if err := c.clearNonRegular(p, ferr); err != nil {
-				return plugins.Bundle{}, restored, fmt.Errorf("unpack plugin: %w", err)
+				return wasm.Bundle{}, restored, fmt.Errorf("unpack plugin: %w", err)
 			}
 			if err := writeAtomic(p, b); err != nil {
-				return plugins.Bundle{}, restored, fmt.Errorf("unpack plugin: %w", err)
+				return wasm.Bundle{}, restored, fmt.Errorf("unpack plugin: %w", err)
 			}
 			if existed {
 				restored = append(restored, Problem{Plugin: ac.manifest.Name, Kind: ProblemModule, File: p, Want: want, Got: got, Err: ferr})
 			}
 		}
-		src.Modules = append(src.Modules, plugins.ModuleFile{Name: mod, Path: p, SHA256: hex.EncodeToString(sum[:])})
+		src.Modules = append(src.Modules, wasm.ModuleFile{Name: mod, Path: p, SHA256: hex.EncodeToString(sum[:])})
 	}
 	return src, restored, nil
 }

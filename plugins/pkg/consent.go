@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/toolhost/toolhost/plugins"
+	"github.com/toolhost/toolhost/plugins/wasm"
 )
 
 // ConsentRequest is what a person is shown before a plugin gets
@@ -14,7 +14,7 @@ import (
 type ConsentRequest struct {
 	Name, Version, Ref, Digest string
 	// Capabilities are everything the plugin asks for.
-	Capabilities plugins.Capabilities
+	Capabilities wasm.Capabilities
 	// Lines are what needs agreeing to, one per line: every capability on
 	// add, only the increases on update.
 	Lines []string

@@ -26,5 +26,5 @@
 //     archive is a plain .tar.gz anyone can inspect.
 //
 // What it must not import: the runtime registry or any front end. It
-// hands plugins.Bundle values to whoever assembles the host (package host).
+// hands wasm.Bundle values to whoever assembles the host (package host).
 package pkg

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolhost/toolhost/plugins"
+	"github.com/toolhost/toolhost/plugins/wasm"
 )
 
 // needs skips a test whose tool is missing, and fails it in CI, where
@@ -65,14 +65,14 @@ func compatModule(t testing.TB) []byte {
 var fakeModule = []byte("\x00asm\x01\x00\x00\x00")
 
 // writePlugin writes a plugin directory with one module.
-func writePlugin(t testing.TB, dir, name, version string, caps plugins.Capabilities, module []byte) string {
+func writePlugin(t testing.TB, dir, name, version string, caps wasm.Capabilities, module []byte) string {
 	t.Helper()
-	m := plugins.Manifest{Name: name, Version: version, ABI: "toolhost-abi 1", Modules: []string{name + ".wasm"}, Capabilities: caps}
+	m := wasm.Manifest{Name: name, Version: version, ABI: "toolhost-abi 1", Modules: []string{name + ".wasm"}, Capabilities: caps}
 	b, _ := json.MarshalIndent(m, "", "  ")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, plugins.ManifestFile), b, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, wasm.ManifestFile), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, name+".wasm"), module, 0o644); err != nil {

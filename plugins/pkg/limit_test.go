@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolhost/toolhost/plugins"
+	"github.com/toolhost/toolhost/plugins/wasm"
 )
 
 // listing is every path under dir with its size, sorted: what "the cache
@@ -76,7 +76,7 @@ func sizeServer(t *testing.T, archive []byte) *httptest.Server {
 // where the config says.
 func TestAnArchiveOverTheSizeLimitIsRefusedAndLeavesNothingBehind(t *testing.T) {
 	t.Parallel()
-	dir := writePlugin(t, t.TempDir(), "jira", "1.0.0", plugins.Capabilities{}, fakeModule)
+	dir := writePlugin(t, t.TempDir(), "jira", "1.0.0", wasm.Capabilities{}, fakeModule)
 	archive := pack(t, dir)
 	size := int64(len(archive))
 	srv := sizeServer(t, archive)
@@ -165,7 +165,7 @@ func TestAnOCIArtifactOverTheSizeLimitIsRefusedBeforeAnyBlobIsCached(t *testing.
 	addr := startRegistry(t)
 	ref := "oci://" + addr + "/acme/big:1.0.0"
 	module := append(slices.Clone(fakeModule), make([]byte, 8<<10)...) // never compiled: Inspect is nil
-	archive := pack(t, writePlugin(t, t.TempDir(), "big", "1.0.0", plugins.Capabilities{}, module))
+	archive := pack(t, writePlugin(t, t.TempDir(), "big", "1.0.0", wasm.Capabilities{}, module))
 	if _, err := Push(ctx, archive, ref, RegistryOptions{}); err != nil {
 		t.Fatal(err)
 	}

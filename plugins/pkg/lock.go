@@ -8,7 +8,7 @@ import (
 	"os"
 	"sort"
 
-	"github.com/toolhost/toolhost/plugins"
+	"github.com/toolhost/toolhost/plugins/wasm"
 )
 
 // LockFile is the lock's name, at the project root beside toolhost.json.
@@ -43,7 +43,7 @@ type Locked struct {
 	// Hooks are the hook exports it has.
 	Hooks []string `json:"hooks,omitempty"`
 	// Granted are the capabilities the person agreed to.
-	Granted plugins.Capabilities `json:"granted"`
+	Granted wasm.Capabilities `json:"granted"`
 	// Signature is the minisign signature of the digested bytes, when the
 	// package was signed, and KeyID the key that made it.
 	Signature string `json:"signature,omitempty"`

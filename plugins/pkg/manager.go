@@ -10,7 +10,7 @@ import (
 	"os"
 	"slices"
 
-	"github.com/toolhost/toolhost/plugins"
+	"github.com/toolhost/toolhost/plugins/wasm"
 	"github.com/toolhost/toolhost/runtime/config"
 )
 
@@ -39,7 +39,7 @@ type Manager struct {
 	Consent func(ctx context.Context, req ConsentRequest) (bool, error)
 	// Inspect loads a fetched plugin and returns its tool ids and hook
 	// exports, refusing a plugin that does not load. Nil skips the check.
-	Inspect func(ctx context.Context, src plugins.Bundle) (tools, hooks []string, err error)
+	Inspect func(ctx context.Context, src wasm.Bundle) (tools, hooks []string, err error)
 	// Logger receives a warning for every cached file that was found
 	// changed and restored (Open heals unpacked modules from the verified
 	// archive, so the tampered code never runs, but the user should learn
@@ -54,7 +54,7 @@ type fetched struct {
 	size   int64
 	blob   []byte
 	sig    []byte
-	src    plugins.Bundle
+	src    wasm.Bundle
 	// restored are the unpacked modules that were found changed and
 	// written again.
 	restored []Problem
@@ -184,7 +184,7 @@ func readFileLimited(path string, limit int64, tooLarge func(size int64) error) 
 
 // source opens a cached package of a kind; restored are the unpacked
 // modules it found changed and wrote again.
-func (c Cache) source(kind Kind, digest string, blob []byte) (plugins.Bundle, []Problem, error) {
+func (c Cache) source(kind Kind, digest string, blob []byte) (wasm.Bundle, []Problem, error) {
 	if kind == KindOCI {
 		src, err := c.ociSource(blob)
 		return src, nil, err
@@ -215,21 +215,21 @@ func (m *Manager) warnRestored(restored []Problem) {
 // written again from the verified archive, so the changed code never
 // runs, and logged as a warning to Logger (`toolhost plugin verify`
 // reports such changes without repairing them).
-func (m *Manager) Open(e Locked) (plugins.Bundle, error) {
+func (m *Manager) Open(e Locked) (wasm.Bundle, error) {
 	blob, err := m.Cache.Read(e.Digest)
 	if err != nil {
-		return plugins.Bundle{}, fmt.Errorf("plugin %s: %w", e.Name, err)
+		return wasm.Bundle{}, fmt.Errorf("plugin %s: %w", e.Name, err)
 	}
 	if err := m.checkLockedSignature(e, blob); err != nil {
-		return plugins.Bundle{}, err
+		return wasm.Bundle{}, err
 	}
 	src, restored, err := m.Cache.source(e.Kind, e.Digest, blob)
 	m.warnRestored(restored)
 	if err != nil {
-		return plugins.Bundle{}, fmt.Errorf("plugin %s: %w", e.Name, err)
+		return wasm.Bundle{}, fmt.Errorf("plugin %s: %w", e.Name, err)
 	}
 	if src.Manifest.Name != e.Name {
-		return plugins.Bundle{}, fmt.Errorf("plugin %s: the cached package is named %s; run `toolhost plugin update %s`", e.Name, src.Manifest.Name, e.Name)
+		return wasm.Bundle{}, fmt.Errorf("plugin %s: the cached package is named %s; run `toolhost plugin update %s`", e.Name, src.Manifest.Name, e.Name)
 	}
 	src.Granted, src.Locked = e.Granted, true
 	return src, nil
@@ -331,7 +331,7 @@ func (m *Manager) signature(f *fetched, what string) (SignatureStatus, error) {
 	return checkSignature(m.Trust, f.blob, f.sig, what)
 }
 
-func (m *Manager) inspect(ctx context.Context, src plugins.Bundle, e *Locked) error {
+func (m *Manager) inspect(ctx context.Context, src wasm.Bundle, e *Locked) error {
 	if m.Inspect == nil {
 		return nil
 	}

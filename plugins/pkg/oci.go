@@ -22,7 +22,7 @@ import (
 	"oras.land/oras-go/v2/registry/remote/credentials"
 	"oras.land/oras-go/v2/registry/remote/retry"
 
-	"github.com/toolhost/toolhost/plugins"
+	"github.com/toolhost/toolhost/plugins/wasm"
 )
 
 // The OCI media types of a plugin artifact (docs/plugins.md): an OCI
@@ -115,7 +115,7 @@ func Push(ctx context.Context, archive []byte, raw string, opts RegistryOptions)
 	if err != nil {
 		return "", err
 	}
-	cfg, err := oras.PushBytes(ctx, repo, MediaTypeConfig, ac.files[plugins.ManifestFile])
+	cfg, err := oras.PushBytes(ctx, repo, MediaTypeConfig, ac.files[wasm.ManifestFile])
 	if err != nil {
 		return "", fmt.Errorf("push %s config: %w", raw, err)
 	}
@@ -294,31 +294,31 @@ func parseOCIManifest(b []byte) (ociManifest, error) {
 // ociSource makes the plugin source of a cached OCI artifact: config and
 // manifest re-hashed, modules loaded straight from their cached layers
 // with their digests checked by the loader.
-func (c Cache) ociSource(manifest []byte) (plugins.Bundle, error) {
+func (c Cache) ociSource(manifest []byte) (wasm.Bundle, error) {
 	m, err := parseOCIManifest(manifest)
 	if err != nil {
-		return plugins.Bundle{}, err
+		return wasm.Bundle{}, err
 	}
 	cfg, err := c.Read(m.Config.Digest.String())
 	if err != nil {
-		return plugins.Bundle{}, err
+		return wasm.Bundle{}, err
 	}
-	pm, err := plugins.ParseManifest(cfg)
+	pm, err := wasm.ParseManifest(cfg)
 	if err != nil {
-		return plugins.Bundle{}, err
+		return wasm.Bundle{}, err
 	}
 	byTitle := map[string]ocispec.Descriptor{}
 	for _, l := range m.Layers {
 		byTitle[path.Clean(l.Annotations[ocispec.AnnotationTitle])] = l
 	}
-	src := plugins.Bundle{Manifest: pm, Dir: c.Path(Digest(manifest))}
+	src := wasm.Bundle{Manifest: pm, Dir: c.Path(Digest(manifest))}
 	for _, mod := range pm.Modules {
 		l, ok := byTitle[path.Clean(mod)]
 		if !ok {
-			return plugins.Bundle{}, fmt.Errorf("the artifact lacks the module %s its manifest lists", mod)
+			return wasm.Bundle{}, fmt.Errorf("the artifact lacks the module %s its manifest lists", mod)
 		}
 		h, _ := hexOf(l.Digest.String())
-		src.Modules = append(src.Modules, plugins.ModuleFile{Name: mod, Path: c.Path(l.Digest.String()), SHA256: h})
+		src.Modules = append(src.Modules, wasm.ModuleFile{Name: mod, Path: c.Path(l.Digest.String()), SHA256: h})
 	}
 	return src, nil
 }

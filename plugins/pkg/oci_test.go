@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolhost/toolhost/plugins"
+	"github.com/toolhost/toolhost/plugins/wasm"
 	"github.com/toolhost/toolhost/runtime/config"
 )
 
@@ -20,7 +20,7 @@ func TestOCIPackagesRoundTripThroughARealRegistry(t *testing.T) {
 	ctx := context.Background()
 	addr := startRegistry(t)
 	ref := "oci://" + addr + "/acme/jira:1.0.0"
-	dir := writePlugin(t, t.TempDir(), "jira", "1.0.0", plugins.Capabilities{AllowedHosts: []string{"jira.example"}}, fakeModule)
+	dir := writePlugin(t, t.TempDir(), "jira", "1.0.0", wasm.Capabilities{AllowedHosts: []string{"jira.example"}}, fakeModule)
 	archive := pack(t, dir)
 	d1, err := Push(ctx, archive, ref, RegistryOptions{})
 	if err != nil {
@@ -43,7 +43,7 @@ func TestOCIPackagesRoundTripThroughARealRegistry(t *testing.T) {
 	t.Run("the locked digest is what a later add fetches, even when the tag moved", func(t *testing.T) {
 		m2 := *m
 		m2.Cache = Cache{Dir: t.TempDir()}
-		moved := pack(t, writePlugin(t, t.TempDir(), "jira", "1.0.0", plugins.Capabilities{AllowedHosts: []string{"other.example"}}, fakeModule))
+		moved := pack(t, writePlugin(t, t.TempDir(), "jira", "1.0.0", wasm.Capabilities{AllowedHosts: []string{"other.example"}}, fakeModule))
 		tag := "oci://" + addr + "/acme/jira:moving"
 		if _, err := Push(ctx, archive, tag, RegistryOptions{}); err != nil {
 			t.Fatal(err)
@@ -95,7 +95,7 @@ func TestOCIPackagesRoundTripThroughARealRegistry(t *testing.T) {
 	})
 
 	t.Run("an update with more capabilities asks for consent", func(t *testing.T) {
-		v2 := pack(t, writePlugin(t, t.TempDir(), "jira", "1.1.0", plugins.Capabilities{AllowedHosts: []string{"jira.example"}, AllowedPaths: map[string]string{"ro:.": "/project"}}, fakeModule))
+		v2 := pack(t, writePlugin(t, t.TempDir(), "jira", "1.1.0", wasm.Capabilities{AllowedHosts: []string{"jira.example"}, AllowedPaths: map[string]string{"ro:.": "/project"}}, fakeModule))
 		d2, err := Push(ctx, v2, ref, RegistryOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -118,8 +118,8 @@ func TestOCIPackagesRoundTripThroughARealRegistry(t *testing.T) {
 		}
 		signedRef := "oci://" + addr + "/acme/signed:1.0.0"
 		unsignedRef := "oci://" + addr + "/acme/unsigned:1.0.0"
-		signedArchive := pack(t, writePlugin(t, t.TempDir(), "signed", "1.0.0", plugins.Capabilities{}, fakeModule))
-		unsignedArchive := pack(t, writePlugin(t, t.TempDir(), "unsigned", "1.0.0", plugins.Capabilities{}, fakeModule))
+		signedArchive := pack(t, writePlugin(t, t.TempDir(), "signed", "1.0.0", wasm.Capabilities{}, fakeModule))
+		unsignedArchive := pack(t, writePlugin(t, t.TempDir(), "unsigned", "1.0.0", wasm.Capabilities{}, fakeModule))
 		d, err := Push(ctx, signedArchive, signedRef, RegistryOptions{})
 		if err != nil {
 			t.Fatal(err)

@@ -13,14 +13,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolhost/toolhost/plugins"
+	"github.com/toolhost/toolhost/plugins/wasm"
 	"github.com/toolhost/toolhost/runtime/config"
 )
 
 func TestPackIsReproducible(t *testing.T) {
 	t.Parallel()
-	a := writePlugin(t, t.TempDir(), "jira", "1.0.0", plugins.Capabilities{AllowedHosts: []string{"jira.example"}}, fakeModule)
-	b := writePlugin(t, t.TempDir(), "jira", "1.0.0", plugins.Capabilities{AllowedHosts: []string{"jira.example"}}, fakeModule)
+	a := writePlugin(t, t.TempDir(), "jira", "1.0.0", wasm.Capabilities{AllowedHosts: []string{"jira.example"}}, fakeModule)
+	b := writePlugin(t, t.TempDir(), "jira", "1.0.0", wasm.Capabilities{AllowedHosts: []string{"jira.example"}}, fakeModule)
 	// Different times and an extra file that is not part of the plugin.
 	old := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
 	os.Chtimes(filepath.Join(b, "jira.wasm"), old, old)
@@ -60,7 +60,7 @@ func TestLocalDirectoriesAndArchivesAreAddedLockedAndOpenedFromTheCache(t *testi
 			t.Parallel()
 			consent := &consentLog{answer: true}
 			m := newManager(t, consent)
-			dir := writePlugin(t, filepath.Join(m.Base, "vendor", "jira"), "jira", "1.0.0", plugins.Capabilities{AllowedHosts: []string{"jira.example"}}, fakeModule)
+			dir := writePlugin(t, filepath.Join(m.Base, "vendor", "jira"), "jira", "1.0.0", wasm.Capabilities{AllowedHosts: []string{"jira.example"}}, fakeModule)
 			ref := tt.ref(t, dir, m.Base)
 			e, err := m.Add(context.Background(), ref, false)
 			if err != nil {
@@ -93,7 +93,7 @@ func TestLocalDirectoriesAndArchivesAreAddedLockedAndOpenedFromTheCache(t *testi
 func TestAddingWithoutConsentLocksNothing(t *testing.T) {
 	t.Parallel()
 	m := newManager(t, &consentLog{answer: false})
-	dir := writePlugin(t, t.TempDir(), "jira", "1.0.0", plugins.Capabilities{AllowedPaths: map[string]string{".": "/p"}}, fakeModule)
+	dir := writePlugin(t, t.TempDir(), "jira", "1.0.0", wasm.Capabilities{AllowedPaths: map[string]string{".": "/p"}}, fakeModule)
 	if _, err := m.Add(context.Background(), dir, false); !errors.Is(err, ErrConsentRefused) {
 		t.Fatalf("err = %v, want consent refused", err)
 	}
@@ -144,7 +144,7 @@ func TestHTTPSArchivesArePinnedByDigestAndRunOffline(t *testing.T) {
 	consent := &consentLog{answer: true}
 	m := newManager(t, consent)
 	m.HTTPClient = srv.Client()
-	v1 := pack(t, writePlugin(t, t.TempDir(), "jira", "1.0.0", plugins.Capabilities{AllowedHosts: []string{"jira.example"}}, fakeModule))
+	v1 := pack(t, writePlugin(t, t.TempDir(), "jira", "1.0.0", wasm.Capabilities{AllowedHosts: []string{"jira.example"}}, fakeModule))
 	srv.put("/jira.tar.gz", v1)
 	ref := srv.URL + "/jira.tar.gz"
 
@@ -157,7 +157,7 @@ func TestHTTPSArchivesArePinnedByDigestAndRunOffline(t *testing.T) {
 	}
 
 	t.Run("a download whose digest differs from the lock is refused with both digests", func(t *testing.T) {
-		other := pack(t, writePlugin(t, t.TempDir(), "jira", "1.0.1", plugins.Capabilities{}, fakeModule))
+		other := pack(t, writePlugin(t, t.TempDir(), "jira", "1.0.1", wasm.Capabilities{}, fakeModule))
 		srv.put("/jira.tar.gz", other)
 		defer srv.put("/jira.tar.gz", v1)
 		_, err := m.Add(context.Background(), ref, false)
@@ -197,7 +197,7 @@ func TestHTTPSArchivesArePinnedByDigestAndRunOffline(t *testing.T) {
 	})
 
 	t.Run("an update asking for more capabilities needs consent again", func(t *testing.T) {
-		v2 := pack(t, writePlugin(t, t.TempDir(), "jira", "2.0.0", plugins.Capabilities{AllowedHosts: []string{"jira.example", "evil.example"}}, fakeModule))
+		v2 := pack(t, writePlugin(t, t.TempDir(), "jira", "2.0.0", wasm.Capabilities{AllowedHosts: []string{"jira.example", "evil.example"}}, fakeModule))
 		srv.put("/jira.tar.gz", v2)
 		consent.answer = false
 		changes, err := m.Update(context.Background(), nil, false)
@@ -238,7 +238,7 @@ func TestSignaturesAreRequiredWhenTrustSaysSo(t *testing.T) {
 	if _, err := GenerateKey(filepath.Join(keyDir, "other.key"), "secret"); err != nil {
 		t.Fatal(err)
 	}
-	archive := pack(t, writePlugin(t, t.TempDir(), "jira", "1.0.0", plugins.Capabilities{}, fakeModule))
+	archive := pack(t, writePlugin(t, t.TempDir(), "jira", "1.0.0", wasm.Capabilities{}, fakeModule))
 	good, err := Sign(filepath.Join(keyDir, "good.key"), "", archive)
 	if err != nil {
 		t.Fatal(err)
@@ -328,7 +328,7 @@ func TestReferencesAreParsed(t *testing.T) {
 }
 
 func FuzzReadArchive(f *testing.F) {
-	dir := writePlugin(f, f.TempDir(), "jira", "1.0.0", plugins.Capabilities{}, fakeModule)
+	dir := writePlugin(f, f.TempDir(), "jira", "1.0.0", wasm.Capabilities{}, fakeModule)
 	f.Add(pack(f, dir))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ac, err := readArchive(data)

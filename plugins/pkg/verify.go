@@ -11,7 +11,7 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
-	"github.com/toolhost/toolhost/plugins"
+	"github.com/toolhost/toolhost/plugins/wasm"
 )
 
 // Verify and Repair are two commands on purpose. Verify only reads: it
@@ -244,7 +244,7 @@ func (m *Manager) check(e Locked) []Problem {
 				continue
 			}
 			if d.Digest == om.Config.Digest {
-				if pm, err := plugins.ParseManifest(b); err == nil {
+				if pm, err := wasm.ParseManifest(b); err == nil {
 					name = pm.Name
 				}
 			}

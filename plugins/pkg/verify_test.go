@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/toolhost/toolhost/plugins"
+	"github.com/toolhost/toolhost/plugins/wasm"
 	"github.com/toolhost/toolhost/runtime/config"
 )
 
@@ -40,7 +40,7 @@ func newTamperFixture(t *testing.T) *tamperFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.archive = pack(t, writePlugin(t, t.TempDir(), "jira", "1.0.0", plugins.Capabilities{AllowedHosts: []string{"jira.example"}}, fakeModule))
+	f.archive = pack(t, writePlugin(t, t.TempDir(), "jira", "1.0.0", wasm.Capabilities{AllowedHosts: []string{"jira.example"}}, fakeModule))
 	if f.sig, err = Sign(filepath.Join(f.keyDir, "good.key"), "", f.archive); err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +204,7 @@ func TestVerifyReportsTamperingWithoutChangingAnythingAndRepairRestoresIt(t *tes
 			return tampered{ProblemModule, f.module, Digest(fakeModule), Digest(evilModule), "verified archive", false}
 		}, ""},
 		{"a replaced archive blob is fetched again at its locked digest", func(t *testing.T, f *tamperFixture) tampered {
-			other := pack(t, writePlugin(t, t.TempDir(), "jira", "1.0.1", plugins.Capabilities{AllowedHosts: []string{"evil.example"}}, evilModule))
+			other := pack(t, writePlugin(t, t.TempDir(), "jira", "1.0.1", wasm.Capabilities{AllowedHosts: []string{"evil.example"}}, evilModule))
 			os.WriteFile(f.blob, other, 0o644)
 			return tampered{ProblemBlob, f.blob, f.e.Digest, Digest(other), "toolhost.lock says", true}
 		}, ""},
@@ -240,7 +240,7 @@ func TestVerifyReportsTamperingWithoutChangingAnythingAndRepairRestoresIt(t *tes
 			return tampered{ProblemModule, f.module, Digest(fakeModule), "", "missing", false}
 		}, ""},
 		{"a replaced blob is not repaired from a source that now serves other bytes", func(t *testing.T, f *tamperFixture) tampered {
-			other := pack(t, writePlugin(t, t.TempDir(), "jira", "1.0.1", plugins.Capabilities{}, evilModule))
+			other := pack(t, writePlugin(t, t.TempDir(), "jira", "1.0.1", wasm.Capabilities{}, evilModule))
 			os.WriteFile(f.blob, other, 0o644)
 			f.srv.put("/jira.tar.gz", other)
 			return tampered{ProblemBlob, f.blob, f.e.Digest, Digest(other), "toolhost.lock says", true}

@@ -1,8 +1,0 @@
-//go:build !linux
-
-package plugins
-
-import "errors"
-
-// exchange is unsupported off Linux; callers swap in two steps instead.
-func exchange(a, b string) error { return errors.ErrUnsupported }

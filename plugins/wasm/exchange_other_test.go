@@ -1,0 +1,8 @@
+//go:build !linux
+
+package wasm
+
+import "errors"
+
+// exchange is unsupported off Linux; callers swap in two steps instead.
+func exchange(a, b string) error { return errors.ErrUnsupported }

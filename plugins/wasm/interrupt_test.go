@@ -1,0 +1,240 @@
+package wasm
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"os"
+	goruntime "runtime"
+	"strings"
+	"testing"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+
+	"github.com/toolhost/toolhost/internal/hostfns"
+	"github.com/toolhost/toolhost/runtime/config"
+)
+
+// spinConfig gives every tool a short time limit.
+func spinConfig(tools ...string) *config.Config {
+	cfg := &config.Config{Wasm: map[string]config.WasmConfig{}}
+	for _, t := range tools {
+		cfg.Wasm[t] = config.WasmConfig{TimeoutMS: 200}
+	}
+	return cfg
+}
+
+func TestASpinningGuestIsStoppedAtItsTimeLimitWhateverItsModuleLooksLike(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name          string
+		id            string
+		module        func(t *testing.T) string
+		interruptible bool // compiled with the stop flag, not wazero's checks
+	}{
+		{"a tiny module with nested loops carries the stop flag", "spintiny",
+			func(t *testing.T) string { return writeTiny(t, "spintiny", tiny{spin: true}) }, true},
+		{"a Go guest spinning in its tool function carries the stop flag", "spin",
+			func(t *testing.T) string { return guest(t, "spin") }, true},
+		{"a module the instrumenter refuses falls back to wazero's checks", "spinclash",
+			func(t *testing.T) string { return writeTiny(t, "spinclash", tiny{spin: true, clash: true}) }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHost(t, spinConfig(tt.id))
+			tools := discover(t, h, configDir(t, map[string]string{tt.id + ".wasm": tt.module(t)}))
+			_, err := call(t, tools[tt.id], `{}`, nil)
+			if !errors.Is(err, ErrTimeout) {
+				t.Fatalf("err = %v, want ErrTimeout", err)
+			}
+			m := moduleOf(h, tt.id)
+			c, err := m.group(context.Background(), m.limitsFor(h.config(), tt.id, ""))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.interruptible != tt.interruptible {
+				t.Errorf("interruptible = %v, want %v", c.interruptible, tt.interruptible)
+			}
+			// The pool holds no instance that saw the interrupt: the next
+			// call times out again rather than trapping at once.
+			if _, err := call(t, tools[tt.id], `{}`, nil); !errors.Is(err, ErrTimeout) {
+				t.Fatalf("second call: err = %v, want ErrTimeout", err)
+			}
+		})
+	}
+}
+
+// moduleOf returns the loaded module named name.
+func moduleOf(h *Engine, name string) *module {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, m := range h.modules {
+		if m.name == name {
+			return m
+		}
+	}
+	return nil
+}
+
+// withTestCall attaches a session-less hostfns.Call using in's kernel.
+func withTestCall(ctx context.Context, in *instance) context.Context {
+	return hostfns.WithCall(ctx, &hostfns.Call{Tool: "t", Memory: in.k})
+}
+
+func TestInstrumentedModulesComputeWhatTheOriginalsCompute(t *testing.T) {
+	t.Parallel()
+	input, _ := json.Marshal(execInput{Args: json.RawMessage(`{"text":"héllo","n":7}`), Context: execContext{CallID: "c9"}})
+	for _, tt := range []struct {
+		name string
+		data func(t *testing.T) []byte
+	}{
+		{"tiny", func(t *testing.T) []byte { return tinyGuest(tiny{output: "tiny output"}) }},
+		{"go echo", func(t *testing.T) []byte {
+			b, err := os.ReadFile(guest(t, "echo"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			data := tt.data(t)
+			inst, loops, err := instrumentLoops(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if loops == 0 {
+				t.Fatal("no loop instrumented")
+			}
+			var outs []string
+			for _, mod := range [][]byte{data, inst} {
+				out, msg, err := callOnce(t, mod, "execute", input)
+				if err != nil || msg != "" {
+					t.Fatalf("call: %v %s", err, msg)
+				}
+				outs = append(outs, string(out))
+			}
+			if outs[0] != outs[1] {
+				t.Fatalf("original returned %q, instrumented %q", outs[0], outs[1])
+			}
+		})
+	}
+}
+
+// callOnce compiles data in a fresh runtime with toolhost's host modules
+// and calls export once.
+func callOnce(t *testing.T, data []byte, export string, input []byte) ([]byte, string, error) {
+	t.Helper()
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	t.Cleanup(func() { rt.Close(ctx) })
+	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
+	if err := instantiateHostModules(ctx, rt); err != nil {
+		t.Fatal(err)
+	}
+	mod, err := rt.CompileModule(ctx, data)
+	if err != nil {
+		return nil, "", err
+	}
+	c := newCompiled(rt, mod, false, limitsOf(config.WasmConfig{}, "", ""), "t", nil)
+	in, err := c.get(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	ctx = withTestCall(ctx, in)
+	_, out, msg, err := in.call(ctx, export, input)
+	return out, msg, err
+}
+
+// hostileModule is one entry of testdata/instrument_hostile.json.
+type hostileModule struct {
+	Name string `json:"name"`
+	Hex  string `json:"hex"`
+	// Error is a substring of instrumentLoops' error; "" means the module
+	// must instrument cleanly.
+	Error string `json:"error"`
+}
+
+func TestInstrumentLoopsRefusesHostileModulesWithoutPanicking(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("testdata/instrument_hostile.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var corpus []hostileModule
+	if err := json.Unmarshal(b, &corpus); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range corpus {
+		t.Run(tt.Name, func(t *testing.T) {
+			t.Parallel()
+			data, err := hex.DecodeString(strings.ReplaceAll(tt.Hex, " ", ""))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _, err = instrumentLoops(data)
+			switch {
+			case tt.Error == "" && err != nil:
+				t.Fatalf("err = %v, want none", err)
+			case tt.Error != "" && (err == nil || !strings.Contains(err.Error(), tt.Error)):
+				t.Fatalf("err = %v, want one containing %q", err, tt.Error)
+			}
+		})
+	}
+}
+
+// FuzzInstrumentLoops checks that instrumenting never panics, and that a
+// module wazero accepts is still accepted once instrumented.
+func FuzzInstrumentLoops(f *testing.F) {
+	f.Add(tinyGuest(tiny{output: "x"}))
+	f.Add(tinyGuest(tiny{spin: true}))
+	f.Add(tinyGuest(tiny{logs: true}))
+	f.Add(tinyGuest(tiny{clash: true}))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		out, _, err := instrumentLoops(data)
+		if err != nil {
+			return
+		}
+		ctx := context.Background()
+		rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
+		defer rt.Close(ctx)
+		if _, err := compileModule(ctx, rt, data); err != nil {
+			return // wazero refuses it, or fails on it (compileModule)
+		}
+		if _, err := compileModule(ctx, rt, out); err != nil {
+			t.Fatalf("wazero accepts the module but not its instrumented form: %v", err)
+		}
+	})
+}
+
+// TestSpinningGuestsOnEveryProcessorAreAllStopped runs more spinning
+// guests than Go has processors: native code cannot be preempted, so a
+// stop that relied on a timer of a processor the guest holds would never
+// fire. Every call must still end with ErrTimeout.
+func TestSpinningGuestsOnEveryProcessorAreAllStopped(t *testing.T) {
+	t.Parallel()
+	h := newHost(t, spinConfig("spinmany"))
+	tools := discover(t, h, configDir(t, map[string]string{"spinmany.wasm": writeTiny(t, "spinmany", tiny{spin: true})}))
+	n := 2*goruntime.GOMAXPROCS(0) + 1
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			def, err := tools["spinmany"].Init(context.Background(), runtimeInit())
+			if err != nil {
+				errs <- err
+				return
+			}
+			_, err = def.Execute(context.Background(), json.RawMessage(`{}`), testContext(t, nil, nil))
+			errs <- err
+		}()
+	}
+	for range n {
+		if err := <-errs; !errors.Is(err, ErrTimeout) {
+			t.Errorf("err = %v, want ErrTimeout", err)
+		}
+	}
+}
