@@ -28,6 +28,10 @@ type HTTPOptions struct {
 	// Token, when set, must be sent as "Authorization: Bearer <token>" on
 	// every request; others get 401.
 	Token string
+	// Callers, when set, also accepts the bearer tokens it authenticates
+	// (named tokens, OIDC/JWT); each request's caller owns the sessions
+	// it opens (fleet.go).
+	Callers httpguard.Authenticator
 	// Stateless serves each request on its own temporary session: no
 	// Mcp-Session-Id, no server-initiated requests (so no elicitation on
 	// the legacy protocol), and a new toolhost session per call unless the
@@ -51,6 +55,16 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 		Stateless: opts.Stateless,
 		Logger:    s.log,
 	})
+	if opts.Stateless && s.opts.Relay != nil {
+		// Replicas of a fleet: MCP sessions in the shared store (fleet.go).
+		f := s.newFleet(s.opts.Relay, h)
+		if s.relay != nil {
+			if err := f.listen(s.relay.ctx); err != nil {
+				s.log.Warn("answers to questions asked on other replicas will not arrive", "err", err)
+			}
+		}
+		return guard(opts, f)
+	}
 	return guard(opts, h)
 }
 
@@ -172,9 +186,10 @@ func CheckBind(addr, token string) error {
 // with the permission inbox).
 func guard(opts HTTPOptions, h http.Handler) http.Handler {
 	return httpguard.Wrap(httpguard.Options{
-		Addr:   opts.Addr,
-		Token:  opts.Token,
-		Remedy: "the token given to toolhost mcp --token or " + TokenEnv,
+		Addr:    opts.Addr,
+		Token:   opts.Token,
+		Callers: opts.Callers,
+		Remedy:  "the token given to toolhost mcp --token or " + TokenEnv,
 	}, h)
 }
 
