@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -43,6 +44,12 @@ type HTTPOptions struct {
 	// store is reachable); /readyz answers 503 with its error. Nil: ready
 	// while serving.
 	Ready func(ctx context.Context) error
+	// Inbox, when set, is the permission inbox's handler (guarded by
+	// itself), served beside the MCP endpoint: its page at /inbox, its
+	// API, fragments and static files at /api/, /fragments/ and /static/,
+	// where the page asks for them. One URL and one authentication for a
+	// fleet behind a load balancer.
+	Inbox http.Handler
 	// DrainTimeout bounds how long ListenAndServe waits, after its
 	// context ends, for requests in flight. Default ShutdownGrace.
 	DrainTimeout time.Duration
@@ -147,8 +154,36 @@ func (s *Server) opsHandler(opts HTTPOptions, draining *atomic.Bool, mcp http.Ha
 	if opts.Metrics != nil {
 		mux.Handle("GET /metrics", opts.Metrics.Handler())
 	}
+	if opts.Inbox != nil {
+		mux.Handle("GET /inbox", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			r2 := r.Clone(r.Context())
+			r2.URL.Path, r2.URL.RawPath = "/", ""
+			opts.Inbox.ServeHTTP(inboxPage{w}, r2)
+		}))
+		for _, p := range []string{"/api/", "/fragments/", "/static/"} {
+			mux.Handle(p, opts.Inbox)
+		}
+	}
 	mux.Handle("/", mcp)
 	return mux
+}
+
+// inboxPage is the response of the inbox's page served at /inbox: the
+// inbox redirects to itself at "/" (signing in with ?token=), which here is
+// /inbox.
+type inboxPage struct{ http.ResponseWriter }
+
+func (w inboxPage) WriteHeader(code int) {
+	if l := w.Header().Get("Location"); strings.HasPrefix(l, "/") && !strings.HasPrefix(l, "//") {
+		w.Header().Set("Location", "/inbox"+l[1:])
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w inboxPage) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
 }
 
 // endOnShutdown ends a GET request — a client's standing event stream,
