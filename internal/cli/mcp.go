@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -16,6 +17,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/toolhost/toolhost/host"
+	"github.com/toolhost/toolhost/internal/httpguard"
+	"github.com/toolhost/toolhost/internal/inbox"
 	"github.com/toolhost/toolhost/mcp/client"
 	"github.com/toolhost/toolhost/mcp/server"
 	"github.com/toolhost/toolhost/runtime/config"
@@ -39,6 +42,8 @@ type MCPOptions struct {
 	// flag was given (an empty prefix is a choice).
 	ToolPrefix    string
 	ToolPrefixSet bool
+	// Callers are the named tokens and identity provider of --http.
+	Callers CallerOptions
 }
 
 // NewCmdMCP serves toolhost's tools over MCP, and groups the MCP client
@@ -109,8 +114,13 @@ through another.`,
 			if opts.Stateless && opts.HTTP == "" {
 				return usageError{fmt.Errorf("--stateless applies to --http; add --http 127.0.0.1:PORT")}
 			}
+			opts.Callers.fromEnv()
 			if opts.HTTP != "" {
-				if err := server.CheckBind(opts.HTTP, opts.Token); err != nil {
+				token := opts.Token
+				if opts.Callers.set() {
+					token = "callers" // named tokens or an identity provider guard it
+				}
+				if err := server.CheckBind(opts.HTTP, token); err != nil {
 					return usageError{err}
 				}
 			}
@@ -128,6 +138,7 @@ through another.`,
 	cmd.Flags().DurationVar(&opts.DrainTimeout, "drain-timeout", 0, "with --http: on SIGTERM, how long calls in flight may take to finish (default 1.5s)")
 	cmd.Flags().StringVar(&opts.AskFallback, "ask-fallback", "", "what \"ask\" becomes for clients that cannot show questions: allow, deny or inbox (`mode`; default \"server.ask_fallback\", else deny)")
 	addInboxFlags(cmd.Flags(), &opts.Inbox)
+	addCallerFlags(cmd.Flags(), &opts.Callers)
 	cmd.Flags().StringVar(&opts.ToolPrefix, "tool-prefix", "", "`prefix` the client puts before tool names (default: guessed from the client, or \"server.tool_prefix\")")
 	cmd.AddCommand(NewCmdMCPList(g, nil))
 	return cmd
@@ -174,17 +185,39 @@ func runMCP(ctx context.Context, g *Globals, opts *MCPOptions) error {
 		return err
 	}
 	defer closeHost(ctx, log, h)
+	callers, err := opts.Callers.authenticator(ctx)
+	if err != nil {
+		return usageError{err}
+	}
+	var inboxHandler func(addr, token string, callers httpguard.Authenticator) http.Handler
 	sopts := serverOptions(h.Registry.Config().Server, opts, log)
 	if sopts.AskFallback == config.AskFallbackInbox {
 		agentName := opts.Agent
 		if a, err := h.Registry.Agent(opts.Agent); err == nil {
 			agentName = a.Name
 		}
-		ib, stop, err := startInbox(ctx, g, opts.Inbox, agentName)
-		if err != nil {
-			return err
+		var ib *inbox.Inbox
+		if opts.Callers.InboxOnMCP && opts.HTTP != "" {
+			ib, inboxHandler = mountInbox(g, opts.Inbox, agentName)
+			defer ib.Close()
+		} else {
+			var stop func()
+			ib, stop, err = startInbox(ctx, g, opts.Inbox, agentName)
+			if err != nil {
+				return err
+			}
+			defer stop()
 		}
-		defer stop()
+		if opts.Stateless {
+			// Replicas: one inbox for the fleet (internal/inbox/fleet.go).
+			if err := ib.Share(ctx, h.Store); err != nil {
+				log.Warn("the permission inbox lists this replica's questions only", "err", err)
+			} else {
+				// On SIGTERM its questions end at once, kept
+				// answerable on the other replicas' pages.
+				context.AfterFunc(ctx, ib.Close)
+			}
+		}
 		ib.Attach(h.Registry)
 		ib.SetTrust(h.TrustReviewer(), h.TrustStatus().Trusted)
 		sopts.Inbox = ib
@@ -231,10 +264,14 @@ func runMCP(ctx context.Context, g *Globals, opts *MCPOptions) error {
 	if p, ok := h.Store.(session.Pinger); ok {
 		ready = p.Ping
 	}
-	return srv.ListenAndServe(ctx, ln, server.HTTPOptions{
-		Addr: ln.Addr().String(), Token: opts.Token, Stateless: opts.Stateless,
+	hopts := server.HTTPOptions{
+		Addr: ln.Addr().String(), Token: opts.Token, Callers: callers, Stateless: opts.Stateless,
 		Metrics: metrics, Ready: ready, DrainTimeout: opts.DrainTimeout,
-	})
+	}
+	if inboxHandler != nil {
+		hopts.Inbox = inboxHandler(hopts.Addr, opts.Token, callers)
+	}
+	return srv.ListenAndServe(ctx, ln, hopts)
 }
 
 // serverOptions are the MCP server's options: the flags over the config's

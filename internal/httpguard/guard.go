@@ -9,7 +9,6 @@
 package httpguard
 
 import (
-	"crypto/subtle"
 	"fmt"
 	"net"
 	"net/http"
@@ -35,12 +34,24 @@ type Options struct {
 	// it): how a browser, whose EventSource cannot send headers, signs in
 	// from a printed URL. The cookie is HttpOnly and SameSite=Strict.
 	Cookie string
+	// Callers, when set, also accepts the bearer tokens it authenticates
+	// (named tokens, JWTs), and names each request's caller (CallerOf).
+	Callers Authenticator
 }
 
-// Wrap applies the checks of opts before h.
+// Wrap applies the checks of opts before h. An authenticated request
+// reaches h with its caller in its context (CallerOf).
 func Wrap(opts Options, h http.Handler) http.Handler {
 	boundHost, boundPort, _ := net.SplitHostPort(opts.Addr)
-	want := []byte("Bearer " + opts.Token)
+	var auth Authenticator
+	switch {
+	case opts.Token != "" && opts.Callers != nil:
+		auth = AnyOf{sharedToken(opts.Token), opts.Callers}
+	case opts.Token != "":
+		auth = sharedToken(opts.Token)
+	case opts.Callers != nil:
+		auth = opts.Callers
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !HostAllowed(r.Host, boundHost, boundPort) {
 			http.Error(w, fmt.Sprintf("Forbidden: Host %q is not this server's address", r.Host), http.StatusForbidden)
@@ -50,29 +61,30 @@ func Wrap(opts Options, h http.Handler) http.Handler {
 			http.Error(w, fmt.Sprintf("Forbidden: Origin %q may not call this server; only pages served from localhost may", o), http.StatusForbidden)
 			return
 		}
-		if opts.Token != "" {
-			got := []byte(r.Header.Get("Authorization"))
-			ok := subtle.ConstantTimeCompare(got, want) == 1
-			if !ok && opts.Cookie != "" {
-				if c, err := r.Cookie(opts.Cookie); err == nil {
-					ok = subtle.ConstantTimeCompare([]byte(c.Value), []byte(opts.Token)) == 1
+		if auth != nil {
+			caller, err := auth.Authenticate(r.Context(), bearer(r.Header.Get("Authorization")))
+			if err != nil && opts.Cookie != "" {
+				if c, cerr := r.Cookie(opts.Cookie); cerr == nil {
+					caller, err = auth.Authenticate(r.Context(), c.Value)
 				}
-				if q := r.URL.Query().Get("token"); !ok && q != "" && r.Method == http.MethodGet &&
-					subtle.ConstantTimeCompare([]byte(q), []byte(opts.Token)) == 1 {
-					http.SetCookie(w, &http.Cookie{Name: opts.Cookie, Value: opts.Token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-					u := *r.URL
-					v := u.Query()
-					v.Del("token")
-					u.RawQuery = v.Encode()
-					http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
-					return
+				if q := r.URL.Query().Get("token"); err != nil && q != "" && r.Method == http.MethodGet {
+					if _, qerr := auth.Authenticate(r.Context(), q); qerr == nil {
+						http.SetCookie(w, &http.Cookie{Name: opts.Cookie, Value: q, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+						u := *r.URL
+						v := u.Query()
+						v.Del("token")
+						u.RawQuery = v.Encode()
+						http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+						return
+					}
 				}
 			}
-			if !ok {
+			if err != nil {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="toolhost"`)
 				http.Error(w, "Unauthorized: send Authorization: Bearer <token>, "+opts.Remedy, http.StatusUnauthorized)
 				return
 			}
+			r = r.WithContext(WithCaller(r.Context(), caller))
 		}
 		h.ServeHTTP(w, r)
 	})

@@ -69,6 +69,10 @@ type HandlerOptions struct {
 	// or, for a browser, from the cookie set by opening the page with
 	// ?token=. Required when Addr is not loopback (CheckBind).
 	Token string
+	// Callers, when set, also accepts the bearer tokens it authenticates
+	// (the named tokens and identity provider of the MCP server the inbox
+	// is mounted on).
+	Callers httpguard.Authenticator
 }
 
 // CheckBind refuses to serve the inbox beyond loopback without a token:
@@ -104,10 +108,11 @@ func (ib *Inbox) Handler(opts HandlerOptions) http.Handler {
 	mux.HandleFunc("POST /api/trust", ib.apiTrust)
 	cop := http.NewCrossOriginProtection()
 	return httpguard.Wrap(httpguard.Options{
-		Addr:   opts.Addr,
-		Token:  opts.Token,
-		Remedy: "the token given to --inbox-token or " + TokenEnv + " (a browser: open the printed URL with ?token=)",
-		Cookie: tokenCookie,
+		Addr:    opts.Addr,
+		Token:   opts.Token,
+		Callers: opts.Callers,
+		Remedy:  "the token given to --inbox-token or " + TokenEnv + " (a browser: open the printed URL with ?token=)",
+		Cookie:  tokenCookie,
 	}, securityHeaders(cop.Handler(mux)))
 }
 

@@ -79,6 +79,7 @@ type Inbox struct {
 	gone     []string           // answered's ids, oldest first
 	sessions map[string]*sessionLog
 	subs     map[chan struct{}]struct{}
+	shared   *shared // the fleet's store, when shared (fleet.go)
 
 	trust          ProjectTrust // the project's trust, for the banner (trust.go)
 	startedTrusted bool
@@ -230,12 +231,17 @@ func (ib *Inbox) Ask(ctx context.Context, req permission.Request) (permission.Re
 	ib.pending[p.req.ID] = p
 	ib.mu.Unlock()
 	ib.log.InfoContext(ctx, "permission request waiting in the inbox", "id", p.req.ID, "session", req.SessionID, "permission", req.Permission, "patterns", req.Patterns)
+	ib.publish(ctx, p, req)
 	ib.changed()
+	keep := false // stopping: the question stays answerable elsewhere (fleet.go)
 	defer func() {
 		ib.mu.Lock()
 		delete(ib.pending, p.req.ID)
 		ib.forgetLocked(p.req.ID)
 		ib.mu.Unlock()
+		if !keep {
+			ib.withdraw(p.req.ID)
+		}
 		ib.changed()
 	}()
 
@@ -248,6 +254,10 @@ func (ib *Inbox) Ask(ctx context.Context, req permission.Request) (permission.Re
 	case <-ctx.Done():
 		return permission.Reply{}, fmt.Errorf("wait in the permission inbox: %w", ctx.Err())
 	case <-ib.closed:
+		if ib.sharedStore() != nil {
+			keep = true
+			return permission.Reply{}, unanswered(req, "this server replica is stopping (drain) while the question waits in the permission inbox", "answer it in the permission inbox (any replica's page lists it), then call the tool again: the answer is kept for the call made again")
+		}
 		return permission.Reply{}, unanswered(req, "the permission inbox closed before anyone answered, as toolhost is stopping", "answer it in the permission inbox while toolhost runs")
 	case <-timer.C:
 		return permission.Reply{}, unanswered(req, fmt.Sprintf("nobody answered it in the permission inbox within %s", ib.opts.Timeout),
@@ -292,7 +302,8 @@ func (ib *Inbox) Reply(id string, r permission.Reply) error {
 		return fmt.Errorf("reply to %s: %w", id, ErrAnswered)
 	default:
 		ib.mu.Unlock()
-		return fmt.Errorf("reply to %s: %w", id, ErrUnknown)
+		// Parked on another replica of a fleet, perhaps (fleet.go).
+		return ib.replyShared(id, r)
 	}
 	ib.mu.Unlock()
 	ib.log.Info("permission request answered in the inbox", "id", id, "session", p.req.SessionID, "reply", r.Kind, "message", r.Message != "")
@@ -323,6 +334,7 @@ func (ib *Inbox) Pending() []Request {
 		}
 	}
 	ib.mu.Unlock()
+	out = ib.withShared(out)
 	slices.SortFunc(out, func(a, b Request) int {
 		if c := a.Asked.Compare(b.Asked); c != 0 {
 			return c

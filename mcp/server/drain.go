@@ -261,7 +261,14 @@ func (s *Server) elicitWhileServing(ctx context.Context, send elicitor, p *sdk.E
 		delete(s.drain.asking, key)
 		s.drain.mu.Unlock()
 	}()
-	res, err := send(ectx, p)
+	var res *sdk.ElicitResult
+	var err error
+	if c := fleetOf(ctx); c != nil && c.tr != nil {
+		// Its answer may land on another replica (fleet_elicit.go).
+		res, err = c.f.ask(ectx, c, func() (*sdk.ElicitResult, error) { return send(ectx, p) })
+	} else {
+		res, err = send(ectx, p)
+	}
 	if errors.Is(context.Cause(ectx), errDraining) {
 		return nil, errDraining
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -28,6 +29,10 @@ type HTTPOptions struct {
 	// Token, when set, must be sent as "Authorization: Bearer <token>" on
 	// every request; others get 401.
 	Token string
+	// Callers, when set, also accepts the bearer tokens it authenticates
+	// (named tokens, OIDC/JWT); each request's caller owns the sessions
+	// it opens (fleet.go).
+	Callers httpguard.Authenticator
 	// Stateless serves each request on its own temporary session: no
 	// Mcp-Session-Id, no server-initiated requests (so no elicitation on
 	// the legacy protocol), and a new toolhost session per call unless the
@@ -39,6 +44,12 @@ type HTTPOptions struct {
 	// store is reachable); /readyz answers 503 with its error. Nil: ready
 	// while serving.
 	Ready func(ctx context.Context) error
+	// Inbox, when set, is the permission inbox's handler (guarded by
+	// itself), served beside the MCP endpoint: its page at /inbox, its
+	// API, fragments and static files at /api/, /fragments/ and /static/,
+	// where the page asks for them. One URL and one authentication for a
+	// fleet behind a load balancer.
+	Inbox http.Handler
 	// DrainTimeout bounds how long ListenAndServe waits, after its
 	// context ends, for requests in flight. Default ShutdownGrace.
 	DrainTimeout time.Duration
@@ -51,6 +62,16 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 		Stateless: opts.Stateless,
 		Logger:    s.log,
 	})
+	if opts.Stateless && s.opts.Relay != nil {
+		// Replicas of a fleet: MCP sessions in the shared store (fleet.go).
+		f := s.newFleet(s.opts.Relay, h)
+		if s.relay != nil {
+			if err := f.listen(s.relay.ctx); err != nil {
+				s.log.Warn("answers to questions asked on other replicas will not arrive", "err", err)
+			}
+		}
+		return guard(opts, f)
+	}
 	return guard(opts, h)
 }
 
@@ -133,8 +154,36 @@ func (s *Server) opsHandler(opts HTTPOptions, draining *atomic.Bool, mcp http.Ha
 	if opts.Metrics != nil {
 		mux.Handle("GET /metrics", opts.Metrics.Handler())
 	}
+	if opts.Inbox != nil {
+		mux.Handle("GET /inbox", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			r2 := r.Clone(r.Context())
+			r2.URL.Path, r2.URL.RawPath = "/", ""
+			opts.Inbox.ServeHTTP(inboxPage{w}, r2)
+		}))
+		for _, p := range []string{"/api/", "/fragments/", "/static/"} {
+			mux.Handle(p, opts.Inbox)
+		}
+	}
 	mux.Handle("/", mcp)
 	return mux
+}
+
+// inboxPage is the response of the inbox's page served at /inbox: the
+// inbox redirects to itself at "/" (signing in with ?token=), which here is
+// /inbox.
+type inboxPage struct{ http.ResponseWriter }
+
+func (w inboxPage) WriteHeader(code int) {
+	if l := w.Header().Get("Location"); strings.HasPrefix(l, "/") && !strings.HasPrefix(l, "//") {
+		w.Header().Set("Location", "/inbox"+l[1:])
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w inboxPage) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
 }
 
 // endOnShutdown ends a GET request — a client's standing event stream,
@@ -172,9 +221,10 @@ func CheckBind(addr, token string) error {
 // with the permission inbox).
 func guard(opts HTTPOptions, h http.Handler) http.Handler {
 	return httpguard.Wrap(httpguard.Options{
-		Addr:   opts.Addr,
-		Token:  opts.Token,
-		Remedy: "the token given to toolhost mcp --token or " + TokenEnv,
+		Addr:    opts.Addr,
+		Token:   opts.Token,
+		Callers: opts.Callers,
+		Remedy:  "the token given to toolhost mcp --token or " + TokenEnv,
 	}, h)
 }
 

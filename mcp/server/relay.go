@@ -47,6 +47,7 @@ var relayAckTimeout = 10 * time.Second
 type relay struct {
 	store    session.Store
 	notifier session.Notifier
+	ctx      context.Context // ends with the server
 	stop     context.CancelFunc
 }
 
@@ -57,7 +58,7 @@ func (s *Server) startRelay(ctx context.Context, store session.Store) error {
 		return nil
 	}
 	lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	s.relay = &relay{store: store, notifier: n, stop: cancel}
+	s.relay = &relay{store: store, notifier: n, ctx: lctx, stop: cancel}
 	return n.Listen(lctx, relayAnswers, func(state string) {
 		go s.takeRelayed(lctx, state)
 	})

@@ -277,11 +277,14 @@ func (s *Server) handler(id string) sdk.ToolHandler {
 		call := runtime.Call{
 			Tool:      id,
 			Args:      args,
-			SessionID: s.sessionID(req),
+			SessionID: s.sessionID(ctx, req),
 			Agent:     s.opts.Agent,
 			Model:     s.opts.Model,
 			Front:     s.front(req.ClientInfo()),
 			Client:    clientOf(req, id),
+		}
+		if err := s.claimSession(ctx, call.SessionID); err != nil {
+			return toResult(runtime.Result{}, err, nil), nil
 		}
 		if s.opts.AskFallback == config.AskFallbackInbox {
 			// Whatever the client: one that cannot elicit parks its
@@ -315,11 +318,15 @@ func (s *Server) handler(id string) sdk.ToolHandler {
 }
 
 // sessionID is the toolhost session of a call: the client's choice in
-// _meta, else the MCP session id (Streamable HTTP), else an id made for the
-// connection (stdio, in-memory) and kept until it closes.
-func (s *Server) sessionID(req *sdk.CallToolRequest) string {
+// _meta, else the MCP session a fleet keeps (fleet.go), else the MCP
+// session id (Streamable HTTP), else an id made for the connection (stdio,
+// in-memory) and kept until it closes.
+func (s *Server) sessionID(ctx context.Context, req *sdk.CallToolRequest) string {
 	if v, ok := req.Params.Meta[MetaSessionKey].(string); ok && v != "" {
 		return v
+	}
+	if id := fleetSessionID(ctx); id != "" {
+		return id
 	}
 	ss := req.Session
 	if id := ss.ID(); id != "" {

@@ -1,0 +1,324 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolhost/toolhost/internal/httpguard"
+	"github.com/toolhost/toolhost/runtime/session"
+)
+
+// Sessions that follow the client, not the replica. Replicas of a fleet
+// (--stateless on one shared store, behind a load balancer) serve each
+// request wherever it lands, so an MCP session cannot live in one
+// replica's memory. The fleet handler keeps it in the store instead:
+//
+//   - A request without an Mcp-Session-Id gets one: a random id, stored
+//     with the caller that made the request (httpguard.CallerOf) and, for
+//     an initialize of a protocol before 2026-07-28, the client's
+//     initialize parameters (its info and capabilities). The id goes back
+//     in the response's Mcp-Session-Id header, which clients adopt: the
+//     go-sdk client does on every protocol version, 2026-07-28 included,
+//     where the protocol itself names no session.
+//   - A request naming an id is served only for the caller stored with
+//     it; any other caller, or an id the store does not hold, gets 404, as
+//     the specification says of a session the server does not know, so
+//     the client starts a new one. A guessed or stolen id reaches nothing.
+//   - Before 2026-07-28 the request is served on a session rebuilt from
+//     the stored parameters (sdk.ServerSessionState), so the tools see the
+//     client's real capabilities: a client that declares elicitation is
+//     asked (fleet_elicit.go), wherever its answer lands. From 2026-07-28
+//     every request carries the client's info and capabilities itself,
+//     and the go-sdk's stateless handler serves it as it is.
+//
+// Every call of the session is one toolhost session, "mcp_<id>": todos,
+// read stamps and approvals follow the client across replicas. A client
+// naming its own session in _meta (MetaSessionKey) still may; that session
+// too is bound to the first caller that uses it (claimSession).
+
+const (
+	fleetStoreSession = "toolhost-mcp-sessions" // the store's session id for MCP sessions
+	fleetSessionNS    = "mcp"                   // MCP session id → JSON fleetRecord
+	fleetOwnerNS      = "owner"                 // toolhost session id → caller
+	headerSessionID   = "Mcp-Session-Id"
+	headerProtocol    = "Mcp-Protocol-Version"
+	// maxFleetBody bounds the request body the fleet handler reads to
+	// learn what a request is (the go-sdk's own default limit).
+	maxFleetBody = sdk.DefaultMaxRequestBodyBytes
+)
+
+// fleetRecord is an MCP session as the store keeps it.
+type fleetRecord struct {
+	Owner   string    `json:"owner"`
+	Created time.Time `json:"created"`
+	// State is what initialize established (protocols before
+	// 2026-07-28); nil for sessions of the sessionless protocol.
+	State *sdk.ServerSessionState `json:"state,omitempty"`
+}
+
+// fleet is the fleet handler of a Server.
+type fleet struct {
+	s     *Server
+	store session.Store
+	sdkh  http.Handler // the go-sdk's stateless handler
+
+	// owners caches the owners read from the store: an owner never
+	// changes once stored.
+	owners sync.Map // toolhost or MCP session id → caller
+
+	asks fleetAsks // fleet_elicit.go
+}
+
+// fleetCtxKey carries the fleet session of a request to the tool handler.
+type fleetCtxKey struct{}
+
+// fleetConn is what a tool handler learns of the fleet session it serves.
+type fleetConn struct {
+	f  *fleet
+	id string                         // the MCP session id
+	tr *sdk.StreamableServerTransport // the transport serving this request; nil for 2026-07-28
+}
+
+func fleetOf(ctx context.Context) *fleetConn {
+	c, _ := ctx.Value(fleetCtxKey{}).(*fleetConn)
+	return c
+}
+
+// newFleet returns the fleet handler serving through sdkh.
+func (s *Server) newFleet(store session.Store, sdkh http.Handler) *fleet {
+	f := &fleet{s: s, store: store, sdkh: sdkh}
+	f.asks.init()
+	return f
+}
+
+func (f *fleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	caller := httpguard.CallerOf(r.Context())
+	id := r.Header.Get(headerSessionID)
+	var body []byte
+	if r.Method == http.MethodPost {
+		var err error
+		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, maxFleetBody))
+		if err != nil {
+			http.Error(w, "read request: "+err.Error(), http.StatusRequestEntityTooLarge)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	if id == "" {
+		if r.Method != http.MethodPost {
+			f.sdkh.ServeHTTP(w, r)
+			return
+		}
+		rec := fleetRecord{Owner: caller, Created: time.Now().UTC()}
+		if p := initializeOf(body); p != nil && p.ProtocolVersion < roundTripVersion {
+			rec.State = &sdk.ServerSessionState{InitializeParams: p, InitializedParams: &sdk.InitializedParams{}, LogLevel: "info"}
+		}
+		id = "ms_" + rand.Text()
+		if err := f.put(r.Context(), id, rec); err != nil {
+			http.Error(w, "store the MCP session: "+err.Error()+"; retry", http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set(headerSessionID, id)
+		f.sdkh.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), fleetCtxKey{}, &fleetConn{f: f, id: id})))
+		return
+	}
+	rec, err := f.get(r.Context(), id)
+	if err != nil {
+		http.Error(w, "read the MCP session: "+err.Error()+"; retry", http.StatusServiceUnavailable)
+		return
+	}
+	if rec == nil || rec.Owner != caller {
+		// Unknown and foreign alike: saying which would tell a guesser
+		// that the id exists.
+		http.Error(w, "session not found: no MCP session "+clip(id)+" is open for this caller; initialize a new one", http.StatusNotFound)
+		return
+	}
+	switch r.Method {
+	case http.MethodDelete:
+		if err := session.Delete(r.Context(), f.store, fleetStoreSession, fleetSessionNS, id); err != nil {
+			http.Error(w, "delete the MCP session: "+err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return
+	case http.MethodPost:
+	default:
+		// No standalone event stream: it would tie the client to one
+		// replica. The go-sdk client carries on without it (405).
+		w.Header().Set("Allow", "POST, DELETE")
+		http.Error(w, "Method Not Allowed: this server keeps no event stream open; POST requests", http.StatusMethodNotAllowed)
+		return
+	}
+	if rec.State == nil || r.Header.Get(headerProtocol) >= roundTripVersion {
+		f.sdkh.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), fleetCtxKey{}, &fleetConn{f: f, id: id})))
+		return
+	}
+	if onlyResponses(body) {
+		// The client's answer to a request of ours (elicitation): to the
+		// replica that asked, wherever it is (fleet_elicit.go).
+		f.deliver(w, r, id, body)
+		return
+	}
+	f.serveLegacy(w, r, id, rec.State)
+}
+
+// serveLegacy serves a request of a session of a protocol before
+// 2026-07-28 on a session rebuilt from its stored state. The transport
+// has the session's id, so the server may send requests to the client
+// (elicitation) on the response stream of the call that asks.
+func (f *fleet) serveLegacy(w http.ResponseWriter, r *http.Request, id string, state *sdk.ServerSessionState) {
+	st := *state
+	if v := r.Header.Get(headerProtocol); v != "" && st.InitializeParams != nil {
+		p := *st.InitializeParams
+		p.ProtocolVersion = v
+		st.InitializeParams = &p
+	}
+	tr := &sdk.StreamableServerTransport{SessionID: id}
+	ctx := context.WithValue(r.Context(), fleetCtxKey{}, &fleetConn{f: f, id: id, tr: tr})
+	ss, err := f.s.sdk.Connect(ctx, tr, &sdk.ServerSessionOptions{State: &st})
+	if err != nil {
+		http.Error(w, "serve the MCP session: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	defer ss.Close()
+	tr.ServeHTTP(w, r.WithContext(ctx))
+}
+
+func (f *fleet) put(ctx context.Context, id string, rec fleetRecord) error {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	if err := session.Put(ctx, f.store, fleetStoreSession, fleetSessionNS, id, b); err != nil {
+		return err
+	}
+	// The toolhost session of the MCP session is the same caller's.
+	return f.claim(ctx, "mcp_"+id, rec.Owner)
+}
+
+// get reads an MCP session; nil when the store holds none under id.
+func (f *fleet) get(ctx context.Context, id string) (*fleetRecord, error) {
+	if len(id) > 200 {
+		return nil, nil
+	}
+	raw, ok, err := f.store.Get(ctx, fleetStoreSession, fleetSessionNS, id)
+	if err != nil || !ok {
+		return nil, err
+	}
+	var rec fleetRecord
+	if err := json.Unmarshal(raw, &rec); err != nil {
+		return nil, nil // unreadable: as if absent, never as anyone's
+	}
+	return &rec, nil
+}
+
+// errForeignSession refuses a call naming a toolhost session another
+// caller opened.
+var errForeignSession = errors.New("this toolhost session belongs to another caller (another bearer token or identity); name a session of your own in _meta \"" + MetaSessionKey + "\", or none")
+
+// claim binds the toolhost session sid to caller, the first time anyone
+// uses it, and refuses it to anyone else afterwards.
+func (f *fleet) claim(ctx context.Context, sid, caller string) error {
+	if v, ok := f.owners.Load(sid); ok {
+		if v.(string) != caller {
+			return errForeignSession
+		}
+		return nil
+	}
+	var owner string
+	err := f.store.Update(ctx, fleetStoreSession, fleetOwnerNS, sid, func(old []byte, exists bool) ([]byte, error) {
+		if exists {
+			owner = string(old)
+			return old, nil
+		}
+		owner = caller
+		return []byte(caller), nil
+	})
+	if err != nil {
+		return fmt.Errorf("check who owns session %s: %w; retry", clip(sid), err)
+	}
+	f.owners.Store(sid, owner)
+	if owner != caller {
+		return errForeignSession
+	}
+	return nil
+}
+
+// claimSession is the check of a tools/call: the toolhost session it
+// names must be its caller's. Calls not served by a fleet are not checked.
+func (s *Server) claimSession(ctx context.Context, sid string) error {
+	c := fleetOf(ctx)
+	if c == nil {
+		return nil
+	}
+	return c.f.claim(ctx, sid, httpguard.CallerOf(ctx))
+}
+
+// fleetSessionID is the toolhost session of a call served by a fleet
+// without one named in _meta; "" outside a fleet.
+func fleetSessionID(ctx context.Context) string {
+	if c := fleetOf(ctx); c != nil {
+		return "mcp_" + c.id
+	}
+	return ""
+}
+
+// jsonrpcMessage is what the fleet handler reads of a message.
+type jsonrpcMessage struct {
+	Method string          `json:"method"`
+	ID     json.RawMessage `json:"id"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  json.RawMessage `json:"error"`
+}
+
+func messagesOf(body []byte) []jsonrpcMessage {
+	body = bytes.TrimSpace(body)
+	var msgs []jsonrpcMessage
+	if len(body) > 0 && body[0] == '[' {
+		if json.Unmarshal(body, &msgs) != nil {
+			return nil
+		}
+		return msgs
+	}
+	var m jsonrpcMessage
+	if json.Unmarshal(body, &m) != nil {
+		return nil
+	}
+	return []jsonrpcMessage{m}
+}
+
+// initializeOf is the parameters of the initialize request in body, nil
+// when it holds none.
+func initializeOf(body []byte) *sdk.InitializeParams {
+	for _, m := range messagesOf(body) {
+		if m.Method == "initialize" {
+			var p sdk.InitializeParams
+			if json.Unmarshal(m.Params, &p) == nil {
+				return &p
+			}
+		}
+	}
+	return nil
+}
+
+// onlyResponses reports whether body holds responses and nothing else.
+func onlyResponses(body []byte) bool {
+	msgs := messagesOf(body)
+	for _, m := range msgs {
+		if m.Method != "" || len(m.ID) == 0 || (len(m.Result) == 0 && len(m.Error) == 0) {
+			return false
+		}
+	}
+	return len(msgs) > 0
+}
