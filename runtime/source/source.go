@@ -12,6 +12,11 @@
 // Source is what every source can do, Watcher is a declared capability a
 // host type-asserts for.
 //
+// Why github.com/fsnotify/fsnotify: Follow wakes on file-system events
+// (inotify, kqueue, ReadDirectoryChangesW) so a dropped-in file takes
+// effect in about 100 ms; it also looks once a second, which covers
+// network file systems and platforms without events.
+//
 // It sits just above runtime: it imports runtime and runtime/config, and
 // never an engine, builtins, host or a front end.
 package source
