@@ -121,9 +121,10 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 	h = &Host{Config: loaded.Config, Dirs: loaded.Dirs, Files: loaded.Files, Store: store, Directory: opts.Directory, Worktree: worktree, trust: pt}
 	h.life.init()
 	h.life.onClose("session store", func(context.Context) error { return store.Close() })
+	opened := h // a failing step returns nil, not h: close what it opened
 	defer func() {
 		if err != nil {
-			h.Close(context.WithoutCancel(ctx))
+			opened.Close(context.WithoutCancel(ctx))
 			h = nil
 		}
 	}()
