@@ -22,7 +22,7 @@ var selfChecking = []string{
 }
 
 func everyBuiltin(t *testing.T) []runtime.Tool {
-	return append(All(Options{ConfigDirs: []string{t.TempDir()}}), Task(nil), WebSearch(), CodeSearch(), LSP())
+	return append(All(Options{ConfigDirs: []string{t.TempDir()}}), Task(nil))
 }
 
 func TestBuiltinsDeclareWhetherTheyCheckTheirOwnPermission(t *testing.T) {

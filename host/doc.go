@@ -1,7 +1,10 @@
 // Package host assembles a ready toolhost: it loads the configuration for a
-// project directory, opens the session store, and fills a runtime.Registry
-// from every tool source in precedence order — built-in tools, wasm tools
-// discovered in the config directories, plugin packages, MCP servers.
+// project directory, decides whether the project is trusted, opens the
+// session store, and fills a runtime.Registry by a loop over tool sources
+// (runtime/source) in precedence order — built-in tools, wasm modules, JS
+// and Python tool files, plugins, MCP servers, then any an embedder hands
+// it (sources.go). A watching host follows every source that can change
+// from one loop (source.Follow).
 //
 // It is the one place that knows all sources, so runtime stays free of
 // them (runtime never imports builtins or plugins). Front ends — the CLI, the
@@ -16,5 +19,6 @@
 //	tools, err := h.Tools(ctx, model, agent)   // what to offer the model
 //	res, err := h.Call(ctx, runtime.Call{Tool: "read", Args: args, SessionID: id})
 //
-// Writing a native tool needs the contract in package runtime.
+// Writing a native tool needs the contract in package runtime; writing a
+// tool source, the one in package runtime/source.
 package host

@@ -6,21 +6,22 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sync"
 
-	"github.com/toolhost/toolhost/builtins"
 	"github.com/toolhost/toolhost/internal/lsp"
 	"github.com/toolhost/toolhost/internal/sandbox"
+	"github.com/toolhost/toolhost/internal/trust"
+	"github.com/toolhost/toolhost/plugins/pkg"
 	"github.com/toolhost/toolhost/plugins/wasm"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
 	"github.com/toolhost/toolhost/runtime/permission"
 	"github.com/toolhost/toolhost/runtime/session"
+	"github.com/toolhost/toolhost/runtime/source"
 )
 
 // Options configure New. Zero values give the defaults a user gets from
 // the CLI: the current directory as project, config from the usual
-// directories, state under $XDG_DATA_HOME/toolhost.
+// directories, state under $XDG_DATA_HOME/toolhost, every tool source.
 type Options struct {
 	// Directory is the working directory. Default: the process's.
 	Directory string
@@ -36,14 +37,23 @@ type Options struct {
 	CacheDir string
 	// Env reads environment variables. Default os.Getenv.
 	Env func(string) string
-	// NoWasm skips wasm tool discovery.
+	// Off leaves out the tool sources of these kinds (runtime.SourceWasm,
+	// SourceJS, SourcePython, SourcePlugin, SourceMCP, SourceBuiltin).
+	Off []runtime.Source
+	// NoWasm leaves out every source of tool files: wasm, JS and Python
+	// tools and plugins, as it did before each source had its own switch.
+	// To leave out wasm modules alone, list runtime.SourceWasm in Off.
 	NoWasm bool
-	// Watch keeps the wasm tools and plugins in step with the config
-	// directories' tool/, tools/, plugin/ and plugins/ folders until
-	// Close: modules and plugins added, replaced or removed take effect
-	// within about a second, and calls in flight on a replaced module
-	// finish on the old one. Long-running front ends (the
-	// MCP server, the agent loop) set it; one-shot commands need not.
+	// Sources are more tool sources, loaded after the host's own (an
+	// embedder's); New closes them on Close, and a watching host follows
+	// those that are a source.Watcher.
+	Sources []source.Source
+	// Watch keeps every source that can change while the host runs (wasm,
+	// JS and Python tool files, plugin folders) in step with its folders
+	// until Close: files added, replaced or removed take effect within
+	// about a second, and calls in flight on a replaced module finish on
+	// the old one. Long-running front ends (the MCP server, the agent
+	// loop) set it; one-shot commands need not.
 	Watch bool
 	// WrapStore, when set, decorates the session store before anything
 	// uses it (the MCP server times its operations for /metrics).
@@ -63,60 +73,36 @@ type Host struct {
 	// root found from it.
 	Directory string
 	Worktree  string
-	// LoadErrors lists tool modules that failed to load and were skipped.
+	// LoadErrors lists tool files, packages and servers that failed to
+	// load and were skipped.
 	LoadErrors []runtime.LoadError
 	// GrantProblems lists "wasm" grants withheld from the tool that now
 	// holds their id, since the config that made them may not grant its
-	// file (grants.go); the tools themselves loaded.
+	// file (runtime.GrantProblems); the tools themselves loaded.
 	GrantProblems []runtime.LoadError
 	// Plugins are the plugins loaded by New, in hook order. A watching
 	// host reloads folder plugins later; the registry then holds their
 	// current tools and hooks, this list stays as it was.
 	Plugins []*wasm.Plugin
 
-	wasm          *wasm.Engine
-	wasmTools     []runtime.Tool // the tools addWasm found, for grants.go
-	js            *jsTools       // TypeScript and JavaScript tool files (js.go)
-	py            *pyTools       // Python tool files (python.go)
-	lockedPlugins []*wasm.Plugin // from toolhost.lock; not reloaded
-	pluginMu      sync.Mutex     // guards folderPlugins after New
-	folderPlugins []*wasm.Plugin // from plugin/ and plugins/; reloaded by a watching host
-	life          lifecycle      // what Close undoes, and the watchers it stops (lifecycle.go)
-	trust         *projectTrust  // whether the project's own config and tools are trusted (trust.go)
+	sources []source.Source // in the order loaded (sources.go)
+	engine  *wasm.Engine    // the wasm tools' and plugins' engine, once one needs it
+	plugins *pkg.Source
+	life    lifecycle      // what Close undoes, and the watcher it stops (lifecycle.go)
+	trust   *trust.Project // whether the project's own config and tools are trusted
 }
 
-// New loads config and assembles the registry. When a step fails, what the
-// earlier steps opened (the session store, compiled modules, MCP servers)
-// is released before New returns the error. New changes no process-wide
-// setting.
+// New loads config and assembles the registry from every tool source.
+// When a step fails, what the earlier steps opened (the session store,
+// compiled modules, MCP servers) is released before New returns the
+// error. New changes no process-wide setting.
 func New(ctx context.Context, opts Options) (h *Host, err error) {
-	if opts.Directory == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, fmt.Errorf("working directory: %w", err)
-		}
-		opts.Directory = wd
-	}
-	abs, err := filepath.Abs(opts.Directory)
-	if err != nil {
-		return nil, fmt.Errorf("working directory %s: %w", opts.Directory, err)
-	}
-	opts.Directory = abs
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
-	}
-	if opts.Env == nil {
-		opts.Env = os.Getenv
-	}
-	if opts.DataDir == "" {
-		opts.DataDir = runtime.DefaultDataDir()
-	}
-	if opts.CacheDir == "" {
-		opts.CacheDir = DefaultCacheDir(opts.Env)
+	if opts, err = withDefaults(opts); err != nil {
+		return nil, err
 	}
 	worktree := config.FindWorktree(opts.Directory)
-	pt := checkTrust(opts, worktree)
-	loaded, err := pt.load(opts, worktree)
+	pt := trust.OpenProject(config.DirOptions{Directory: opts.Directory, Worktree: worktree, Env: opts.Env}, opts.DataDir, opts.Logger)
+	loaded, err := pt.LoadConfig()
 	if err != nil {
 		return nil, err
 	}
@@ -135,9 +121,10 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 	h = &Host{Config: loaded.Config, Dirs: loaded.Dirs, Files: loaded.Files, Store: store, Directory: opts.Directory, Worktree: worktree, trust: pt}
 	h.life.init()
 	h.life.onClose("session store", func(context.Context) error { return store.Close() })
+	opened := h // a failing step returns nil, not h: close what it opened
 	defer func() {
 		if err != nil {
-			h.Close(context.WithoutCancel(ctx))
+			opened.Close(context.WithoutCancel(ctx))
 			h = nil
 		}
 	}()
@@ -145,46 +132,51 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 	// an edit needs one; Close shuts down those started.
 	servers := lsp.New(lsp.Options{Config: loaded.Config.LSP, Logger: opts.Logger})
 	h.life.onClose("language servers", servers.Close)
-	reg, err := runtime.NewRegistry(runtime.Options{
-		Config:     loaded.Config,
-		Store:      store,
-		Asker:      opts.Asker,
-		Questioner: opts.Questioner,
-		Diagnoser:  servers,
-		Logger:     opts.Logger,
-		DataDir:    opts.DataDir,
-		CacheDir:   opts.CacheDir,
-		Directory:  opts.Directory,
-		Worktree:   worktree,
+	h.Registry, err = runtime.NewRegistry(runtime.Options{
+		Config: loaded.Config, Store: store, Asker: opts.Asker, Questioner: opts.Questioner, Diagnoser: servers,
+		Logger: opts.Logger, DataDir: opts.DataDir, CacheDir: opts.CacheDir, Directory: opts.Directory, Worktree: worktree,
 	})
 	if err != nil {
 		return nil, err
 	}
-	h.Registry = reg
-	reg.Add(runtime.SourceBuiltin, builtins.All(builtins.Options{ConfigDirs: loaded.Dirs})...)
-	// The task tool runs subagents through an agent loop, which is a front
-	// end: the front end that has one adds builtins.Task with its runner.
-	reg.Add(runtime.SourceBuiltin, builtins.WebSearch(), builtins.CodeSearch(), builtins.LSP())
-	var pluginsAt wasm.PluginFolders
-	if opts.Watch && !opts.NoWasm {
-		// Before the plugins load: what changes while they do is reloaded.
-		pluginsAt = wasm.LookAtPluginFolders(h.watchedDirs(opts.Directory))
+	if err := h.load(ctx, opts); err != nil {
+		return nil, err
 	}
-	if !opts.NoWasm {
-		if err := h.addWasm(ctx, opts); err != nil {
-			return nil, err
-		}
-		h.addJS(ctx, opts)
-		h.addPython(ctx, opts)
-		h.addPlugins(ctx, opts)
-		h.addUntrustedStubs()
-		h.noteWithheldGrants(opts.Logger, h.grantedTools())
-	}
-	h.addMCP(ctx, opts)
 	if opts.Watch {
-		h.watch(opts.Directory, opts.Logger, pluginsAt)
+		h.follow(opts.Logger)
 	}
 	return h, nil
+}
+
+func withDefaults(opts Options) (Options, error) {
+	if opts.Directory == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return opts, fmt.Errorf("working directory: %w", err)
+		}
+		opts.Directory = wd
+	}
+	abs, err := filepath.Abs(opts.Directory)
+	if err != nil {
+		return opts, fmt.Errorf("working directory %s: %w", opts.Directory, err)
+	}
+	opts.Directory = abs
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Env == nil {
+		opts.Env = os.Getenv
+	}
+	if opts.DataDir == "" {
+		opts.DataDir = runtime.DefaultDataDir()
+	}
+	if opts.CacheDir == "" {
+		opts.CacheDir = DefaultCacheDir(opts.Env)
+	}
+	if opts.NoWasm {
+		opts.Off = append(opts.Off, runtime.SourceWasm, runtime.SourceJS, runtime.SourcePython, runtime.SourcePlugin)
+	}
+	return opts, nil
 }
 
 // DefaultCacheDir is $XDG_CACHE_HOME/toolhost, else ~/.cache/toolhost.
@@ -207,4 +199,24 @@ func (h *Host) Tools(ctx context.Context, model, agent string) ([]runtime.ToolIn
 // hooks, validation, permissions, truncation and logging.
 func (h *Host) Call(ctx context.Context, c runtime.Call) (runtime.Result, error) {
 	return h.Registry.Call(ctx, c)
+}
+
+// TrustStatus is the project's trust as New found it: Trusted false means
+// the project's config files kept only their deny rules, the MCP and
+// language servers they name were not started and the project's tool
+// files are listed but not loaded. Notice is the line to show a person.
+func (h *Host) TrustStatus() trust.Status {
+	if h.trust == nil {
+		return trust.Status{Trusted: true}
+	}
+	return h.trust.Status
+}
+
+// TrustReviewer reviews and trusts the host's project now, for a front
+// end that lets a person trust it (the inbox page).
+func (h *Host) TrustReviewer() trust.Reviewer {
+	if h.trust == nil {
+		return trust.Reviewer{}
+	}
+	return h.trust.Reviewer()
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/toolhost/toolhost/mcp/server"
 	"github.com/toolhost/toolhost/plugins/wasm"
 	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/config"
 )
 
 // watchLimit is how long a test waits for a watched change to take
@@ -153,7 +154,7 @@ func TestCloseIsSafeTwiceAndStopsTheWatcher(t *testing.T) {
 	// The watcher is gone: a module dropped in now is not picked up. Its
 	// goroutine was waited for by Close, so nothing races with this.
 	copyInto(t, guestModule(t, "echo"), filepath.Join(project, ".toolhost", "tool", "echo.wasm"))
-	if tools, _ := h.wasm.Discover(ctx, h.Dirs); len(tools) != 0 {
+	if tools, _ := h.engine.Discover(ctx, h.Dirs); len(tools) != 0 {
 		t.Errorf("the closed host's wasm loader still loads modules: %d tools", len(tools))
 	}
 }
@@ -206,7 +207,7 @@ func TestWatchedDirectoriesIncludeProjectConfigDirectoriesNotYetCreated(t *testi
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if got := watchDirs(tt.dirs, tt.worktree, tt.directory); !slices.Equal(got, tt.want) {
+			if got := config.WatchDirs(tt.dirs, tt.worktree, tt.directory); !slices.Equal(got, tt.want) {
 				t.Errorf("watchDirs = %v, want %v", got, tt.want)
 			}
 		})

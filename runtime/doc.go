@@ -13,9 +13,12 @@
 //     its effects (MCP hints). Nothing in this module knows a tool by its
 //     name; a tool that shares a built-in's name shares none of its rules.
 //   - table.go: the tools of every source under (source, id), resolved by
-//     precedence runtime > mcp > plugin > js > wasm > builtin, so removing one
-//     source's tool reveals the next; Generation and the change
-//     notification (changes.go) tell front ends to list again.
+//     precedence runtime > mcp > plugin > python > js > wasm > builtin, so
+//     removing one source's tool reveals the next; Generation and the
+//     change notification (changes.go) tell front ends to list again. The
+//     sources themselves implement the contract in runtime/source.
+//   - grants.go: which "wasm" grants a tool's file may not receive
+//     (GrantProblems), reported once by a host and by `toolhost doctor`.
 //   - prepare.go: initialising a tool per agent and model, cached.
 //   - call.go, chain.go, steps.go, gate.go: Registry.Call and the chain it
 //     runs — logging, the gate's two questions (offered? its own

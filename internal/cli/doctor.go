@@ -21,6 +21,7 @@ import (
 	"github.com/toolhost/toolhost/internal/trust"
 	"github.com/toolhost/toolhost/plugins/js"
 	"github.com/toolhost/toolhost/plugins/python"
+	"github.com/toolhost/toolhost/plugins/wasm"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
 )
@@ -188,7 +189,7 @@ func Doctor(ctx context.Context, dir string, opts *DoctorOptions) (*DoctorReport
 	rep := &DoctorReport{
 		Sandbox: SandboxReport{Enabled: loaded.Config.Sandbox.On(), Network: policy.Network, Protected: policy.Protected, Plan: policy.Plan()},
 		Config: ConfigReport{Dirs: loaded.Dirs, Files: loaded.Files,
-			GrantsWithheld: host.GrantProblems(loaded.Config, host.ToolFiles(loaded.Dirs, host.JSWhere(loaded.Config, loaded.Dirs, dir, worktree, env)))},
+			GrantsWithheld: runtime.GrantProblems(loaded.Config, toolFiles(loaded.Dirs, js.WhereFor(loaded.Config, loaded.Dirs, dir, worktree, env)))},
 		Plugins: pluginReports(loaded, worktree, host.DefaultCacheDir(env)),
 		Trust:   trustReport(st),
 	}
@@ -358,4 +359,19 @@ func (r *DoctorReport) Print(w io.Writer) {
 			fmt.Fprintf(w, "  state:      %s\n", e.st.Problem)
 		}
 	}
+}
+
+// toolFiles lists the wasm and JS tool files of dirs (and OpenCode's
+// folders, as where says) by file name, without loading any: what doctor
+// checks grants against. A file's tools are named after it unless it
+// names them otherwise, which only loading it tells.
+func toolFiles(dirs []string, where js.Where) []config.ToolFile {
+	var out []config.ToolFile
+	for _, f := range wasm.Files(dirs) {
+		out = append(out, config.ToolFile{Names: []string{strings.TrimSuffix(filepath.Base(f), ".wasm")}, Path: f})
+	}
+	for _, f := range js.Files(where) {
+		out = append(out, config.ToolFile{Names: []string{strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))}, Path: f})
+	}
+	return out
 }

@@ -2,11 +2,20 @@
 // tests: rules about the shape of the code that no single package can
 // check about itself. It has no code of its own.
 //
-// The rule checked today: no Go file (tests, test data, templates and
-// third_party/ — copies of other projects kept as they wrote them — aside)
-// is longer than 500 lines unless its package's documentation names
-// the file and says why it is kept whole. A long file is usually two
-// things that want to be two files; when it is not — a contract suite that
-// reads as one list, a port kept line for line beside its original — the
-// package doc is where the next engineer learns so.
+// The rules checked today:
+//
+//   - No Go file (tests, test data, templates and third_party/ — copies
+//     of other projects kept as they wrote them — aside) is longer than
+//     500 lines unless its package's documentation names the file and
+//     says why it is kept whole. A long file is usually two things that
+//     want to be two files; when it is not — a contract suite that reads
+//     as one list, a port kept line for line beside its original — the
+//     package doc is where the next engineer learns so.
+//   - The packages form layers, declared as data in layers_test.go:
+//     foundation helpers < runtime (with the tool-source contract,
+//     runtime/source) < engines and sources (builtins, plugins/...,
+//     mcp/client, ...) < host < front ends (CLI, MCP server, agent loop,
+//     inbox, programs). No package's code imports one from a layer above
+//     it, and every package is in a layer, so a new one is placed on
+//     purpose.
 package layout

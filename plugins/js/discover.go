@@ -25,18 +25,7 @@ type Where struct {
 // toolhost's config directories. Within a folder files sort by name;
 // declaration files (.d.ts) are not tools.
 func Files(w Where) []string {
-	var dirs []string
-	if w.OpenCode {
-		if w.ConfigHome != "" {
-			dirs = append(dirs, toolDirs(filepath.Join(w.ConfigHome, "opencode"))...)
-		}
-		for _, d := range walkUp(w.Directory, w.Worktree) {
-			dirs = append(dirs, toolDirs(filepath.Join(d, ".opencode"))...)
-		}
-	}
-	for _, d := range w.ConfigDirs {
-		dirs = append(dirs, toolDirs(d)...)
-	}
+	dirs := Folders(w)
 	var out []string
 	seen := map[string]bool{}
 	for _, d := range dirs {
@@ -64,6 +53,23 @@ func Files(w Where) []string {
 		}
 	}
 	return out
+}
+
+// Folders are the tool folders Files reads, lowest precedence first.
+func Folders(w Where) []string {
+	var dirs []string
+	if w.OpenCode {
+		if w.ConfigHome != "" {
+			dirs = append(dirs, toolDirs(filepath.Join(w.ConfigHome, "opencode"))...)
+		}
+		for _, d := range walkUp(w.Directory, w.Worktree) {
+			dirs = append(dirs, toolDirs(filepath.Join(d, ".opencode"))...)
+		}
+	}
+	for _, d := range w.ConfigDirs {
+		dirs = append(dirs, toolDirs(d)...)
+	}
+	return dirs
 }
 
 func toolDirs(d string) []string {

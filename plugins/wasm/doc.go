@@ -59,16 +59,18 @@
 //     exported-function handle and call stack on every alloc, load, store
 //     and output_set) cost more than the guest's own work, and its log
 //     level is process-wide.
-//   - github.com/fsnotify/fsnotify: file-system events for the watched
-//     tool and plugin folders; every watcher also polls size and mtime
-//     once a second, which covers network file systems and platforms
-//     without events.
 //   - github.com/santhosh-tekuri/jsonschema/v6 (the project's patched copy
 //     in third_party/jsonschema, as runtime uses for tool arguments)
 //     checks a plugin's config values against its manifest's
 //     config_schema (configcheck.go): the same validator and drafts for
 //     tool arguments and plugin config, and its error tree tells which
 //     key failed, so a secret's value need never be printed.
+//
+// As tool sources (runtime/source): ToolSource is the tool modules of the
+// config directories; package plugins/pkg's Source loads plugins on the
+// same Engine. A watching host drives both from its one loop
+// (source.Follow), which compares the folders by size and modification
+// time (toolWatch, PluginWatch) when an event or the timer wakes it.
 //
 // What it must not import: builtins or any front end (CLI, MCP server,
 // agent loop); they hand its tools to runtime.Registry.

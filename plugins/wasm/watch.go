@@ -5,88 +5,83 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"time"
-
-	"github.com/fsnotify/fsnotify"
 
 	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/source"
 )
 
 // DefaultPollInterval is how often Watch looks at the tool folders when no
 // file-system event arrives.
-const DefaultPollInterval = time.Second
-
-// settleDelay is how long Watch waits after a file-system event for more
-// to follow before it looks: a module being copied in produces a burst of
-// writes, and loading it half-written would report an error and, for a
-// replaced module, withdraw its tools for a moment.
-const settleDelay = 100 * time.Millisecond
+const DefaultPollInterval = source.DefaultInterval
 
 // Watch keeps the tools of the config directories dirs current for a
-// long-running host (the MCP server, the agent loop, an embedding
-// program): when a .wasm file of a tool folder (tool/, tools/) is added,
-// replaced or removed, it calls fn with the tools to add (new, or new
-// versions of replaced modules — Registry.Add replaces by id) and the ids
-// to remove. It returns when ctx is done or the Engine is closed; Close waits
-// for it.
-//
-// Changes are noticed through file-system events (fsnotify: inotify,
-// kqueue, ReadDirectoryChangesW), which also watch the config directory
-// and its parent so a tool folder created after start is picked up. Every
-// EngineOptions.PollInterval (default 1 s) the folders are also compared by
-// size and modification time, which covers file systems that send no
-// events (network and some container mounts) and a platform without
-// fsnotify: a change is seen within the interval either way.
+// program that uses an Engine without a host: when a .wasm file of a tool
+// folder (tool/, tools/) is added, replaced or removed, it calls fn with
+// the tools to add (new, or new versions of replaced modules —
+// Registry.Add replaces by id) and the ids to remove. It returns when ctx
+// is done or the Engine is closed; Close waits for it. A host follows the
+// same folders through ToolSource, driven by its one watcher loop
+// (source.Follow), which says how changes are noticed: file-system
+// events, and a look every EngineOptions.PollInterval (default 1 s).
 //
 // Watch starts from the modules Discover loaded from dirs: call Discover
 // first and register its tools; anything changed since is reported at the
-// first look, made as soon as the folders are watched. A replaced module is unloaded after fn returns; calls in
-// flight on it finish on the old version, because its compiled module
-// closes only when the last of them gives back its instance. Load errors of
-// changed modules are logged.
+// first look, made as soon as the folders are watched. A replaced module
+// is unloaded after fn returns; calls in flight on it finish on the old
+// version, because its compiled module closes only when the last of them
+// gives back its instance. Load errors of changed modules are logged.
 func (h *Engine) Watch(ctx context.Context, dirs []string, fn func(added []runtime.Tool, removed []string)) {
 	ctx, done, err := h.begin(ctx)
 	if err != nil {
 		return
 	}
 	defer done()
-	interval := h.pollInterval
-	if interval <= 0 {
-		interval = DefaultPollInterval
-	}
-	events := newFolderEvents(h, dirs, ToolDirs)
-	defer events.close()
+	w := h.watchTools(dirs)
+	source.Follow(ctx, []source.Watcher{w}, h.followOptions(), func(_ int, c source.Change) { fn(c.Add, c.Remove) })
+}
 
+func (h *Engine) followOptions() source.FollowOptions {
+	return source.FollowOptions{Interval: h.pollInterval, NoEvents: h.noEvents, Logger: h.log}
+}
+
+// toolWatch is a source.Watcher over the tool modules of dirs: each look
+// reports what changed since Discover or the last look.
+type toolWatch struct {
+	h       *Engine
+	dirs    []string
+	last    map[string]fileInfo
+	current map[string]*module
+}
+
+// watchTools starts following the tool modules of dirs from what Discover
+// loaded from them.
+func (h *Engine) watchTools(dirs []string) *toolWatch {
 	last, current := h.loaded(dirs)
-	look := func() {
-		now := snapshot(dirs)
-		if equalSnapshots(last, now) {
-			return
-		}
-		last = now
-		current = h.rescan(ctx, dirs, last, current, fn)
+	return &toolWatch{h: h, dirs: dirs, last: last, current: current}
+}
+
+func (w *toolWatch) Folders() []string {
+	var out []string
+	for _, d := range w.dirs {
+		out = append(out, ToolDirs(d)...)
 	}
-	// A first look now that the folders are watched: a change made
-	// between Discover and here raised no event.
-	look()
-	poll := time.NewTicker(interval)
-	defer poll.Stop()
-	settle := time.NewTimer(time.Hour)
-	settle.Stop()
-	defer settle.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-events.c:
-			settle.Reset(settleDelay)
-		case <-settle.C:
-			events.rewatch()
-			look()
-		case <-poll.C:
-			look()
-		}
+	return out
+}
+
+func (w *toolWatch) Look(ctx context.Context, apply func(source.Change)) {
+	ctx, done, err := w.h.begin(ctx)
+	if err != nil {
+		return
 	}
+	defer done()
+	now := snapshot(w.dirs)
+	if equalSnapshots(w.last, now) {
+		return
+	}
+	w.last = now
+	w.current = w.h.rescan(ctx, w.dirs, w.last, w.current, func(added []runtime.Tool, removed []string) {
+		apply(source.Change{Add: added, Remove: removed})
+	})
 }
 
 // rescan discovers the modules of dirs again, reports what differs from
@@ -144,106 +139,6 @@ func (h *Engine) rescan(ctx context.Context, dirs []string, files map[string]fil
 		m.close(context.Background())
 	}
 	return next
-}
-
-// folderEvents turns file-system events under the folders of dirs (the
-// tool folders, or the plugin folders) into wake-ups. Without fsnotify (an
-// unsupported platform, no inotify watches left) c never fires and the
-// watcher polls alone.
-type folderEvents struct {
-	h       *Engine
-	dirs    []string
-	folders func(configDir string) []string
-	w       *fsnotify.Watcher
-	watched map[string]bool
-	c       chan struct{}
-	stop    chan struct{}
-	done    chan struct{}
-}
-
-func newFolderEvents(h *Engine, dirs []string, folders func(string) []string) *folderEvents {
-	e := &folderEvents{h: h, dirs: dirs, folders: folders, watched: map[string]bool{}, c: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
-	if h.noEvents {
-		close(e.done)
-		return e
-	}
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		h.log.Info("file-system events unavailable; polling the tool folders", "err", err)
-		close(e.done)
-		return e
-	}
-	e.w = w
-	e.rewatch()
-	go e.forward()
-	return e
-}
-
-// rewatch watches, for every folder, the folder itself when it exists,
-// else the nearest existing of its config directory and that directory's
-// parent, so creating .toolhost/tool/ after start is an event too.
-//
-// It looks twice: a folder created between the first look's stat (not
-// there yet) and the watch on its parent raised no event, and a module
-// copied into it then would go unseen until the next poll. The second
-// look, after every watch is in place, finds such a folder; one created
-// after it is an event on the parent.
-func (e *folderEvents) rewatch() {
-	if e.w == nil {
-		return
-	}
-	for range 2 {
-		for _, d := range e.dirs {
-			for _, td := range e.folders(d) {
-				for _, p := range []string{td, d, filepath.Dir(d)} {
-					if st, err := os.Stat(p); err != nil || !st.IsDir() {
-						continue
-					}
-					if !e.watched[p] {
-						if err := e.w.Add(p); err != nil {
-							e.h.log.Debug("cannot watch folder; polling covers it", "dir", p, "err", err)
-							break
-						}
-						e.watched[p] = true
-					}
-					break
-				}
-			}
-		}
-	}
-}
-
-// forward passes events on as wake-ups, coalesced.
-func (e *folderEvents) forward() {
-	defer close(e.done)
-	for {
-		select {
-		case <-e.stop:
-			return
-		case _, ok := <-e.w.Events:
-			if !ok {
-				return
-			}
-			select {
-			case e.c <- struct{}{}:
-			default:
-			}
-		case err, ok := <-e.w.Errors:
-			if !ok {
-				return
-			}
-			e.h.log.Debug("file-system events", "err", err)
-		}
-	}
-}
-
-func (e *folderEvents) close() {
-	if e.w == nil {
-		return
-	}
-	close(e.stop)
-	e.w.Close()
-	<-e.done
 }
 
 // loaded returns what Watch starts from: the files of the modules loaded

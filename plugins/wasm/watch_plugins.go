@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"time"
 )
 
 // maxPluginFiles bounds how many files a look at the plugin folders
@@ -15,75 +14,44 @@ import (
 // every poll walk it all.
 const maxPluginFiles = 10_000
 
-// PluginFolders is what the plugin folders of some config directories
-// held at one moment (each file's size and modification time): the state a
-// host's loaded plugins reflect, which WatchPlugins compares against.
-type PluginFolders struct{ files map[string]fileInfo }
-
-// LookAtPluginFolders records the plugin folders of dirs now. A host calls
-// it before it loads the folders' plugins, and gives the result to
-// WatchPlugins: a change made while it loaded them is then seen.
-func LookAtPluginFolders(dirs []string) PluginFolders {
-	return PluginFolders{files: pluginSnapshot(dirs)}
+// PluginWatch tells a long-running host when the plugin folders
+// (plugin/, plugins/) of some config directories change: a plugin folder
+// or bare module added, removed or replaced, a manifest or module edited.
+// The host then loads the plugins again (DiscoverBundles, LoadPlugin),
+// swaps their tools and hooks into the registry and unloads the old ones
+// (UnloadPlugin).
+type PluginWatch struct {
+	dirs []string
+	last map[string]fileInfo
 }
 
-// WatchPlugins tells a long-running host when the plugin folders (plugin/,
-// plugins/) of the config directories dirs change from since: a plugin
-// folder or bare module added, removed or replaced, a manifest or module
-// edited. fn runs after the change has settled, on Watch's schedule
-// (file-system events, polling every EngineOptions.PollInterval as a
-// fallback), and at once when the folders already differ from since; the
-// host then loads the plugins again (DiscoverBundles, LoadPlugin), swaps
-// their tools and hooks into the registry and unloads the old ones
-// (UnloadPlugin). It returns when ctx is done or the Engine is closed.
-func (h *Engine) WatchPlugins(ctx context.Context, dirs []string, since PluginFolders, fn func()) {
-	ctx, done, err := h.begin(ctx)
-	if err != nil {
-		return
+// WatchPluginFolders records the plugin folders of dirs now. A host calls
+// it before it loads the folders' plugins: a change made while it loads
+// them is then seen by the first Changed.
+func WatchPluginFolders(dirs []string) *PluginWatch {
+	return &PluginWatch{dirs: dirs, last: pluginSnapshot(dirs)}
+}
+
+// Folders are the folders whose file-system events matter: plugin/ and
+// plugins/ of each directory, and each plugin's own folder in them
+// (file-system events are not recursive).
+func (w *PluginWatch) Folders() []string {
+	var out []string
+	for _, d := range w.dirs {
+		out = append(out, pluginFolders(d)...)
 	}
-	defer done()
-	interval := h.pollInterval
-	if interval <= 0 {
-		interval = DefaultPollInterval
+	return out
+}
+
+// Changed reports whether the folders differ from the last look, and
+// records what they hold now.
+func (w *PluginWatch) Changed() bool {
+	now := pluginSnapshot(w.dirs)
+	if equalSnapshots(w.last, now) {
+		return false
 	}
-	events := newFolderEvents(h, dirs, pluginFolders)
-	defer events.close()
-	last := since.files
-	if last == nil {
-		last = map[string]fileInfo{}
-	}
-	poll := time.NewTicker(interval)
-	defer poll.Stop()
-	settle := time.NewTimer(time.Hour)
-	settle.Stop()
-	defer settle.Stop()
-	look := func() {
-		now := pluginSnapshot(dirs)
-		if equalSnapshots(last, now) {
-			return
-		}
-		last = now
-		if ctx.Err() == nil {
-			fn()
-		}
-	}
-	// A first look now that the folders are watched: a change made while
-	// the host loaded the plugins, or before this goroutine ran, raised no
-	// event here.
-	look()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-events.c:
-			settle.Reset(settleDelay)
-		case <-settle.C:
-			events.rewatch()
-			look()
-		case <-poll.C:
-			look()
-		}
-	}
+	w.last = now
+	return true
 }
 
 // pluginFolders are the folders whose events matter for the plugins of a

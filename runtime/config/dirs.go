@@ -185,3 +185,41 @@ func dedupKeepLast[T any](in []T, key func(T) string) []T {
 	slices.Reverse(out)
 	return out
 }
+
+// WatchDirs is dirs (as Dirs returns them) with the project's config
+// directories that do not exist yet — .toolhost at the worktree root and
+// in the working directory, which Dirs lists only when present — put
+// where they would rank, so a user may create .toolhost/tool/ while a
+// host that follows its folders runs.
+func WatchDirs(dirs []string, worktree, directory string) []string {
+	isProject := func(d string) bool {
+		return filepath.Base(d) == ProjectDirName && (d == filepath.Join(worktree, ProjectDirName) || strings.HasPrefix(d, worktree+string(filepath.Separator)))
+	}
+	var project []string
+	first := -1
+	for i, d := range dirs {
+		if isProject(d) {
+			project = append(project, d)
+			if first < 0 {
+				first = i
+			}
+		}
+	}
+	for _, d := range []string{filepath.Join(worktree, ProjectDirName), filepath.Join(directory, ProjectDirName)} {
+		if !slices.Contains(project, d) {
+			project = append(project, d)
+		}
+	}
+	// Shallower directories rank lower, as Dirs orders them.
+	slices.SortStableFunc(project, func(a, b string) int {
+		return strings.Count(a, string(filepath.Separator)) - strings.Count(b, string(filepath.Separator))
+	})
+	if first < 0 {
+		first = min(1, len(dirs)) // after the global directory
+	}
+	var out []string
+	out = append(out, slices.DeleteFunc(slices.Clone(dirs[:first]), isProject)...)
+	out = append(out, project...)
+	out = append(out, slices.DeleteFunc(slices.Clone(dirs[first:]), isProject)...)
+	return out
+}

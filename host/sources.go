@@ -1,0 +1,129 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"slices"
+
+	"github.com/toolhost/toolhost/builtins"
+	"github.com/toolhost/toolhost/mcp/client"
+	"github.com/toolhost/toolhost/plugins/js"
+	"github.com/toolhost/toolhost/plugins/pkg"
+	"github.com/toolhost/toolhost/plugins/python"
+	"github.com/toolhost/toolhost/plugins/wasm"
+	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/source"
+)
+
+// sources are the host's tool sources, lowest precedence first
+// (runtime.Source), each opened with the options it takes from env, then
+// the embedder's. Adding a source is one line here. The task tool, which
+// runs subagents through an agent loop, is added by the front end that
+// has one.
+func (h *Host) sourcesFor(opts Options, env source.Env) []source.Source {
+	var out []source.Source
+	add := func(kind runtime.Source, open func() source.Source) {
+		if !slices.Contains(opts.Off, kind) {
+			out = append(out, open())
+		}
+	}
+	add(runtime.SourceBuiltin, func() source.Source { return builtins.Source(builtins.Options{ConfigDirs: env.Dirs}) })
+	add(runtime.SourceWasm, func() source.Source { return wasm.NewToolSource(h.wasmEngine(env), env) })
+	add(runtime.SourceJS, func() source.Source { return js.NewSource(js.OptionsFor(env)) })
+	add(runtime.SourcePython, func() source.Source { return python.NewSource(python.OptionsFor(env)) })
+	add(runtime.SourcePlugin, func() source.Source {
+		h.plugins = pkg.NewSource(pkg.SourceOptions{Engine: h.wasmEngine(env), Env: env, ProjectTrusted: h.trust.Status.Trusted})
+		return h.plugins
+	})
+	add(runtime.SourceMCP, func() source.Source {
+		return client.NewSource(env.Config.MCP, client.Options{Directory: env.Directory, Logger: env.Logger})
+	})
+	return append(out, opts.Sources...)
+}
+
+// load loads every source into the registry, in order: its tools, its
+// hooks and its load errors. Then an untrusted project's tool files are
+// listed as stubs, and grants withheld from the tools loaded are noted.
+func (h *Host) load(ctx context.Context, opts Options) error {
+	env := source.Env{
+		Config: h.Config, Dirs: h.Dirs, ToolDirs: h.trust.ToolDirs(h.Dirs), WatchDirs: h.trust.WatchDirs(h.Dirs),
+		Directory: h.Directory, Worktree: h.Worktree, CacheDir: opts.CacheDir, Getenv: opts.Env,
+		Logger: opts.Logger, Watch: opts.Watch, Trust: h.trust,
+	}
+	var tools []runtime.Tool
+	for _, s := range h.sourcesFor(opts, env) {
+		h.sources = append(h.sources, s)
+		h.life.onClose(string(s.Kind())+" tools", s.Close)
+		l, err := s.Load(ctx)
+		if err != nil {
+			return fmt.Errorf("load %s tools: %w", s.Kind(), err)
+		}
+		h.Registry.Add(s.Kind(), l.Tools...)
+		for _, hk := range l.Hooks {
+			h.Registry.AddHook(hk)
+		}
+		h.LoadErrors = append(h.LoadErrors, l.Errors...)
+		tools = append(tools, l.Tools...)
+	}
+	if h.plugins != nil {
+		h.Plugins = h.plugins.Plugins()
+	}
+	if !opts.NoWasm {
+		h.trust.AddStubs(h.Registry)
+		h.GrantProblems = runtime.GrantProblems(h.Config, runtime.GrantFiles(tools))
+		for _, p := range h.GrantProblems {
+			opts.Logger.Warn("tool grant withheld", "file", p.File, "reason", p.Reason)
+		}
+	}
+	return nil
+}
+
+// wasmEngine is the engine the wasm tools and the plugins share, made
+// when the first of them needs it and closed after them.
+func (h *Host) wasmEngine(env source.Env) *wasm.Engine {
+	if h.engine == nil {
+		h.engine = wasm.NewEngine(wasm.EngineOptions{CacheDir: filepath.Join(env.CacheDir, "wasm"), Config: env.Config, Logger: env.Logger})
+		h.life.onClose("wasm modules", h.engine.Close)
+	}
+	return h.engine
+}
+
+// follow keeps the registry in step with every source that is a
+// source.Watcher, from one loop (source.Follow), until Close.
+func (h *Host) follow(log *slog.Logger) {
+	var ws []source.Watcher
+	var kinds []runtime.Source
+	for _, s := range h.sources {
+		if w, ok := s.(source.Watcher); ok {
+			ws = append(ws, w)
+			kinds = append(kinds, s.Kind())
+		}
+	}
+	h.life.goWatch(func(ctx context.Context) {
+		source.Follow(ctx, ws, source.FollowOptions{Logger: log}, func(i int, c source.Change) {
+			h.Registry.Replace(kinds[i], c.Remove, c.Add...)
+			if len(c.OldHooks) > 0 || len(c.NewHooks) > 0 {
+				h.Registry.SwapHooks(c.OldHooks, c.NewHooks)
+			}
+		})
+	})
+}
+
+// WasmPools returns the instance pools of the wasm modules (tools and
+// plugins) compiled so far: per module, instances idle and in use. Nil
+// without wasm tools and plugins.
+func (h *Host) WasmPools() []wasm.PoolSize {
+	if h.engine == nil {
+		return nil
+	}
+	return h.engine.Pools()
+}
+
+// PluginManager returns the manager of the project's plugin packages
+// (pkg.NewManager): the CLI's `toolhost plugin` commands add, update and
+// remove through it.
+func (h *Host) PluginManager(opts Options) *pkg.Manager {
+	return pkg.NewManager(h.Config, h.Worktree, opts.CacheDir, opts.Logger)
+}

@@ -1,0 +1,76 @@
+package wasm
+
+import (
+	"context"
+
+	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/source"
+)
+
+// ToolSource is the wasm tool modules (tool/*.wasm, tools/*.wasm) of the
+// config directories as a tool source (runtime.SourceWasm), loaded on an
+// Engine the caller owns and closes. A module that fails to load is a
+// load error and is skipped. It is a source.Watcher: a long-running host
+// sees modules added, replaced and removed, and calls in flight on a
+// replaced module finish on the old one.
+type ToolSource struct {
+	e   *Engine
+	env source.Env
+	w   *toolWatch
+}
+
+// NewToolSource returns the wasm tools of env.ToolDirs on e; a watching
+// host (env.Watch) follows env.WatchDirs and compiles the loaded modules
+// in the background, so the first call rarely waits for the compiler.
+func NewToolSource(e *Engine, env source.Env) *ToolSource { return &ToolSource{e: e, env: env} }
+
+// Kind is runtime.SourceWasm.
+func (s *ToolSource) Kind() runtime.Source { return runtime.SourceWasm }
+
+// Load discovers the modules and lists their tools.
+func (s *ToolSource) Load(ctx context.Context) (source.Loaded, error) {
+	tools, errs := s.e.Discover(ctx, s.env.ToolDirs)
+	var out source.Loaded
+	out.Tools = tools
+	for _, e := range errs {
+		out.Errors = append(out.Errors, runtime.LoadError{Source: runtime.SourceWasm, File: e.File, Reason: e.Reason})
+	}
+	if s.env.Watch {
+		// A long-running host answers at once from the listing and
+		// compiles modules while it waits for the first call.
+		s.e.CompileInBackground(s.env.Worktree)
+		s.w = s.e.watchTools(s.env.WatchDirs)
+	}
+	return out, nil
+}
+
+// Close does nothing: the Engine is the caller's, shared with plugins.
+func (s *ToolSource) Close(context.Context) error { return nil }
+
+// Folders are the tool folders of the watched directories.
+func (s *ToolSource) Folders() []string {
+	if s.w == nil {
+		return nil
+	}
+	return s.w.Folders()
+}
+
+// Look reports modules added, replaced and removed since the last look.
+// While the project's content is not what a person trusted, nothing new
+// loads (source.Trust.AdmitChange); removals still apply.
+func (s *ToolSource) Look(ctx context.Context, apply func(source.Change)) {
+	if s.w == nil {
+		return
+	}
+	s.w.Look(ctx, func(c source.Change) {
+		if !source.AdmitChange(s.env.Trust) {
+			c.Add = nil
+		}
+		apply(c)
+	})
+}
+
+var (
+	_ source.Source  = (*ToolSource)(nil)
+	_ source.Watcher = (*ToolSource)(nil)
+)
