@@ -143,6 +143,7 @@ func TestASessionIdIsRefusedToEveryoneButTheCallerThatOpenedIt(t *testing.T) {
 		{name: "bob naming alice's session", token: "tok-bob", session: id, body: call, want: http.StatusNotFound},
 		{name: "alice naming a guessed session", token: "tok-alice", session: "ms_AAAAAAAAAAAAAAAAAAAAAAAAAA", body: call, want: http.StatusNotFound},
 		{name: "bob deleting alice's session", token: "tok-bob", session: id, want: http.StatusNotFound},
+		{name: "bob answering a question in alice's session", token: "tok-bob", session: id, body: `{"jsonrpc":"2.0","id":1,"result":{"action":"accept","content":{"decision":"always"}}}`, want: http.StatusNotFound},
 		{name: "no token at all", token: "", session: id, body: call, want: http.StatusUnauthorized},
 		{name: "alice's token followed by another word", token: "tok-alice x", session: id, body: call, want: http.StatusUnauthorized},
 	}
