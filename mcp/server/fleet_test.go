@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"sync/atomic"
+	"time"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -195,5 +196,35 @@ func TestASessionNamedInMetaIsBoundToItsFirstCaller(t *testing.T) {
 	}
 	if res := meta(bob, "todoread"); !res.IsError || strings.Contains(text(res), "mine") || !strings.Contains(text(res), "another caller") {
 		t.Fatalf("bob naming alice's session = %q (error %v); want a refusal", text(res), res.IsError)
+	}
+}
+
+func TestTwoQuestionsOfOneSessionOnTwoReplicasAreAskedInTurn(t *testing.T) {
+	t.Parallel()
+	front := fleetOf(t, session.NewMemory(), 2)
+	alice := connectPlain(t, front, "tok-alice", "2025-11-25", "once")
+	type out struct {
+		path string
+		res  *sdk.CallToolResult
+		err  error
+	}
+	results := make(chan out, 2)
+	// Bounded: without the turn, both wait for an answer numbered 1.
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	for _, p := range []string{"a", "b"} {
+		go func() {
+			res, err := alice.cs.CallTool(ctx, &sdk.CallToolParams{Name: "guarded", Arguments: map[string]any{"path": p}})
+			results <- out{p, res, err}
+		}()
+	}
+	for range 2 {
+		o := <-results
+		if o.err != nil || o.res.IsError || text(o.res) != "guarded "+o.path {
+			t.Fatalf("guarded %s = %v %v", o.path, o.err, o.res)
+		}
+	}
+	if n := alice.asked.Load(); n != 2 {
+		t.Fatalf("alice was asked %d times; want once for each call", n)
 	}
 }
