@@ -10,8 +10,8 @@ import (
 	"net/url"
 	"strings"
 	"sync/atomic"
-	"time"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
