@@ -31,9 +31,9 @@ type replica struct {
 
 // startReplica starts one replica on storeURL; "" means the default bbolt
 // store in the project's data directory.
-func startReplica(t testing.TB, p *e2e.Project, storeURL string) *replica {
+func startReplica(t testing.TB, p *e2e.Project, storeURL string, extra ...string) *replica {
 	t.Helper()
-	cmd := p.Command("mcp", "--http", "127.0.0.1:0", "--stateless", "--log-format", "json")
+	cmd := p.Command(append([]string{"mcp", "--http", "127.0.0.1:0", "--stateless", "--log-format", "json"}, extra...)...)
 	if storeURL != "" {
 		cmd.Env = append(cmd.Env, "TOOLHOST_STORE_URL="+storeURL)
 	}

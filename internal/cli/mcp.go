@@ -87,8 +87,10 @@ answerable through other replicas, other calls in flight get
 
 Several replicas behind a load balancer share sessions through a PostgreSQL
 store ("store": {"url": ...} or TOOLHOST_STORE_URL); with --stateless any
-replica serves any request, and a question parked on one is answered
-through another.`,
+replica serves any request: MCP sessions are kept in the store, each bound
+to the caller that opened it (--token, --tokens-file, --oidc-issuer), and a
+question parked on one replica is answered through another, or through any
+replica's inbox (--inbox-on-mcp serves it at /inbox).`,
 		Example: `  toolhost mcp
   toolhost mcp --http 127.0.0.1:8765
   TOOLHOST_MCP_TOKEN=s3cret toolhost mcp --http 127.0.0.1:8765 --stateless
@@ -131,7 +133,7 @@ through another.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.HTTP, "http", "", "serve Streamable HTTP on `host:port` instead of stdio (loopback unless a token is set)")
-	cmd.Flags().BoolVar(&opts.Stateless, "stateless", false, "with --http: no MCP sessions; each request stands alone")
+	cmd.Flags().BoolVar(&opts.Stateless, "stateless", false, "with --http: keep no MCP session in this process, so any replica on the same store serves any request")
 	cmd.Flags().StringVar(&opts.Token, "token", "", "bearer `token` every HTTP request must send (default $"+server.TokenEnv+")")
 	cmd.Flags().StringVar(&opts.Agent, "agent", "", "agent `name` whose tools and permissions are served (default build)")
 	cmd.Flags().StringVar(&opts.Model, "model", "", "model `id` the tools are chosen for")

@@ -39,6 +39,7 @@ const (
 	pendingNS     = "pending" // question id → JSON sharedQuestion
 	answerNS      = "answer"  // question id → JSON permission.Reply
 	sharedAnswers = "inbox-answer"
+	sharedChanged = "inbox-changed" // a question was parked or settled somewhere: pages reload
 )
 
 // ackTimeout is how long Reply waits for the replica holding a question
@@ -66,9 +67,17 @@ func (ib *Inbox) Share(ctx context.Context, store session.Store) error {
 	ib.mu.Lock()
 	ib.shared = &shared{store: store, notifier: n}
 	ib.mu.Unlock()
+	if err := n.Listen(ctx, sharedChanged, func(string) { ib.changed() }); err != nil {
+		return fmt.Errorf("share the permission inbox: %w", err)
+	}
 	return n.Listen(ctx, sharedAnswers, func(id string) {
 		go ib.takeShared(context.WithoutCancel(ctx), id)
 	})
+}
+
+// announce tells the other replicas' pages that the questions changed.
+func (sh *shared) announce(ctx context.Context) {
+	_ = sh.notifier.Notify(context.WithoutCancel(ctx), sharedChanged, "")
 }
 
 func (ib *Inbox) sharedStore() *shared {
@@ -89,13 +98,17 @@ func (ib *Inbox) publish(ctx context.Context, p *parked, req permission.Request)
 	}
 	if err != nil {
 		ib.log.Warn("permission request not shared with the other replicas; answer it on this one's page", "id", p.req.ID, "err", err)
+		return
 	}
+	sh.announce(ctx)
 }
 
 // withdraw removes a question from the store once it is settled here.
 func (ib *Inbox) withdraw(id string) {
 	if sh := ib.sharedStore(); sh != nil {
-		_, _ = take(context.Background(), sh.store, pendingNS, id)
+		if _, ok := take(context.Background(), sh.store, pendingNS, id); ok {
+			sh.announce(context.Background())
+		}
 	}
 }
 

@@ -1,12 +1,16 @@
 package inbox_test
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -116,4 +120,50 @@ func TestAQuestionOfAStoppedReplicaIsAnsweredForTheRetry(t *testing.T) {
 		t.Fatalf("the retry after the recorded answer = %q (error %v); want it run", r.text, r.isError)
 	}
 	b.waitPending(t, 0)
+}
+
+func TestAPageOnOneReplicaIsToldOfAQuestionParkedOnAnother(t *testing.T) {
+	t.Parallel()
+	a, b := sharedPair(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", b.url+"/api/events", nil)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	events := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(res.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				events <- d
+			}
+		}
+	}()
+	if first := <-events; strings.Contains(first, "echo pushed") {
+		t.Fatalf("the first state already holds the question: %s", first)
+	}
+	ch := callIn(a.client(t), "ses_push", "echo pushed")
+	for {
+		select {
+		case e := <-events:
+			if !strings.Contains(e, "echo pushed") {
+				continue
+			}
+			var st struct{ Requests []inbox.Request }
+			if err := json.Unmarshal([]byte(e), &st); err != nil || len(st.Requests) != 1 {
+				t.Fatalf("the pushed state %s: %v", e, err)
+			}
+			b.post(t, "/api/requests/"+st.Requests[0].ID+"/reply", map[string]any{"reply": "once"})
+			if r := waitResult(t, ch); r.isError {
+				t.Fatalf("the call = %q", r.text)
+			}
+			return
+		case <-time.After(patience):
+			t.Fatal("the other replica's page was never told of the question")
+		}
+	}
 }

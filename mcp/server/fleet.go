@@ -55,6 +55,8 @@ const (
 	// maxFleetBody bounds the request body the fleet handler reads to
 	// learn what a request is (the go-sdk's own default limit).
 	maxFleetBody = sdk.DefaultMaxRequestBodyBytes
+	// maxOwnersCached bounds the owners a replica remembers.
+	maxOwnersCached = 10000
 )
 
 // fleetRecord is an MCP session as the store keeps it.
@@ -72,9 +74,10 @@ type fleet struct {
 	store session.Store
 	sdkh  http.Handler // the go-sdk's stateless handler
 
-	// owners caches the owners read from the store: an owner never
-	// changes once stored.
-	owners sync.Map // toolhost or MCP session id → caller
+	// owners caches the owners read from the store (an owner never
+	// changes once stored), up to maxOwnersCached, then starts over.
+	ownersMu sync.Mutex
+	owners   map[string]string // toolhost session id → caller
 
 	asks fleetAsks // fleet_elicit.go
 }
@@ -96,7 +99,7 @@ func fleetOf(ctx context.Context) *fleetConn {
 
 // newFleet returns the fleet handler serving through sdkh.
 func (s *Server) newFleet(store session.Store, sdkh http.Handler) *fleet {
-	f := &fleet{s: s, store: store, sdkh: sdkh}
+	f := &fleet{s: s, store: store, sdkh: sdkh, owners: map[string]string{}}
 	f.asks.init()
 	return f
 }
@@ -229,8 +232,11 @@ var errForeignSession = errors.New("this toolhost session belongs to another cal
 // claim binds the toolhost session sid to caller, the first time anyone
 // uses it, and refuses it to anyone else afterwards.
 func (f *fleet) claim(ctx context.Context, sid, caller string) error {
-	if v, ok := f.owners.Load(sid); ok {
-		if v.(string) != caller {
+	f.ownersMu.Lock()
+	known, ok := f.owners[sid]
+	f.ownersMu.Unlock()
+	if ok {
+		if known != caller {
 			return errForeignSession
 		}
 		return nil
@@ -247,7 +253,12 @@ func (f *fleet) claim(ctx context.Context, sid, caller string) error {
 	if err != nil {
 		return fmt.Errorf("check who owns session %s: %w; retry", clip(sid), err)
 	}
-	f.owners.Store(sid, owner)
+	f.ownersMu.Lock()
+	if len(f.owners) >= maxOwnersCached {
+		clear(f.owners)
+	}
+	f.owners[sid] = owner
+	f.ownersMu.Unlock()
 	if owner != caller {
 		return errForeignSession
 	}

@@ -34,9 +34,13 @@ const (
 	fleetAnswers  = "mcp-elicit-answer" // notify channel: payload MCP session id
 )
 
-// fleetAskLease bounds how long a crashed replica's lease holds up the
-// session's next question.
-const fleetAskLease = parkTTL
+// fleetAskLease bounds how long a killed replica's lease holds up the
+// session's next question; the asking replica renews it every
+// fleetAskRenew while its question is open.
+const (
+	fleetAskLease = 10 * time.Second
+	fleetAskRenew = 3 * time.Second
+)
 
 // fleetAsks are the questions this replica's calls have open.
 type fleetAsks struct {
@@ -125,7 +129,12 @@ func (f *fleet) ask(ctx context.Context, c *fleetConn, send func() (*sdk.ElicitR
 	if err := f.lease(ctx, c.id); err != nil {
 		return nil, err
 	}
+	renewing, stopRenewing := context.WithCancel(ctx)
+	renewed := make(chan struct{})
+	go func() { defer close(renewed); f.renew(renewing, c.id) }()
 	defer func() {
+		stopRenewing()
+		<-renewed // no renewal after the lease is given back
 		f.asks.mu.Lock()
 		delete(f.asks.local, c.id)
 		f.asks.mu.Unlock()
@@ -165,6 +174,23 @@ func (f *fleet) lease(ctx context.Context, id string) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// renew extends the session's lease until ctx ends.
+func (f *fleet) renew(ctx context.Context, id string) {
+	t := time.NewTicker(fleetAskRenew)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			until, _ := time.Now().Add(fleetAskLease).MarshalText()
+			if err := session.Put(ctx, f.store, fleetStoreSession, fleetAskNS, id, until); err != nil && ctx.Err() == nil {
+				f.s.log.Warn("question lease not renewed; another call of the session may ask meanwhile", "err", err)
+			}
 		}
 	}
 }

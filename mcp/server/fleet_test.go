@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -143,6 +144,7 @@ func TestASessionIdIsRefusedToEveryoneButTheCallerThatOpenedIt(t *testing.T) {
 		{name: "bob naming alice's session", token: "tok-bob", session: id, body: call, want: http.StatusNotFound},
 		{name: "alice naming a guessed session", token: "tok-alice", session: "ms_AAAAAAAAAAAAAAAAAAAAAAAAAA", body: call, want: http.StatusNotFound},
 		{name: "bob deleting alice's session", token: "tok-bob", session: id, want: http.StatusNotFound},
+		{name: "bob answering a question in alice's session", token: "tok-bob", session: id, body: `{"jsonrpc":"2.0","id":1,"result":{"action":"accept","content":{"decision":"always"}}}`, want: http.StatusNotFound},
 		{name: "no token at all", token: "", session: id, body: call, want: http.StatusUnauthorized},
 		{name: "alice's token followed by another word", token: "tok-alice x", session: id, body: call, want: http.StatusUnauthorized},
 	}
@@ -194,5 +196,35 @@ func TestASessionNamedInMetaIsBoundToItsFirstCaller(t *testing.T) {
 	}
 	if res := meta(bob, "todoread"); !res.IsError || strings.Contains(text(res), "mine") || !strings.Contains(text(res), "another caller") {
 		t.Fatalf("bob naming alice's session = %q (error %v); want a refusal", text(res), res.IsError)
+	}
+}
+
+func TestTwoQuestionsOfOneSessionOnTwoReplicasAreAskedInTurn(t *testing.T) {
+	t.Parallel()
+	front := fleetOf(t, session.NewMemory(), 2)
+	alice := connectPlain(t, front, "tok-alice", "2025-11-25", "once")
+	type out struct {
+		path string
+		res  *sdk.CallToolResult
+		err  error
+	}
+	results := make(chan out, 2)
+	// Bounded: without the turn, both wait for an answer numbered 1.
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	for _, p := range []string{"a", "b"} {
+		go func() {
+			res, err := alice.cs.CallTool(ctx, &sdk.CallToolParams{Name: "guarded", Arguments: map[string]any{"path": p}})
+			results <- out{p, res, err}
+		}()
+	}
+	for range 2 {
+		o := <-results
+		if o.err != nil || o.res.IsError || text(o.res) != "guarded "+o.path {
+			t.Fatalf("guarded %s = %v %v", o.path, o.err, o.res)
+		}
+	}
+	if n := alice.asked.Load(); n != 2 {
+		t.Fatalf("alice was asked %d times; want once for each call", n)
 	}
 }
