@@ -211,4 +211,3 @@ func TestPoolStatReportsTheURLsPoolSize(t *testing.T) {
 		t.Errorf("pool stat = %+v; want max 3 and the connection just used", st)
 	}
 }
-
