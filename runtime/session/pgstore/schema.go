@@ -60,7 +60,7 @@ func Migrate(ctx context.Context, url string, opts MigrateOptions) (MigrateResul
 		return err
 	})
 	if err != nil {
-		return res, s.wrap("migrate", err)
+		return res, s.startError(opts.StartWait, "migrate", err)
 	}
 	if err := pool.QueryRow(ctx, `SELECT current_schema()`).Scan(&res.Schema); err != nil {
 		return res, s.wrap("read the schema", err)
