@@ -73,8 +73,10 @@ func runMigrate(ctx context.Context, g *Globals, opts *MigrateOptions) error {
 	if env == nil {
 		env = os.Getenv
 	}
-	url := opts.URL
+	url := cmp.Or(opts.URL, env(config.EnvStoreURL))
 	if url == "" {
+		// Only now the config files: a migrate job sets the variable and
+		// has no project to read.
 		dir, err := filepath.Abs(cmp.Or(g.Dir, "."))
 		if err != nil {
 			return fmt.Errorf("working directory %s: %w", g.Dir, err)
