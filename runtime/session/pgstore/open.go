@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -65,8 +66,10 @@ func OpenWith(ctx context.Context, url string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	// A dead connection is found by a ping before it is handed out
-	// rather than by the call that uses it.
-	cfg.HealthCheckPeriod = 10 * time.Second
+	// rather than by the call that uses it; the URL may say otherwise.
+	if !strings.Contains(url, "pool_health_check_period") {
+		cfg.HealthCheckPeriod = 10 * time.Second
+	}
 	s := &Store{addr: addrOf(cfg.ConnConfig)}
 	s.listen.store = s
 	s.listen.connConfig = cfg.ConnConfig.Copy()
