@@ -191,14 +191,18 @@ type SchemaBehindError struct {
 }
 
 func (e *SchemaBehindError) Error() string {
-	where := ""
-	if e.Schema != "" {
-		where = fmt.Sprintf(" (schema %q)", e.Schema)
-	}
 	if e.Have == 0 {
+		where := ""
+		if e.Schema != "" {
+			where = fmt.Sprintf(" in schema %q", e.Schema)
+		}
 		return fmt.Sprintf("session store %s: the database has no toolhost tables%s and migrations at start are off: run `toolhost migrate` (as a role that may create them), then start toolhost again", e.Addr, where)
 	}
-	return fmt.Sprintf("session store %s: the schema%s is at version %d and this toolhost needs %d, and migrations at start are off: run `toolhost migrate` (as a role that may create tables), then start toolhost again", e.Addr, where, e.Have, e.Want)
+	schema := "schema"
+	if e.Schema != "" {
+		schema = fmt.Sprintf("schema %q", e.Schema)
+	}
+	return fmt.Sprintf("session store %s: the %s is at version %d and this toolhost needs %d, and migrations at start are off: run `toolhost migrate` (as a role that may create tables), then start toolhost again", e.Addr, schema, e.Have, e.Want)
 }
 
 // ErrSchemaBehind is matched (errors.Is) by a *SchemaBehindError.

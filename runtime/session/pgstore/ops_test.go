@@ -103,7 +103,7 @@ func TestAReplicaRoleWithoutCreateRunsOnAMigratedSchema(t *testing.T) {
 
 	// Before the migrate job: the replica says what to run.
 	_, err := pgstore.OpenWith(t.Context(), app, pgstore.Options{NoMigrate: true})
-	if !errors.Is(err, pgstore.ErrSchemaBehind) || !strings.Contains(err.Error(), "run `toolhost migrate`") || !strings.Contains(err.Error(), `schema "th"`) {
+	if !errors.Is(err, pgstore.ErrSchemaBehind) || !strings.Contains(err.Error(), "run `toolhost migrate`") || !strings.Contains(err.Error(), `no toolhost tables in schema "th"`) {
 		t.Fatalf("open before migrating = %v; want a refusal saying to run toolhost migrate", err)
 	}
 	// Migrating at start with this role fails: it may not create the schema.
@@ -209,5 +209,18 @@ func TestPoolStatReportsTheURLsPoolSize(t *testing.T) {
 	st := s.PoolStat()
 	if st.Max != 3 || st.Total < 1 || st.Acquires < 1 {
 		t.Errorf("pool stat = %+v; want max 3 and the connection just used", st)
+	}
+}
+
+func TestASchemaBehindNamesBothVersionsAndTheRemedy(t *testing.T) {
+	t.Parallel()
+	err := error(&pgstore.SchemaBehindError{Addr: "db:5432/toolhost", Schema: "th", Have: 1, Want: 2})
+	for _, want := range []string{`schema "th" is at version 1 and this toolhost needs 2`, "run `toolhost migrate`"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q does not say %q", err, want)
+		}
+	}
+	if !errors.Is(err, pgstore.ErrSchemaBehind) {
+		t.Error("not ErrSchemaBehind")
 	}
 }
