@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/toolhost/toolhost/host"
-	"github.com/toolhost/toolhost/internal/tracing"
 	"github.com/toolhost/toolhost/mcp/client"
 	"github.com/toolhost/toolhost/mcp/server"
 	"github.com/toolhost/toolhost/runtime/config"
@@ -139,7 +138,7 @@ through another.`,
 	cmd.Flags().StringVar(&opts.Model, "model", "", "model `id` the tools are chosen for")
 	cmd.Flags().DurationVar(&opts.DrainTimeout, "drain-timeout", 0, "with --http: on SIGTERM, how long calls in flight may take to finish (default 1.5s)")
 	cmd.Flags().DurationVar(&opts.DrainDelay, "drain-delay", 0, "with --http: on SIGTERM, how long to go on serving with /readyz at 503 before draining, while load balancers catch up")
-	cmd.Flags().StringVar(&opts.OTLPEndpoint, "otlp-endpoint", "", "export a trace span of every call over OTLP/HTTP to this `URL` (default $"+tracing.EnvEndpoint+"; off without either)")
+	cmd.Flags().StringVar(&opts.OTLPEndpoint, "otlp-endpoint", "", "export a trace span of every call over OTLP/HTTP to this `URL` (default $"+envOTLPEndpoint+"; off without either)")
 	cmd.Flags().IntVar(&opts.MaxParked, "max-parked", 0, fmt.Sprintf("calls that may wait for a permission answer at once; more are refused (`n`, default %d; -1 no limit)", server.DefaultMaxParked))
 	cmd.Flags().StringVar(&opts.AskFallback, "ask-fallback", "", "what \"ask\" becomes for clients that cannot show questions: allow, deny or inbox (`mode`; default \"server.ask_fallback\", else deny)")
 	addInboxFlags(cmd.Flags(), &opts.Inbox)
