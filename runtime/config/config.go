@@ -162,8 +162,9 @@ type Store struct {
 	// to start migrates. TOOLHOST_STORE_MIGRATE=false overrides it.
 	Migrate *bool `json:"migrate,omitempty"`
 	// Retention is how long a session's state is kept after its last
-	// write, as a Go duration ("720h"); "0" keeps it forever. Default
-	// 720h (30 days). A sweep on one replica at a time deletes the rest.
+	// write, as a Go duration ("720h"), at least 1h; "0" keeps it
+	// forever. Default 720h (30 days). A sweep on one replica at a time
+	// deletes the rest.
 	Retention string `json:"retention,omitempty"`
 	// StartWait is how long a starting process keeps trying to reach the
 	// database before it gives up and exits, as a Go duration. Default

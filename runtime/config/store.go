@@ -49,13 +49,26 @@ func (c *Config) StoreSettings(env func(string) string) (StoreSettings, error) {
 		st.Migrate = b
 	}
 	var err error
-	if st.Retention, err = storeDuration(c.Store.Retention, DefaultStoreRetention); err != nil {
+	if st.Retention, err = storeRetention(c.Store.Retention); err != nil {
 		return st, fmt.Errorf("store.retention %w", err)
 	}
 	if st.StartWait, err = storeDuration(c.Store.StartWait, DefaultStoreStartWait); err != nil {
 		return st, fmt.Errorf("store.start_wait %w", err)
 	}
 	return st, nil
+}
+
+// MinStoreRetention is the shortest retention allowed: a shorter one
+// would forget a session while a person considers a question (a parked
+// call waits up to 15 minutes) or between an agent's turns.
+const MinStoreRetention = time.Hour
+
+func storeRetention(s string) (time.Duration, error) {
+	d, err := storeDuration(s, DefaultStoreRetention)
+	if err == nil && d > 0 && d < MinStoreRetention {
+		return 0, fmt.Errorf("%q: want at least %s (or \"0\" to keep sessions forever); a shorter one forgets sessions still in use", s, MinStoreRetention)
+	}
+	return d, err
 }
 
 func storeDuration(s string, def time.Duration) (time.Duration, error) {

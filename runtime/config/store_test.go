@@ -28,6 +28,7 @@ func TestStoreSettingsTakeTheEnvironmentOverTheFileAndDefaultTheRest(t *testing.
 		{name: "a migrate variable that is no boolean is refused", env: map[string]string{EnvStoreMigrate: "nope"}, wantErr: "TOOLHOST_STORE_MIGRATE"},
 		{name: "a negative retention is refused", store: Store{Retention: "-1h"}, wantErr: "store.retention"},
 		{name: "a retention without a unit is refused", store: Store{Retention: "30"}, wantErr: "store.retention"},
+		{name: "a retention shorter than an hour is refused", store: Store{Retention: "10m"}, wantErr: "at least 1h0m0s"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

@@ -104,7 +104,7 @@ func validate(cfg *Config, origins map[string]origin) error {
 	if err := CheckStoreURL(cfg.Store.ListenURL); err != nil {
 		v.errorf([]string{"store", "listen_url"}, "%s", err)
 	}
-	if _, err := storeDuration(cfg.Store.Retention, 0); err != nil {
+	if _, err := storeRetention(cfg.Store.Retention); err != nil {
 		v.errorf([]string{"store", "retention"}, "%s", err)
 	}
 	if _, err := storeDuration(cfg.Store.StartWait, 0); err != nil {
