@@ -13,12 +13,16 @@ import (
 // openStore opens the session store in effect: PostgreSQL when
 // TOOLHOST_STORE_URL or "store": {"url"} names one, else the bbolt file in
 // the data directory. A PostgreSQL database must be reachable at start (a
-// replica that cannot reach it should not report ready); once open, the
-// store reconnects by itself and calls made while it is down fail with an
-// error saying so.
+// replica that cannot reach it should not report ready): Open keeps trying
+// for "store.start_wait" and then fails with an error saying the process
+// stops and what to do. Once open, the store reconnects by itself and
+// calls made while it is down fail with an error saying so.
 func openStore(ctx context.Context, cfg *config.Config, opts Options) (session.Store, error) {
-	url := cfg.StoreURL(opts.Env)
-	if url == "" {
+	st, err := cfg.StoreSettings(opts.Env)
+	if err != nil {
+		return nil, fmt.Errorf("session store: %w", err)
+	}
+	if st.URL == "" {
 		bolt, err := session.Open(filepath.Join(opts.DataDir, "sessions.db"))
 		if err != nil {
 			return nil, err
@@ -28,13 +32,21 @@ func openStore(ctx context.Context, cfg *config.Config, opts Options) (session.S
 		// every write, and its Notifier must stay visible.
 		return session.NewWriteBehind(bolt, session.DefaultWriteBehindWindow), nil
 	}
-	if err := config.CheckStoreURL(url); err != nil {
+	if err := config.CheckStoreURL(st.URL); err != nil {
 		return nil, fmt.Errorf("session store URL (%s or store.url) %w", config.EnvStoreURL, err)
 	}
-	s, err := pgstore.Open(ctx, url)
+	if err := config.CheckStoreURL(st.ListenURL); err != nil {
+		return nil, fmt.Errorf("session store listen URL (%s or store.listen_url) %w", config.EnvStoreListenURL, err)
+	}
+	s, err := pgstore.OpenWith(ctx, st.URL, pgstore.Options{
+		NoMigrate: !st.Migrate,
+		ListenURL: st.ListenURL,
+		StartWait: st.StartWait,
+		Retention: st.Retention,
+	})
 	if err != nil {
 		return nil, err
 	}
-	opts.Logger.Info("session store", "postgres", s.Addr())
+	opts.Logger.Info("session store", "postgres", s.Addr(), "migrate", st.Migrate, "retention", st.Retention)
 	return s, nil
 }

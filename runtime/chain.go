@@ -63,6 +63,7 @@ func (r *Registry) run(ctx context.Context, c Call, agent *Agent, routed bool) (
 	in := r.newInvocation(c, agent)
 	hooks := r.hookList()
 	return chain(execute,
+		traceCall(r.tracer.p.Load()),                    // a span around everything below (TraceCalls)
 		logCall(time.Now),                               // logging: the outcome and duration of everything below
 		watchCall(r.watchers.list()),                    // front ends showing calls live (WatchCalls)
 		unless(routed, offer(r.unavailable)),            // gate: is the tool offered to this agent on this model?

@@ -26,6 +26,9 @@
 //     panic recovery, the tool — each step a small function with its own
 //     tests, composed in one place (Registry.run). Tools that call tools get
 //     a Caller, tools that read rules a Rulebook, never the Registry.
+//   - trace.go: the CallTracer a program hands the registry (TraceCalls)
+//     to put a span around every call, permission decisions included; the
+//     runtime imports no tracing library.
 //
 // It is named after what it is — the runtime tools run in — as
 // k8s.io/apimachinery/pkg/runtime is; import the standard library's runtime

@@ -66,6 +66,7 @@ type Registry struct {
 
 	changes  subscribers[func()]      // told of every change of tools or hooks (changes.go)
 	watchers subscribers[CallWatcher] // told of every call (watch.go)
+	tracer   tracerSlot               // a span around every call (trace.go)
 }
 
 // NewRegistry returns an empty registry; add tools with Add and Register.

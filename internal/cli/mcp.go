@@ -34,6 +34,14 @@ type MCPOptions struct {
 	Model     string
 	// DrainTimeout bounds the wait for calls in flight after SIGTERM.
 	DrainTimeout time.Duration
+	// DrainDelay is how long the server goes on serving, unready, after
+	// SIGTERM and before it drains.
+	DrainDelay time.Duration
+	// MaxParked bounds the calls parked waiting for a permission answer.
+	MaxParked int
+	// OTLPEndpoint is where traces go (OTLP/HTTP base URL); "" reads
+	// OTEL_EXPORTER_OTLP_ENDPOINT, and without either tracing is off.
+	OTLPEndpoint string
 	// AskFallback overrides "server.ask_fallback": allow, deny or inbox.
 	AskFallback string
 	// Inbox configures the permission inbox of --ask-fallback inbox.
@@ -80,10 +88,13 @@ or ` + server.TokenEnv + `), which is then required on every request. Requests
 whose Host is not the bound address, or whose Origin is not localhost, are
 refused (DNS rebinding protection). The HTTP server also answers /healthz,
 /readyz (the session store is reachable and the server is not draining) and
-/metrics (Prometheus), and drains on SIGTERM: /readyz turns 503, calls
-waiting for a permission answer end at once with their question left
-answerable through other replicas, other calls in flight get
---drain-timeout to finish (docs/deploy.md).
+/metrics (Prometheus), and drains on SIGTERM: /readyz turns 503, the
+server goes on serving for --drain-delay while load balancers catch up,
+then calls waiting for a permission answer end at once with their question
+left answerable through other replicas, other calls in flight get
+--drain-timeout to finish (docs/deploy.md). At most --max-parked calls wait
+for a permission answer at once; a call that asks past it is refused with a
+result saying so.
 
 Several replicas behind a load balancer share sessions through a PostgreSQL
 store ("store": {"url": ...} or TOOLHOST_STORE_URL); with --stateless any
@@ -138,6 +149,9 @@ replica's inbox (--inbox-on-mcp serves it at /inbox).`,
 	cmd.Flags().StringVar(&opts.Agent, "agent", "", "agent `name` whose tools and permissions are served (default build)")
 	cmd.Flags().StringVar(&opts.Model, "model", "", "model `id` the tools are chosen for")
 	cmd.Flags().DurationVar(&opts.DrainTimeout, "drain-timeout", 0, "with --http: on SIGTERM, how long calls in flight may take to finish (default 1.5s)")
+	cmd.Flags().DurationVar(&opts.DrainDelay, "drain-delay", 0, "with --http: on SIGTERM, how long to go on serving with /readyz at 503 before draining, while load balancers catch up")
+	cmd.Flags().StringVar(&opts.OTLPEndpoint, "otlp-endpoint", "", "export a trace span of every call over OTLP/HTTP to this `URL` (default $"+envOTLPEndpoint+"; off without either)")
+	cmd.Flags().IntVar(&opts.MaxParked, "max-parked", 0, fmt.Sprintf("calls that may wait for a permission answer at once; more are refused (`n`, default %d; -1 no limit)", server.DefaultMaxParked))
 	cmd.Flags().StringVar(&opts.AskFallback, "ask-fallback", "", "what \"ask\" becomes for clients that cannot show questions: allow, deny or inbox (`mode`; default \"server.ask_fallback\", else deny)")
 	addInboxFlags(cmd.Flags(), &opts.Inbox)
 	addCallerFlags(cmd.Flags(), &opts.Callers)
@@ -175,7 +189,9 @@ func runMCP(ctx context.Context, g *Globals, opts *MCPOptions) error {
 	withMetrics := func(o *host.Options) {}
 	if opts.HTTP != "" {
 		metrics = server.NewMetrics()
-		withMetrics = func(o *host.Options) { o.WrapStore = metrics.Store }
+		withMetrics = func(o *host.Options) {
+			o.WrapStore = func(s session.Store) session.Store { return watchStore(metrics, s) }
+		}
 	}
 	h, err := hostUntilSignal(ctx, func(ctx context.Context) (*host.Host, error) {
 		return g.host(ctx, server.Asker{}, false, watching, withMetrics)
@@ -191,6 +207,11 @@ func runMCP(ctx context.Context, g *Globals, opts *MCPOptions) error {
 	if err != nil {
 		return usageError{err}
 	}
+	stopTracing, err := traceCalls(ctx, h.Registry, opts.OTLPEndpoint, log)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
 	var inboxHandler func(addr, token string, callers httpguard.Authenticator) http.Handler
 	sopts := serverOptions(h.Registry.Config().Server, opts, log)
 	if sopts.AskFallback == config.AskFallbackInbox {
@@ -268,7 +289,7 @@ func runMCP(ctx context.Context, g *Globals, opts *MCPOptions) error {
 	}
 	hopts := server.HTTPOptions{
 		Addr: ln.Addr().String(), Token: opts.Token, Callers: callers, Stateless: opts.Stateless,
-		Metrics: metrics, Ready: ready, DrainTimeout: opts.DrainTimeout,
+		Metrics: metrics, Ready: ready, DrainTimeout: opts.DrainTimeout, DrainDelay: opts.DrainDelay,
 	}
 	if inboxHandler != nil {
 		hopts.Inbox = inboxHandler(hopts.Addr, opts.Token, callers)
@@ -287,6 +308,7 @@ func serverOptions(cfg config.Server, opts *MCPOptions, log *slog.Logger) server
 		AskFallback:   cfg.AskFallback,
 		SkipReadCheck: !cfg.ReadRequired(),
 		ToolPrefix:    cfg.ToolPrefix,
+		MaxParked:     opts.MaxParked,
 	}
 	if opts.AskFallback != "" {
 		o.AskFallback = opts.AskFallback

@@ -14,7 +14,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := pg.Main(m) // runs the tests; stops migrate_test.go's PostgreSQL
 	e2e.Cleanup()
 	os.Exit(code)
 }

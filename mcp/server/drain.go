@@ -85,7 +85,7 @@ type drainState struct {
 // context ends; a program serving by other means calls it before it stops.
 func (s *Server) Drain(ctx context.Context) {
 	// Turned on under the parked calls' lock: serve parks a call only
-	// while it is off (parkedCalls.putServing), so none is parked after
+	// while it is off (parkedCalls.putBounded), so none is parked after
 	// the snapshot below.
 	s.parked.mu.Lock()
 	if s.drain.on.Swap(true) {

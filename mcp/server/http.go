@@ -53,6 +53,11 @@ type HTTPOptions struct {
 	// DrainTimeout bounds how long ListenAndServe waits, after its
 	// context ends, for requests in flight. Default ShutdownGrace.
 	DrainTimeout time.Duration
+	// DrainDelay is how long ListenAndServe goes on serving, /readyz
+	// already 503, after its context ends and before it drains: the time
+	// a load balancer (Kubernetes endpoints, kube-proxy) takes to stop
+	// sending to a replica that turned unready. Default 0.
+	DrainDelay time.Duration
 }
 
 // Handler returns the Streamable HTTP handler of the server, guarded by the
@@ -88,7 +93,9 @@ const ShutdownGrace = 1500 * time.Millisecond
 //
 // opts.DrainTimeout replaces ShutdownGrace where a deployment gives calls
 // longer (a Kubernetes pod's terminationGracePeriodSeconds). While it
-// drains, /readyz answers 503 so a load balancer stops sending.
+// drains, /readyz answers 503 so a load balancer stops sending; with
+// opts.DrainDelay it first goes on serving, already unready, for that
+// long, so requests the load balancer still sends are not refused.
 //
 // Beside the MCP endpoint it serves, without the token and Host checks
 // (they expose no tool, and probes send neither): /healthz (200 while the
@@ -113,6 +120,16 @@ func (s *Server) ListenAndServe(ctx context.Context, ln net.Listener, opts HTTPO
 		return fmt.Errorf("serve mcp on %s: %w", ln.Addr(), err)
 	case <-ctx.Done():
 		draining.Store(true)
+		if opts.DrainDelay > 0 {
+			// Not ready, still serving: new requests keep coming until
+			// the load balancer has seen /readyz turn.
+			s.log.Info("not ready; serving until the drain delay ends", "delay", opts.DrainDelay)
+			select {
+			case <-time.After(opts.DrainDelay):
+			case err := <-errc:
+				return fmt.Errorf("serve mcp on %s: %w", ln.Addr(), err)
+			}
+		}
 		s.log.Info("draining", "timeout", opts.DrainTimeout)
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), opts.DrainTimeout)
 		defer cancel()

@@ -33,6 +33,7 @@ type Metrics struct {
 	inFlight    prometheus.Gauge
 	store       *prometheus.HistogramVec
 	permissions *prometheus.CounterVec
+	relay       relayMetrics // metrics_relay.go
 }
 
 // NewMetrics returns metrics registered on a registry of their own, with
@@ -65,6 +66,7 @@ func NewMetrics() *Metrics {
 	}
 	m.reg.MustRegister(m.calls, m.duration, m.inFlight, m.store, m.permissions,
 		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+	m.relay = newRelayMetrics(m.reg)
 	return m
 }
 

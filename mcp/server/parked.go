@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -43,17 +42,6 @@ func (p *parkedCalls) put(c *parkedCall) {
 	p.mu.Lock()
 	p.calls[c.state] = c
 	p.mu.Unlock()
-}
-
-// putServing parks c unless the server drains, reporting whether it did.
-func (p *parkedCalls) putServing(c *parkedCall, draining *atomic.Bool) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if draining.Load() {
-		return false
-	}
-	p.calls[c.state] = c
-	return true
 }
 
 // take removes and returns the call parked under state.
@@ -158,9 +146,13 @@ func (s *Server) serve(ctx context.Context, pc *parkedCall) *sdk.CallToolResult 
 				pc.cancel()
 			}
 		})
-		if !s.parked.putServing(pc, &s.drain.on) {
+		switch s.parked.putBounded(pc, &s.drain.on, s.maxParked()) {
+		case parkDraining:
 			pc.expiry.Stop()
 			return s.releaseAsked(ctx, pc, q)
+		case parkFull:
+			pc.expiry.Stop()
+			return s.refuseFull(pc)
 		}
 		return &sdk.CallToolResult{
 			// The go-sdk writes "content" even when it is empty (no

@@ -37,6 +37,12 @@ const (
 	relayRounds   = "mcp-parked-round"    // notify channel: payload requestState
 )
 
+// BookkeepingSessions are the session ids under which the server keeps
+// state shared by all its calls (relayed answers and rounds, released
+// calls), rather than a client's: a store's retention should expire their
+// rows one by one (pgstore.Store.SweepRowsOf), not with the session.
+func BookkeepingSessions() []string { return []string{relaySession} }
+
 // relayAckTimeout is how long a replica waits for another to take an
 // answer before deciding that no replica holds the call. A variable only
 // so the tests of an answer nobody takes need not wait it out.
@@ -92,6 +98,7 @@ func (s *Server) takeRelayed(ctx context.Context, state string) {
 		return
 	}
 	pc.expiry.Stop()
+	s.opts.Metrics.relayTaken()
 	// An answer that does not decode is no answer: the call is refused
 	// (answerOf), never allowed.
 	var ans *sdk.ElicitResult
@@ -147,6 +154,7 @@ func (s *Server) resumeElsewhere(ctx context.Context, req *sdk.CallToolRequest) 
 			}
 		}
 	}); err != nil {
+		s.opts.Metrics.relayed(outcomeStoreError)
 		return storeUnavailable(err)
 	}
 	// A retry without an answer (or with one of another kind) hands the
@@ -154,15 +162,18 @@ func (s *Server) resumeElsewhere(ctx context.Context, req *sdk.CallToolRequest) 
 	ans, _ := req.Params.InputResponses[inputKey].(*sdk.ElicitResult)
 	b, _ := json.Marshal(ans)
 	if err := session.Put(ctx, r.store, relaySession, relayAnswerNS, state, b); err != nil {
+		s.opts.Metrics.relayed(outcomeStoreError)
 		return storeUnavailable(err)
 	}
 	if err := r.notifier.Notify(ctx, relayAnswers, state); err != nil {
+		s.opts.Metrics.relayed(outcomeStoreError)
 		return storeUnavailable(err)
 	}
 	ack := time.NewTimer(relayAckTimeout)
 	defer ack.Stop()
 	for {
 		if raw, ok := takeKey(ctx, r.store, relayRoundNS, state); ok {
+			s.opts.Metrics.relayed(outcomeAnswered)
 			var res sdk.CallToolResult
 			if err := json.Unmarshal(raw, &res); err != nil {
 				return toResult(runtime.Result{}, fmt.Errorf("the replica running this call sent a round that does not decode: %w", err), nil)
@@ -173,17 +184,21 @@ func (s *Server) resumeElsewhere(ctx context.Context, req *sdk.CallToolRequest) 
 		// answer nobody will take, and record it instead.
 		if res, ok := s.answerReleased(ctx, req); ok {
 			_, _ = takeKey(context.WithoutCancel(ctx), r.store, relayAnswerNS, state)
+			s.opts.Metrics.relayed(outcomeReleased)
 			return res
 		}
 		select {
 		case <-wake:
 		case <-ack.C:
 			if _, withdrawn := takeKey(ctx, r.store, relayAnswerNS, state); withdrawn {
+				s.opts.Metrics.relayed(outcomeAckTimeout)
+				s.log.Info("relayed answer not taken by any replica in time; the call is gone", "ack_timeout", relayAckTimeout)
 				return toResult(runtime.Result{}, errExpired, nil)
 			}
 		case <-ctx.Done():
 			// The client gave up; withdraw an answer not yet taken.
 			_, _ = takeKey(context.WithoutCancel(ctx), r.store, relayAnswerNS, state)
+			s.opts.Metrics.relayed(outcomeCancelled)
 			return toResult(runtime.Result{}, ctx.Err(), nil)
 		}
 	}

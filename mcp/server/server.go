@@ -52,6 +52,10 @@ type Options struct {
 	Relay session.Store
 	// Metrics count calls and their outcomes. Nil: not counted.
 	Metrics *Metrics
+	// MaxParked bounds the calls parked on this server waiting for a
+	// permission answer (limits.go); a call that asks past it is ended
+	// with a result saying why. 0: DefaultMaxParked; negative: no limit.
+	MaxParked int
 
 	// AskFallback is what a permission rule's "ask" becomes for a client
 	// that cannot answer elicitation (OpenCode, Qwen Code, the MCP
@@ -152,6 +156,7 @@ func New(ctx context.Context, reg *runtime.Registry, opts Options) (*Server, err
 	s := &Server{reg: reg, opts: opts, log: opts.Logger}
 	s.parked.init()
 	if opts.Metrics != nil {
+		opts.Metrics.watchParked(s.parked.count)
 		reg.Permissions().Observe(opts.Metrics.permission)
 	}
 	// listChanged: the tool list follows the registry (refresh.go).

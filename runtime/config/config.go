@@ -150,6 +150,26 @@ type Store struct {
 	// keeps the tables in a schema of their own. Empty: the local bbolt
 	// file.
 	URL string `json:"url,omitempty"`
+	// ListenURL, when set, is the connection PostgreSQL's LISTEN uses
+	// instead of url: behind PgBouncer in transaction pooling, url goes
+	// through PgBouncer and listen_url straight to PostgreSQL (or to a
+	// session-pooling PgBouncer), since a LISTEN holds its connection.
+	// TOOLHOST_STORE_LISTEN_URL overrides it.
+	ListenURL string `json:"listen_url,omitempty"`
+	// Migrate false leaves the schema to `toolhost migrate`: a replica
+	// then needs no CREATE privilege, and refuses to start on a schema
+	// that is behind, saying to run it. Default true: the first replica
+	// to start migrates. TOOLHOST_STORE_MIGRATE=false overrides it.
+	Migrate *bool `json:"migrate,omitempty"`
+	// Retention is how long a session's state is kept after its last
+	// write, as a Go duration ("720h"), at least 1h; "0" keeps it
+	// forever. Default 720h (30 days). A sweep on one replica at a time
+	// deletes the rest.
+	Retention string `json:"retention,omitempty"`
+	// StartWait is how long a starting process keeps trying to reach the
+	// database before it gives up and exits, as a Go duration. Default
+	// "30s"; "0" tries once.
+	StartWait string `json:"start_wait,omitempty"`
 }
 
 // EnvStoreURL overrides "store": {"url"}; a deployment keeps the URL, and

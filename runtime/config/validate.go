@@ -101,6 +101,15 @@ func validate(cfg *Config, origins map[string]origin) error {
 	if err := CheckStoreURL(cfg.Store.URL); err != nil {
 		v.errorf([]string{"store", "url"}, "%s", err)
 	}
+	if err := CheckStoreURL(cfg.Store.ListenURL); err != nil {
+		v.errorf([]string{"store", "listen_url"}, "%s", err)
+	}
+	if _, err := storeRetention(cfg.Store.Retention); err != nil {
+		v.errorf([]string{"store", "retention"}, "%s", err)
+	}
+	if _, err := storeDuration(cfg.Store.StartWait, 0); err != nil {
+		v.errorf([]string{"store", "start_wait"}, "%s", err)
+	}
 	switch cfg.Server.AskFallback {
 	case "", AskFallbackDeny, AskFallbackAllow, AskFallbackInbox:
 	default:

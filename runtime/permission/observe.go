@@ -48,11 +48,16 @@ func (s *Service) report(permission string, how Outcome, err error) {
 	if fn == nil {
 		return
 	}
-	if err != nil {
-		how = OutcomeError
-		if k := Kind(err); k != "" {
-			how = Outcome(k)
-		}
+	(*fn)(permission, outcomeOf(how, err))
+}
+
+// outcomeOf is how, or the kind of err when Ask failed.
+func outcomeOf(how Outcome, err error) Outcome {
+	if err == nil {
+		return how
 	}
-	(*fn)(permission, how)
+	if k := Kind(err); k != "" {
+		return Outcome(k)
+	}
+	return OutcomeError
 }

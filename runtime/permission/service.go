@@ -129,6 +129,7 @@ func (s *Service) Ask(ctx context.Context, rules Ruleset, req Request) error {
 	}
 	how, err := s.decide(ctx, rules, req)
 	s.report(req.Permission, how, err)
+	reportTo(ctx, req.Permission, how, err)
 	return err
 }
 

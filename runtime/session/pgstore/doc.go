@@ -21,7 +21,23 @@
 // that first takes a transaction-scoped advisory lock, so replicas that
 // start together apply each version once and the lock cannot outlive a
 // replica that dies half-way. A database whose schema is newer than the
-// binary is refused rather than written with old assumptions.
+// binary is refused rather than written with old assumptions. Open reads
+// the version first and writes nothing when it is current, so a replica
+// whose role may not create tables starts on a migrated schema; with
+// Options.NoMigrate it never migrates and refuses a schema that is behind
+// with "run toolhost migrate". Migrate (schema.go) is that separate step:
+// it creates the schema search_path names and can grant a replica's role
+// its privileges.
+//
+// # Retention, pools, start-up
+//
+// Options.Retention forgets sessions with no write for that long, by a
+// sweep every replica runs but only one at a time (sweep.go). The pool's
+// size and lifetimes are pgxpool's URL parameters (pool_max_conns, ...);
+// PoolStat reads its state for metrics. Options.ListenURL gives LISTEN its
+// own connection, for a pool behind PgBouncer in transaction pooling. A
+// database unreachable at start is tried again for Options.StartWait, and
+// then Open says toolhost stops, not that it will reconnect.
 //
 // # Transactions
 //

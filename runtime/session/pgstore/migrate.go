@@ -3,6 +3,7 @@ package pgstore
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -68,15 +70,19 @@ func parseMigrations(fsys fs.FS, dir string) ([]migration, error) {
 }
 
 // migrate brings the database's schema to the newest embedded version in
-// one transaction holding migrationLock, and returns the version it is at.
-func migrate(ctx context.Context, pool *pgxpool.Pool, all []migration) (int, error) {
-	var version int
-	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+// one transaction holding migrationLock, first creating schema (the first
+// entry of search_path; "" for none) when it does not exist, and returns
+// the versions before and after.
+func migrate(ctx context.Context, pool *pgxpool.Pool, all []migration, schema string) (from, to int, err error) {
+	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		// The transaction-scoped lock is released by commit, rollback or
 		// the connection dying, so a replica killed while migrating
 		// cannot keep the others waiting.
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
 			return fmt.Errorf("take the migration lock: %w", err)
+		}
+		if err := createSchema(ctx, tx, schema); err != nil {
+			return err
 		}
 		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS toolhost_schema_migrations (
 			version    integer     PRIMARY KEY,
@@ -84,22 +90,42 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, all []migration) (int, err
 			applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
 			return fmt.Errorf("create the migrations table: %w", err)
 		}
-		if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM toolhost_schema_migrations`).Scan(&version); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM toolhost_schema_migrations`).Scan(&from); err != nil {
 			return fmt.Errorf("read the schema version: %w", err)
 		}
-		if version > len(all) {
-			return fmt.Errorf("the database's schema is at version %d, newer than this toolhost knows (%d); upgrade toolhost or point it at another database", version, len(all))
+		to = from
+		if from > len(all) {
+			return newerSchema(from, len(all))
 		}
-		for _, m := range all[version:] {
+		for _, m := range all[from:] {
 			if _, err := tx.Exec(ctx, m.sql); err != nil {
 				return fmt.Errorf("apply %s: %w", m.name, err)
 			}
 			if _, err := tx.Exec(ctx, `INSERT INTO toolhost_schema_migrations (version, name) VALUES ($1, $2)`, m.version, m.name); err != nil {
 				return fmt.Errorf("record %s: %w", m.name, err)
 			}
-			version = m.version
+			to = m.version
 		}
 		return nil
 	})
-	return version, err
+	return from, to, err
+}
+
+func newerSchema(have, know int) error {
+	return fmt.Errorf("the database's schema is at version %d, newer than this toolhost knows (%d); upgrade toolhost or point it at another database", have, know)
+}
+
+// schemaVersion reads the schema's version without writing anything, so a
+// replica whose role may not create tables can start on a current schema;
+// a database without toolhost's tables is at version 0.
+func schemaVersion(ctx context.Context, pool *pgxpool.Pool) (int, error) {
+	var v int
+	err := retry(ctx, func() error {
+		return pool.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM toolhost_schema_migrations`).Scan(&v)
+	})
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && (pgErr.Code == "42P01" || pgErr.Code == "3F000") { // undefined_table, invalid_schema_name
+		return 0, nil
+	}
+	return v, err
 }

@@ -45,3 +45,23 @@ func TestMigrationSetsThatCouldSkipOrRepeatAVersionAreRefused(t *testing.T) {
 		})
 	}
 }
+
+func TestTheSchemaIsTheFirstSearchPathEntryAsPostgreSQLReadsIt(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ list, want string }{
+		{"toolhost", "toolhost"},
+		{"Toolhost_Custom, public", "toolhost_custom"},
+		{`  "My Schema" , public`, "My Schema"},
+		{`"q""uote"`, `q"uote`},
+		{`"$user", public`, "$user"},
+		{"", ""},
+		{`"unterminated`, ""},
+		{`""`, ""},
+		{"a b", ""},
+	} {
+		got, _ := firstIdentifier(c.list)
+		if got != c.want {
+			t.Errorf("firstIdentifier(%q) = %q; want %q", c.list, got, c.want)
+		}
+	}
+}

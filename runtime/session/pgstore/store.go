@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -27,6 +26,7 @@ type Store struct {
 	closed bool
 
 	listen listener // LISTEN/NOTIFY (notify.go)
+	sweep  sweeper  // retention (sweep.go)
 }
 
 var (
@@ -39,44 +39,6 @@ var (
 // key's btree entry must fit in a third of a page. The contract's 1 KiB key
 // leaves ids and namespaces ample room.
 const maxNameBytes = 2400
-
-// Open connects to the database at url (postgres://user:pass@host:port/db,
-// or the key=value form; pgx reads PG* environment variables for what the
-// URL leaves out) and brings its schema up to date. The database must be
-// reachable now; afterwards the pool reconnects by itself, and calls made
-// while the database is down fail with an error saying so.
-//
-// Query parameters that are not connection settings become session
-// settings, so "?search_path=toolhost" keeps the tables in a schema of
-// their own.
-func Open(ctx context.Context, url string) (*Store, error) {
-	cfg, err := pgxpool.ParseConfig(url)
-	if err != nil {
-		// pgx's message may quote the URL, password included.
-		return nil, errors.New("session store: the store URL is not a PostgreSQL connection string; want postgres://user:password@host:5432/database")
-	}
-	// A dead connection is found by a ping before it is handed out
-	// rather than by the call that uses it.
-	cfg.HealthCheckPeriod = 10 * time.Second
-	s := &Store{addr: fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)}
-	s.listen.store = s
-	s.listen.connConfig = cfg.ConnConfig.Copy()
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, s.wrap("connect", err)
-	}
-	s.pool = pool
-	all, err := migrations()
-	if err != nil {
-		pool.Close()
-		return nil, err
-	}
-	if _, err := migrate(ctx, pool, all); err != nil {
-		pool.Close()
-		return nil, s.wrap("migrate", err)
-	}
-	return s, nil
-}
 
 // Addr is host:port/database, for logs and messages.
 func (s *Store) Addr() string { return s.addr }
@@ -91,6 +53,7 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
+	s.sweep.stop()
 	s.listen.close()
 	s.pool.Close()
 	return nil
@@ -124,11 +87,21 @@ func (s *Store) wrap(op string, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("session store %s: %s: %w", s.addr, op, err)
 	}
-	var pgErr *pgconn.PgError
-	if !errors.As(err, &pgErr) || isShutdown(pgErr) {
+	if unreachable(err) {
 		return fmt.Errorf("session store %s: %s: %w: %w; check that PostgreSQL is running and reachable (toolhost reconnects by itself)", s.addr, op, ErrUnavailable, err)
 	}
 	return fmt.Errorf("session store %s: %s: %w", s.addr, op, err)
+}
+
+// unreachable tells a database that could not be reached (no answer, a
+// connection lost, a server shutting down or starting) from one that
+// refused a statement or a login.
+func unreachable(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var pgErr *pgconn.PgError
+	return !errors.As(err, &pgErr) || isShutdown(pgErr)
 }
 
 // isShutdown tells the errors a server sends while it shuts down or starts

@@ -128,7 +128,7 @@ func TestAnUnreachableDatabaseIsReportedAsUnavailable(t *testing.T) {
 	if !errors.Is(err, pgstore.ErrUnavailable) {
 		t.Fatalf("Open on a closed port = %v; want ErrUnavailable", err)
 	}
-	if strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "check that PostgreSQL is running") {
+	if strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "start PostgreSQL or correct the store URL") {
 		t.Errorf("error %q should give a remedy and no password", err)
 	}
 }
