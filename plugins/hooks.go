@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/toolhost/toolhost/internal/hostfns"
+	"github.com/toolhost/toolhost/hostfns"
 	"github.com/toolhost/toolhost/runtime"
 )
 

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/toolhost/toolhost/internal/hostfns"
+	"github.com/toolhost/toolhost/hostfns"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/permission"
 )

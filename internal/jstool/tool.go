@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolhost/toolhost/internal/hostfns"
+	"github.com/toolhost/toolhost/hostfns"
 	"github.com/toolhost/toolhost/plugins"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
