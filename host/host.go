@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/toolhost/toolhost/builtins"
+	"github.com/toolhost/toolhost/hostfns"
 	"github.com/toolhost/toolhost/internal/lsp"
 	"github.com/toolhost/toolhost/internal/sandbox"
 	"github.com/toolhost/toolhost/plugins"
@@ -48,6 +49,11 @@ type Options struct {
 	// WrapStore, when set, decorates the session store before anything
 	// uses it (the MCP server times its operations for /metrics).
 	WrapStore func(session.Store) session.Store
+	// HostFuncs are host functions of the embedder's own, made with
+	// hostfns.Define, which wasm, JS and Python tools call by name (docs/
+	// hostfns.md); each call is checked against the function's permission
+	// by the same rules and asker as every other. Two of one name fail New.
+	HostFuncs []hostfns.Def
 }
 
 // Host is an assembled toolhost.
@@ -83,6 +89,7 @@ type Host struct {
 	folderPlugins []*plugins.Plugin // from plugin/ and plugins/; reloaded by a watching host
 	life          lifecycle         // what Close undoes, and the watchers it stops (lifecycle.go)
 	trust         *projectTrust     // whether the project's own config and tools are trusted (trust.go)
+	funcs         *hostfns.Set      // Options.HostFuncs, handed to every guest engine
 }
 
 // New loads config and assembles the registry. When a step fails, what the
@@ -114,6 +121,10 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 	if opts.CacheDir == "" {
 		opts.CacheDir = DefaultCacheDir(opts.Env)
 	}
+	funcs, err := hostfns.NewSet(opts.HostFuncs...)
+	if err != nil {
+		return nil, fmt.Errorf("host functions: %w", err)
+	}
 	worktree := config.FindWorktree(opts.Directory)
 	pt := checkTrust(opts, worktree)
 	loaded, err := pt.load(opts, worktree)
@@ -132,7 +143,7 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 	if opts.WrapStore != nil {
 		store = opts.WrapStore(store)
 	}
-	h = &Host{Config: loaded.Config, Dirs: loaded.Dirs, Files: loaded.Files, Store: store, Directory: opts.Directory, Worktree: worktree, trust: pt}
+	h = &Host{Config: loaded.Config, Dirs: loaded.Dirs, Files: loaded.Files, Store: store, Directory: opts.Directory, Worktree: worktree, trust: pt, funcs: funcs}
 	h.life.init()
 	h.life.onClose("session store", func(context.Context) error { return store.Close() })
 	defer func() {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/toolhost/toolhost/hostfns"
 	"github.com/toolhost/toolhost/internal/jstool"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
@@ -24,6 +25,7 @@ type jsTools struct {
 	memMax   int
 	log      *slog.Logger
 	admit    func([]string) []string // drops files of an untrusted project (trust.go)
+	funcs    *hostfns.Set            // the embedder's host functions
 
 	mu     sync.Mutex
 	rt     *jstool.Runtime // nil until a file is found
@@ -57,7 +59,7 @@ func (h *Host) addJS(ctx context.Context, opts Options) {
 	}
 	h.js = &jsTools{
 		where:    JSWhere(h.Config, h.Dirs, h.Directory, h.Worktree, opts.Env),
-		cacheDir: opts.CacheDir, memMax: memMax, log: opts.Logger, loaded: map[string]*jsFile{}, admit: h.admitFiles,
+		cacheDir: opts.CacheDir, memMax: memMax, log: opts.Logger, loaded: map[string]*jsFile{}, admit: h.admitFiles, funcs: h.funcs,
 	}
 	h.life.onClose("JS tools", h.js.close)
 	h.LoadErrors = append(h.LoadErrors, h.js.sync(ctx, h.Registry)...)
@@ -186,7 +188,7 @@ func (j *jsTools) load(ctx context.Context, files []string, stamps map[string]st
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			loaded[i], errs[i] = jstool.Load(ctx, f, jstool.LoadOptions{Runtime: j.rt, CacheDir: filepath.Join(j.cacheDir, "js"), Root: j.root(f)})
+			loaded[i], errs[i] = jstool.Load(ctx, f, jstool.LoadOptions{Runtime: j.rt, CacheDir: filepath.Join(j.cacheDir, "js"), Root: j.root(f), HostFuncs: j.funcs})
 		}()
 	}
 	wg.Wait()

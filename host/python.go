@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/toolhost/toolhost/hostfns"
 	"github.com/toolhost/toolhost/internal/pytool"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
@@ -23,6 +24,7 @@ type pyTools struct {
 	warm     bool // start each tool's instances ahead of its first call
 	log      *slog.Logger
 	admit    func([]string) []string // drops files of an untrusted project (trust.go)
+	funcs    *hostfns.Set            // the embedder's host functions
 
 	mu     sync.Mutex
 	rt     *pytool.Runtime // nil until a file is found
@@ -49,7 +51,7 @@ func (h *Host) addPython(ctx context.Context, opts Options) {
 		dirs = h.watchedDirs(opts.Directory)
 	}
 	h.py = &pyTools{dirs: dirs, cacheDir: filepath.Join(opts.CacheDir, "py"), cfg: h.Config,
-		worktree: h.Worktree, warm: opts.Watch, log: opts.Logger, loaded: map[string]*pyFile{}, admit: h.admitFiles}
+		worktree: h.Worktree, warm: opts.Watch, log: opts.Logger, loaded: map[string]*pyFile{}, admit: h.admitFiles, funcs: h.funcs}
 	h.life.onClose("Python tools", h.py.close)
 	h.LoadErrors = append(h.LoadErrors, h.py.sync(ctx, h.Registry)...)
 }
@@ -133,7 +135,7 @@ func (p *pyTools) load(ctx context.Context, file string) ([]*pytool.Tool, error)
 	if !p.warm {
 		pool = -1 // a one-shot host makes one call: an instance started for the next would be wasted
 	}
-	f, err := pytool.Load(ctx, file, pytool.LoadOptions{Runtime: p.rt, CacheDir: p.cacheDir, PoolSize: pool})
+	f, err := pytool.Load(ctx, file, pytool.LoadOptions{Runtime: p.rt, CacheDir: p.cacheDir, PoolSize: pool, HostFuncs: p.funcs})
 	if err != nil {
 		return nil, err
 	}

@@ -18,9 +18,10 @@ import (
 // load are recorded in LoadErrors and skipped.
 func (h *Host) addWasm(ctx context.Context, opts Options) error {
 	wh := plugins.NewEngine(plugins.EngineOptions{
-		CacheDir: filepath.Join(opts.CacheDir, "wasm"),
-		Config:   h.Config,
-		Logger:   opts.Logger,
+		CacheDir:  filepath.Join(opts.CacheDir, "wasm"),
+		Config:    h.Config,
+		Logger:    opts.Logger,
+		HostFuncs: h.funcs,
 	})
 	h.wasm = wh
 	h.life.onClose("wasm modules", wh.Close)
