@@ -47,15 +47,17 @@ func (c *Call) scope() permission.Scope {
 // an ordinary answer ({"ok":false,…}), not an abort. Script tools reach
 // the same code through Script("ask"), where a refusal is thrown.
 func runAsk(ctx context.Context, c *Call, raw []byte) (any, error) {
-	if c.Context == nil {
-		return nil, errors.New("ask is only available while executing a call, not in description or schema")
-	}
 	var req AskRequest
 	if err := json.Unmarshal(raw, &req); err != nil {
 		return nil, fmt.Errorf("request is not AskRequest JSON: %w", err)
 	}
 	if req.Permission == "" {
 		return nil, errors.New(`request has no "permission"`)
+	}
+	if c.Context == nil {
+		// Nobody to ask: refused, fail closed (a script tool sees the
+		// rejection; a wasm guest is aborted).
+		return nil, fmt.Errorf("ask is only available while executing a call, not in description or schema: %w", &permission.RejectedError{Permission: req.Permission})
 	}
 	if req.Patterns == nil {
 		req.Patterns = []string{}
