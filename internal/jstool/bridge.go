@@ -64,9 +64,6 @@ const maxFileBytes = 32 << 20
 
 // Handle answers one op.
 func (b *Bridge) Handle(ctx context.Context, s Pauser, op string, arg json.RawMessage) (any, error) {
-	if v, ok, err := b.shared(ctx, s, op, arg); ok {
-		return v, err
-	}
 	switch op {
 	case "log":
 		var m struct{ Level, Msg string }
@@ -100,6 +97,9 @@ func (b *Bridge) Handle(ctx context.Context, s Pauser, op string, arg json.RawMe
 		return b.fetch(ctx, arg)
 	case "fs.read", "fs.write", "fs.exists", "fs.readdir", "fs.mkdir":
 		return b.file(op, arg)
+	}
+	if v, ok, err := b.shared(ctx, s, op, arg); ok {
+		return v, err
 	}
 	return nil, fmt.Errorf("unknown host call %q", op)
 }
