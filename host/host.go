@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/toolhost/toolhost/hostfns"
 	"github.com/toolhost/toolhost/internal/lsp"
 	"github.com/toolhost/toolhost/internal/sandbox"
 	"github.com/toolhost/toolhost/internal/trust"
@@ -58,6 +59,11 @@ type Options struct {
 	// WrapStore, when set, decorates the session store before anything
 	// uses it (the MCP server times its operations for /metrics).
 	WrapStore func(session.Store) session.Store
+	// HostFuncs are host functions of the embedder's own, made with
+	// hostfns.Define, which wasm, JS and Python tools call by name (docs/
+	// hostfns.md); each call is checked against the function's permission
+	// by the same rules and asker as every other. Two of one name fail New.
+	HostFuncs []hostfns.Def
 }
 
 // Host is an assembled toolhost.
@@ -90,6 +96,7 @@ type Host struct {
 	plugins *pkg.Source
 	life    lifecycle      // what Close undoes, and the watcher it stops (lifecycle.go)
 	trust   *trust.Project // whether the project's own config and tools are trusted
+	funcs   *hostfns.Set   // Options.HostFuncs, handed to every guest engine
 }
 
 // New loads config and assembles the registry from every tool source.
@@ -99,6 +106,10 @@ type Host struct {
 func New(ctx context.Context, opts Options) (h *Host, err error) {
 	if opts, err = withDefaults(opts); err != nil {
 		return nil, err
+	}
+	funcs, err := hostfns.NewSet(opts.HostFuncs...)
+	if err != nil {
+		return nil, fmt.Errorf("host functions: %w", err)
 	}
 	worktree := config.FindWorktree(opts.Directory)
 	pt := trust.OpenProject(config.DirOptions{Directory: opts.Directory, Worktree: worktree, Env: opts.Env}, opts.DataDir, opts.Logger)
@@ -118,7 +129,7 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 	if opts.WrapStore != nil {
 		store = opts.WrapStore(store)
 	}
-	h = &Host{Config: loaded.Config, Dirs: loaded.Dirs, Files: loaded.Files, Store: store, Directory: opts.Directory, Worktree: worktree, trust: pt}
+	h = &Host{Config: loaded.Config, Dirs: loaded.Dirs, Files: loaded.Files, Store: store, Directory: opts.Directory, Worktree: worktree, trust: pt, funcs: funcs}
 	h.life.init()
 	h.life.onClose("session store", func(context.Context) error { return store.Close() })
 	opened := h // a failing step returns nil, not h: close what it opened

@@ -31,8 +31,16 @@ func (h *Host) sourcesFor(opts Options, env source.Env) []source.Source {
 	}
 	add(runtime.SourceBuiltin, func() source.Source { return builtins.Source(builtins.Options{ConfigDirs: env.Dirs}) })
 	add(runtime.SourceWasm, func() source.Source { return wasm.NewToolSource(h.wasmEngine(env), env) })
-	add(runtime.SourceJS, func() source.Source { return js.NewSource(js.OptionsFor(env)) })
-	add(runtime.SourcePython, func() source.Source { return python.NewSource(python.OptionsFor(env)) })
+	add(runtime.SourceJS, func() source.Source {
+		o := js.OptionsFor(env)
+		o.HostFuncs = h.funcs
+		return js.NewSource(o)
+	})
+	add(runtime.SourcePython, func() source.Source {
+		o := python.OptionsFor(env)
+		o.HostFuncs = h.funcs
+		return python.NewSource(o)
+	})
 	add(runtime.SourcePlugin, func() source.Source {
 		h.plugins = pkg.NewSource(pkg.SourceOptions{Engine: h.wasmEngine(env), Env: env, ProjectTrusted: h.trust.Status.Trusted})
 		return h.plugins
@@ -84,7 +92,7 @@ func (h *Host) load(ctx context.Context, opts Options) error {
 // when the first of them needs it and closed after them.
 func (h *Host) wasmEngine(env source.Env) *wasm.Engine {
 	if h.engine == nil {
-		h.engine = wasm.NewEngine(wasm.EngineOptions{CacheDir: filepath.Join(env.CacheDir, "wasm"), Config: env.Config, Logger: env.Logger})
+		h.engine = wasm.NewEngine(wasm.EngineOptions{CacheDir: filepath.Join(env.CacheDir, "wasm"), Config: env.Config, Logger: env.Logger, HostFuncs: h.funcs})
 		h.life.onClose("wasm modules", h.engine.Close)
 	}
 	return h.engine

@@ -27,19 +27,19 @@ var layers = []struct {
 }{
 	{"foundation: helpers that know no toolhost type", []string{
 		"internal/fspath", "internal/rootfs", "internal/httpguard", "internal/skill", "internal/resources",
-		"internal/prompts", "internal/npmengine", "internal/sandbox", "internal/e2e", "internal/agenttest",
+		"internal/prompts", "internal/npmengine", "internal/jwtauth", "internal/sandbox", "internal/e2e", "internal/agenttest",
 		"internal/layout", "sdk-guest",
 	}},
 	{"runtime: the tool contract, registry, wrapper, config, permissions, sessions and the source contract", []string{
 		"runtime/...",
 	}},
 	{"engines and sources: what tools run on and come from", []string{
-		"builtins/...", "plugins/...", "hostfns/...", "internal/hostfns", "internal/lsp/...", "internal/trust",
-		"internal/toolbuild", "mcp/client",
+		"builtins/...", "plugins/...", "hostfns/...", "internal/lsp/...", "internal/trust",
+		"internal/toolbuild", "internal/tracing", "mcp/client",
 	}},
 	{"host: the loop over sources", []string{"host"}},
 	{"front ends: the CLI, the MCP server, the agent loop, the inbox, programs", []string{
-		"agent/...", "mcp/server/...", "internal/cli", "internal/inbox", "cmd/...", "examples/...",
+		"agent/...", "mcp/server/...", "internal/cli", "internal/inbox", "cmd/...", "examples/...", "deploy",
 	}},
 }
 

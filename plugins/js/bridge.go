@@ -14,7 +14,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/toolhost/toolhost/internal/hostfns"
+	"github.com/toolhost/toolhost/hostfns"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/permission"
 )
@@ -26,8 +26,9 @@ import (
 //	random     n (≤ 65536)                   → [bytes]
 //	url        {url, base}                   → parts of the parsed URL
 //	fetch      {url, method, headers, body}  → {status, headers, body} (base64 bodies); HTTP policy
-//	metadata   {title, metadata}             → null; the caller sees it live
-//	ask        {permission, patterns, always, metadata} → null, or the refusal as an error
+//	metadata   {title, metadata}             → null; the caller sees it live (hostfns)
+//	ask        {permission, patterns, always, metadata} → null, or the refusal as an error (hostfns)
+//	call       {fn, args}                    → hostfns.CallReply: an embedder's host function, under its permission
 //	fs.read / fs.write / fs.exists / fs.readdir / fs.mkdir {path[, data]} → inside allowed_paths only
 type Bridge struct {
 	Tool string
@@ -43,6 +44,9 @@ type Bridge struct {
 	Paths map[string]string
 	// Source names the kind of tool in its log lines ("js" when empty).
 	Source string
+	// Funcs are the embedder's host functions, which call reaches; nil
+	// has none.
+	Funcs *hostfns.Set
 
 	mu      sync.Mutex
 	permErr error // the last refusal of ask, returned if the tool then fails
@@ -91,53 +95,30 @@ func (b *Bridge) Handle(ctx context.Context, s Pauser, op string, arg json.RawMe
 		ctx, cancel := context.WithTimeout(ctx, s.Remaining())
 		defer cancel()
 		return b.fetch(ctx, arg)
-	case "metadata":
-		var m struct {
-			Title    string         `json:"title"`
-			Metadata map[string]any `json:"metadata"`
-		}
-		if err := json.Unmarshal(arg, &m); err != nil {
-			return nil, fmt.Errorf("metadata: %w", err)
-		}
-		if b.Context != nil {
-			b.Context.Metadata(m.Title, m.Metadata)
-		}
-		return nil, nil
-	case "ask":
-		return nil, b.ask(ctx, s, arg)
 	case "fs.read", "fs.write", "fs.exists", "fs.readdir", "fs.mkdir":
 		return b.file(op, arg)
+	}
+	if v, ok, err := b.shared(ctx, s, op, arg); ok {
+		return v, err
 	}
 	return nil, fmt.Errorf("unknown host call %q", op)
 }
 
-func (b *Bridge) ask(ctx context.Context, s Pauser, arg json.RawMessage) error {
-	var req hostfns.AskRequest
-	if err := json.Unmarshal(arg, &req); err != nil {
-		return fmt.Errorf("ask: want {permission, patterns, always, metadata}: %w", err)
+// shared answers the ops every guest kind shares — ask, metadata and
+// call, the embedder's host functions — with hostfns' one
+// implementation; ok is false for the ops the Bridge answers itself.
+func (b *Bridge) shared(ctx context.Context, s Pauser, op string, arg json.RawMessage) (v any, ok bool, err error) {
+	c := &hostfns.Call{Tool: b.Tool, Context: b.Context, Logger: b.Log, Scope: b.Scope, HTTP: b.HTTP, Funcs: b.Funcs}
+	if s != nil {
+		c.Pause = s.Pause
 	}
-	if req.Permission == "" {
-		return errors.New(`ask: "permission" is required`)
-	}
-	if req.Patterns == nil {
-		req.Patterns = []string{}
-	}
-	if b.Context == nil {
-		return &permission.RejectedError{Permission: req.Permission}
-	}
-	resume := s.Pause()
-	scope := b.Scope
-	if scope.IsZero() {
-		scope = permission.Scope{Tool: b.Tool}
-	}
-	err := b.Context.Ask(ctx, permission.Request{Permission: req.Permission, Patterns: req.Patterns, Always: req.Always, Metadata: req.Metadata, Scope: scope})
-	resume()
-	if err != nil && permission.Kind(err) != "" {
+	v, ok, err = hostfns.Script(ctx, c, op, arg)
+	if perm := c.PermissionError(); perm != nil {
 		b.mu.Lock()
-		b.permErr = err
+		b.permErr = perm
 		b.mu.Unlock()
 	}
-	return err
+	return v, ok, err
 }
 
 func (b *Bridge) fetch(ctx context.Context, arg json.RawMessage) (any, error) {

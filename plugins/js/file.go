@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/toolhost/toolhost/hostfns"
 )
 
 //go:embed prelude.js
@@ -34,7 +36,8 @@ type File struct {
 	ownsRT bool
 	snap   *snapshot
 	pool   chan *vm
-	closed atomic.Bool // set by Close: instances coming back are closed, not pooled
+	closed atomic.Bool  // set by Close: instances coming back are closed, not pooled
+	funcs  *hostfns.Set // the embedder's host functions (LoadOptions.HostFuncs)
 }
 
 // LoadOptions say where the engine and caches live and the memory cap.
@@ -58,6 +61,9 @@ type LoadOptions struct {
 	// LoadTimeout bounds running the file's top level and describing its
 	// tools. Default 30 s.
 	LoadTimeout time.Duration
+	// HostFuncs are the embedder's host functions the file's tools may
+	// call (context.callHost); nil: none.
+	HostFuncs *hostfns.Set
 }
 
 // Load builds the tool file at path (or takes its bytecode from the
@@ -103,7 +109,7 @@ func load(ctx context.Context, rt *Runtime, path string, opts LoadOptions) (*Fil
 		size = 4
 	}
 	if snap, defs, _ := cachedSnapshot(path, opts.Root, opts.CacheDir); snap != nil {
-		return &File{Path: path, Defs: defs, rt: rt, snap: snap, pool: make(chan *vm, size)}, nil
+		return &File{Path: path, Defs: defs, rt: rt, snap: snap, pool: make(chan *vm, size), funcs: opts.HostFuncs}, nil
 	}
 	v, err := rt.newVM(ctx, nil)
 	if err != nil {
@@ -129,7 +135,7 @@ func load(ctx context.Context, rt *Runtime, path string, opts LoadOptions) (*Fil
 	}
 	spath := snapshotPath(opts.CacheDir, key, name)
 	if snap, defs := readSnapshot(spath); snap != nil {
-		return &File{Path: path, Defs: defs, rt: rt, snap: snap, pool: make(chan *vm, size)}, nil
+		return &File{Path: path, Defs: defs, rt: rt, snap: snap, pool: make(chan *vm, size), funcs: opts.HostFuncs}, nil
 	}
 	if err := v.runBytecode(ctx, bc); err != nil {
 		return nil, loadError(path, s, timeout, err)
@@ -154,7 +160,7 @@ func load(ctx context.Context, rt *Runtime, path string, opts LoadOptions) (*Fil
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}
 	writeSnapshot(spath, snap, defs)
-	return &File{Path: path, Defs: defs, rt: rt, snap: snap, pool: make(chan *vm, size)}, nil
+	return &File{Path: path, Defs: defs, rt: rt, snap: snap, pool: make(chan *vm, size), funcs: opts.HostFuncs}, nil
 }
 
 // loadError says why running a file's top level failed, naming the time

@@ -401,6 +401,13 @@
         directory: info.directory, worktree: info.worktree, callID: info.callID, abort: signal,
         metadata(input = {}) { call("metadata", { title: input.title ?? "", metadata: input.metadata ?? {} }); },
         async ask(input) { call("ask", input); },
+        // An embedder's host function (hostfns.Define): its result, or an
+        // Error with .kind ("denied", "rejected", "unknown", "invalid", "failed" …).
+        async callHost(fn, args) {
+          const r = call("call", { fn: String(fn), args: args === undefined ? null : args });
+          if (r.error !== undefined) { const e = new Error(r.error); e.kind = r.kind; throw e; }
+          return r.value;
+        },
       };
       const parsed = z.object(t.args || {}).safeParse(JSON.parse(argsJSON));
       const run = parsed.success

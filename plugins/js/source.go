@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/toolhost/toolhost/hostfns"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
 	"github.com/toolhost/toolhost/runtime/source"
@@ -25,6 +26,9 @@ type SourceOptions struct {
 	Logger      *slog.Logger
 	// Trust drops an untrusted project's files (source.Trust.AdmitFiles).
 	Trust source.Trust
+	// HostFuncs are the embedder's host functions the tools may call
+	// (context.callHost); nil: none.
+	HostFuncs *hostfns.Set
 }
 
 // OptionsFor is what a host gives its JS source: the config directories
@@ -229,7 +233,7 @@ func (s *Source) load(ctx context.Context, files []string, stamps map[string]str
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			loaded[i], errs[i] = Load(ctx, f, LoadOptions{Runtime: s.rt, CacheDir: filepath.Join(s.opts.CacheDir, "js"), Root: s.root(f)})
+			loaded[i], errs[i] = Load(ctx, f, LoadOptions{Runtime: s.rt, CacheDir: filepath.Join(s.opts.CacheDir, "js"), Root: s.root(f), HostFuncs: s.opts.HostFuncs})
 		}()
 	}
 	wg.Wait()

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolhost/toolhost/internal/hostfns"
+	"github.com/toolhost/toolhost/hostfns"
 	"github.com/toolhost/toolhost/plugins/wasm"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
@@ -51,7 +51,7 @@ func (t *Tool) execute(ctx context.Context, args json.RawMessage, tc *runtime.Co
 	cfg, info, log := CallOf(tc, t.log)
 	lim, b, env := t.grants(cfg, info.Worktree)
 	info.Env = env
-	b.Context, b.Log = tc, log
+	b.Context, b.Log, b.Funcs = tc, log, t.file.funcs
 	out, err := t.file.Call(ctx, t.def.Export, args, info, lim, b)
 	return Result(out, err, b, lim)
 }

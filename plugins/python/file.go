@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/toolhost/toolhost/hostfns"
 	"github.com/toolhost/toolhost/plugins/wasm"
 )
 
@@ -50,6 +51,7 @@ type File struct {
 	rt       *Runtime
 	poolSize int
 	timeout  time.Duration
+	funcs    *hostfns.Set // the embedder's host functions (LoadOptions.HostFuncs)
 
 	mu      sync.Mutex
 	pools   map[string]chan *instance // idle instances by Sandbox.key
@@ -68,6 +70,9 @@ type LoadOptions struct {
 	// LoadTimeout bounds starting Python and running the file's top level.
 	// Default 30 s.
 	LoadTimeout time.Duration
+	// HostFuncs are the embedder's host functions the file's tools may
+	// call (ctx.call_host); nil: none.
+	HostFuncs *hostfns.Set
 }
 
 // Load reads the tool file at path and its tools: from the schema cache
@@ -81,7 +86,7 @@ func Load(ctx context.Context, path string, opts LoadOptions) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &File{Path: path, rt: opts.Runtime, poolSize: opts.PoolSize, timeout: opts.LoadTimeout,
+	f := &File{Path: path, rt: opts.Runtime, poolSize: opts.PoolSize, timeout: opts.LoadTimeout, funcs: opts.HostFuncs,
 		src:   src{path: abs, stem: strings.TrimSuffix(filepath.Base(path), ".py"), code: code},
 		pools: map[string]chan *instance{}, filling: map[string]bool{}}
 	if f.poolSize == 0 {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/toolhost/toolhost/hostfns"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
 	"github.com/toolhost/toolhost/runtime/source"
@@ -29,6 +30,9 @@ type SourceOptions struct {
 	Logger *slog.Logger
 	// Trust drops an untrusted project's files (source.Trust.AdmitFiles).
 	Trust source.Trust
+	// HostFuncs are the embedder's host functions the tools may call
+	// (ctx.call_host); nil: none.
+	HostFuncs *hostfns.Set
 }
 
 // OptionsFor is what a host gives its Python source: the tool folders of
@@ -172,7 +176,7 @@ func (s *Source) load(ctx context.Context, file string) ([]*Tool, error) {
 	if !s.opts.Warm {
 		pool = -1 // a one-shot host makes one call: an instance started for the next would be wasted
 	}
-	f, err := Load(ctx, file, LoadOptions{Runtime: s.rt, CacheDir: s.cacheDir, PoolSize: pool})
+	f, err := Load(ctx, file, LoadOptions{Runtime: s.rt, CacheDir: s.cacheDir, PoolSize: pool, HostFuncs: s.opts.HostFuncs})
 	if err != nil {
 		return nil, err
 	}

@@ -10,7 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/toolhost/toolhost/internal/hostfns"
+	"github.com/toolhost/toolhost/hostfns"
 	"github.com/toolhost/toolhost/runtime"
 )
 
@@ -30,7 +30,7 @@ type execContext struct {
 
 // callMeta calls a description or schema export during loading.
 func (h *Engine) callMeta(ctx context.Context, c *compiled, in *instance, tool, export string) ([]byte, error) {
-	out, _, err := h.run(ctx, c, in, &hostfns.Call{Tool: tool, Logger: h.log, State: &h.state}, tool, export, nil)
+	out, _, err := h.run(ctx, c, in, &hostfns.Call{Tool: tool, Logger: h.log, State: &h.state, Funcs: h.funcs}, tool, export, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", export, err)
 	}
@@ -188,7 +188,7 @@ func (t *wasmTool) execute(ctx context.Context, args json.RawMessage, tc *runtim
 	if logger == nil {
 		logger = h.log
 	}
-	call := &hostfns.Call{Tool: t.id, Context: tc, Logger: logger, State: &h.state, Scope: t.module.scope(t.id)}
+	call := &hostfns.Call{Tool: t.id, Context: tc, Logger: logger, State: &h.state, Funcs: h.funcs, Scope: t.module.scope(t.id)}
 	out, healthy, err := h.run(ctx, c, in, call, t.id, exportName(t.export, hostfns.ExportExecute), input)
 	c.release(in, healthy)
 	if err != nil {

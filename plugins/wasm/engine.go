@@ -12,6 +12,7 @@ import (
 
 	"github.com/tetratelabs/wazero"
 
+	"github.com/toolhost/toolhost/hostfns"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
 	"github.com/toolhost/toolhost/runtime/session"
@@ -36,6 +37,9 @@ type EngineOptions struct {
 	// HookTimeout bounds each call of a plugin hook (the guest's running
 	// time and the wait for an instance). Default DefaultHookTimeout (5 s).
 	HookTimeout time.Duration
+	// HostFuncs are the embedder's host functions guests reach through
+	// call (hostfns.Define); nil: none.
+	HostFuncs *hostfns.Set
 }
 
 // Engine loads wasm tool modules and runs their calls. It is safe for
@@ -49,6 +53,7 @@ type Engine struct {
 	index        fileIndex
 
 	hookTimeout time.Duration
+	funcs       *hostfns.Set // EngineOptions.HostFuncs
 
 	mu          sync.Mutex
 	cfg         *config.Config
@@ -67,7 +72,7 @@ type Engine struct {
 // NewEngine returns an Engine. Creating it is cheap: nothing is compiled until
 // a module is loaded without a cached description, or first called.
 func NewEngine(opts EngineOptions) *Engine {
-	h := &Engine{log: opts.Logger, cfg: opts.Config, modules: map[string]*module{}, pollInterval: opts.PollInterval, hookTimeout: opts.HookTimeout}
+	h := &Engine{log: opts.Logger, cfg: opts.Config, modules: map[string]*module{}, pollInterval: opts.PollInterval, hookTimeout: opts.HookTimeout, funcs: opts.HostFuncs}
 	h.life.init()
 	if h.hookTimeout <= 0 {
 		h.hookTimeout = DefaultHookTimeout

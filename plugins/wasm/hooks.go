@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/toolhost/toolhost/internal/hostfns"
+	"github.com/toolhost/toolhost/hostfns"
 	"github.com/toolhost/toolhost/runtime"
 )
 
@@ -372,7 +372,7 @@ func (m *module) invoke(ctx context.Context, id, export string, input []byte, tc
 	if tc != nil && tc.Logger != nil {
 		logger = tc.Logger
 	}
-	call := &hostfns.Call{Tool: id, Context: tc, Logger: logger, State: &h.state, Scope: m.scope(id)}
+	call := &hostfns.Call{Tool: id, Context: tc, Logger: logger, State: &h.state, Funcs: h.funcs, Scope: m.scope(id)}
 	out, healthy, err := h.run(ctx, c, in, call, id, export, input)
 	c.release(in, healthy)
 	if err != nil && context.Cause(ctx) != nil && ctx.Err() != nil {

@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/toolhost/toolhost/internal/hostfns"
+	"github.com/toolhost/toolhost/hostfns"
 )
 
 // ManifestFile is the name of a plugin's manifest, at the root of its

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/tetratelabs/wazero/api"
-	"github.com/toolhost/toolhost/internal/hostfns"
+	"github.com/toolhost/toolhost/hostfns"
 	"github.com/toolhost/toolhost/runtime"
 )
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/tetratelabs/wazero/api"
-	"github.com/toolhost/toolhost/internal/hostfns"
+	"github.com/toolhost/toolhost/hostfns"
 )
 
 // ToolsSection is the name of the wasm custom section in which `toolhost

@@ -64,6 +64,7 @@ TH_USER("metadata") uint64_t toolhost_metadata(uint64_t update);
 TH_USER("log") uint64_t toolhost_log(uint64_t entry);
 TH_USER("state_get") uint64_t toolhost_state_get(uint64_t key);
 TH_USER("state_set") uint64_t toolhost_state_set(uint64_t kv);
+TH_USER("call") uint64_t toolhost_call(uint64_t req);
 
 /* th_store copies n bytes into a new Extism block and returns its offset. */
 static inline uint64_t th_store(const void *p, size_t n) {
@@ -150,6 +151,15 @@ static inline char *th_call(uint64_t (*fn)(uint64_t), const char *arg, size_t n)
  * 1 when allowed. Otherwise it returns 0 and, if err is not NULL, stores
  * the malloc'd message to return with th_error. */
 static inline int th_ask(const char *request_json, char **err);
+
+/* th_call_host calls a host function the program embedding toolhost
+ * added (docs/hostfns.md): request_json is {"fn":"weather","args":{…}}.
+ * It returns the malloc'd reply, {"value":…} or {"error":"…","kind":"…"};
+ * a kind of "denied", "rejected" or "corrected" is a permission refusal,
+ * whose "error" the tool should return unchanged with th_error. */
+static inline char *th_call_host(const char *request_json) {
+  return th_call(toolhost_call, request_json, strlen(request_json));
+}
 
 /* th_metadata reports progress: {"title":…, "metadata":{…}}. */
 static inline void th_metadata(const char *update_json) {

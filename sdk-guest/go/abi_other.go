@@ -23,6 +23,7 @@ var (
 	fnStateSet = fnAsk
 	fnSample   = fnAsk
 	fnElicit   = fnAsk
+	fnCall     = fnAsk
 )
 
 func httpRequest([]byte, []byte) (int, []byte) { panic(notWasm) }

@@ -72,6 +72,9 @@ func hostSample(offset uint64) uint64
 //go:wasmimport extism:host/user elicit
 func hostElicit(offset uint64) uint64
 
+//go:wasmimport extism:host/user call
+func hostCallFn(offset uint64) uint64
+
 func readInput() []byte {
 	n := extismInputLength()
 	buf := make([]byte, n)
@@ -155,6 +158,7 @@ var (
 	fnStateSet = hostStateSet
 	fnSample   = hostSample
 	fnElicit   = hostElicit
+	fnCall     = hostCallFn
 )
 
 //go:wasmimport extism:host/env http_request

@@ -74,6 +74,19 @@ class Context:
         _host("ask", {"permission": permission, "patterns": list(patterns),
                       "always": list(always), "metadata": metadata or {}})
 
+    def call_host(self, fn, args=None):
+        """Call a host function the embedder added (hostfns.Define) and return its result.
+
+        Raises HostError, with .kind ("denied", "rejected", "unknown", "invalid",
+        "failed" ...), when the permission engine refuses it or it fails.
+        """
+        r = _host("call", {"fn": fn, "args": args}) or {}
+        if r.get("error"):
+            e = HostError(r["error"])
+            e.kind = r.get("kind", "")
+            raise e
+        return r.get("value")
+
     def metadata(self, title=None, metadata=None):
         """Show a live title and metadata for the running call."""
         _host("metadata", {"title": title or "", "metadata": metadata or {}})

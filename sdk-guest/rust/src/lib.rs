@@ -68,6 +68,7 @@ mod user {
         pub fn log(offset: u64) -> u64;
         pub fn state_get(offset: u64) -> u64;
         pub fn state_set(offset: u64) -> u64;
+        pub fn call(offset: u64) -> u64;
     }
 }
 
@@ -285,6 +286,33 @@ impl Context {
             kind: v.get_str("kind").unwrap_or("denied").to_string(),
             message: v.get_str("error").unwrap_or("permission refused").to_string(),
         })
+    }
+
+    /// Calls `name`, a host function the program embedding toolhost added
+    /// (docs/hostfns.md), with `args`, and returns its result. The host
+    /// checks the function's permission first, as for `ask`: a refusal is
+    /// an `Error::Permission` to return unchanged; an unknown function,
+    /// arguments it does not take, or its own failure is an
+    /// `Error::Message`.
+    pub fn call_host(&mut self, name: &str, args: Value) -> Result<Value, Error> {
+        let payload = Value::Object(vec![
+            ("fn".to_string(), Value::String(name.to_string())),
+            ("args".to_string(), args),
+        ])
+        .to_string();
+        let resp = call_host(user::call, payload.as_bytes()).unwrap_or_default();
+        let v = json::parse(&String::from_utf8_lossy(&resp))
+            .map_err(|e| Error::Message(format!("toolhost: malformed call response: {}", e)))?;
+        let message = v.get_str("error").unwrap_or("").to_string();
+        match v.get_str("kind") {
+            Some("denied") | Some("rejected") | Some("corrected") => Err(Error::Permission {
+                kind: v.get_str("kind").unwrap_or("denied").to_string(),
+                message,
+            }),
+            Some(_) => Err(Error::Message(message)),
+            None if !message.is_empty() => Err(Error::Message(message)),
+            None => Ok(v.get("value").cloned().unwrap_or(Value::Null)),
+        }
     }
 
     /// Reports live progress to the caller: a title and partial metadata.

@@ -12,7 +12,7 @@ type MetadataUpdate struct {
 	Metadata map[string]any `json:"metadata,omitempty"`
 }
 
-// metadata delivers live progress to the caller, exactly like a built-in
+// runMetadata is metadata: it delivers live progress to the caller, exactly like a built-in
 // tool's Context.Metadata.
 //
 //	(import "extism:host/user" "metadata" (func (param i64) (result i64)))
@@ -20,15 +20,13 @@ type MetadataUpdate struct {
 // Parameter: offset of a block holding MetadataUpdate JSON.
 // Result: always 0. Outside execute (description, schema) the update is
 // dropped; malformed JSON aborts the guest.
-func metadata(ctx context.Context, stack []uint64) {
-	c := callOf(ctx, NameMetadata)
-	raw := readArg(c, NameMetadata, stack)
+func runMetadata(_ context.Context, c *Call, raw []byte) (any, error) {
 	var u MetadataUpdate
 	if err := json.Unmarshal(raw, &u); err != nil {
-		fail(c, NameMetadata, fmt.Errorf("update is not MetadataUpdate JSON: %w", err))
+		return nil, fmt.Errorf("update is not MetadataUpdate JSON: %w", err)
 	}
 	if c.Context != nil {
 		c.Context.Metadata(u.Title, u.Metadata)
 	}
-	stack[0] = 0
+	return nil, nil
 }

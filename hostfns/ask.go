@@ -34,7 +34,7 @@ func (c *Call) scope() permission.Scope {
 	return c.Scope
 }
 
-// ask asks the call's permission engine — the same rules, session
+// runAsk is ask: it asks the call's permission engine — the same rules, session
 // approvals and asker a built-in tool's Context.Ask goes through — and
 // blocks the guest until it is answered.
 //
@@ -44,47 +44,55 @@ func (c *Call) scope() permission.Scope {
 // Result: offset of a new block holding AskResponse JSON; the guest frees
 // it. The guest's timeout clock is stopped while a person is being asked.
 // A malformed request or a cancelled call aborts the guest; a refusal is
-// an ordinary answer ({"ok":false,…}), not an abort.
-func ask(ctx context.Context, stack []uint64) {
-	c := callOf(ctx, NameAsk)
-	if c.Context == nil {
-		fail(c, NameAsk, errors.New("ask is only available while executing a call, not in description or schema"))
-	}
-	raw := readArg(c, NameAsk, stack)
+// an ordinary answer ({"ok":false,…}), not an abort. Script tools reach
+// the same code through Script("ask"), where a refusal is thrown.
+func runAsk(ctx context.Context, c *Call, raw []byte) (any, error) {
 	var req AskRequest
 	if err := json.Unmarshal(raw, &req); err != nil {
-		fail(c, NameAsk, fmt.Errorf("request is not AskRequest JSON: %w", err))
+		return nil, fmt.Errorf("request is not AskRequest JSON: %w", err)
 	}
 	if req.Permission == "" {
-		fail(c, NameAsk, errors.New(`request has no "permission"`))
+		return nil, errors.New(`request has no "permission"`)
+	}
+	if c.Context == nil {
+		// Nobody to ask: refused, fail closed (a script tool sees the
+		// rejection; a wasm guest is aborted).
+		return nil, fmt.Errorf("ask is only available while executing a call, not in description or schema: %w", &permission.RejectedError{Permission: req.Permission})
 	}
 	if req.Patterns == nil {
 		req.Patterns = []string{}
 	}
-	resp := AskResponse{OK: true}
+	err := c.askPermission(ctx, permission.Request{
+		Permission: req.Permission,
+		Patterns:   req.Patterns,
+		Always:     req.Always,
+		Metadata:   req.Metadata,
+		Scope:      c.scope(),
+	})
+	if err == nil {
+		return AskResponse{OK: true}, nil
+	}
+	kind := permission.Kind(err)
+	if kind == "" {
+		// Not a refusal: the call was cancelled or the asker broke.
+		return nil, err
+	}
+	return AskResponse{Kind: kind, Error: err.Error()}, nil
+}
+
+// askPermission asks the call's permission engine with the guest's clock
+// stopped, and keeps a refusal for PermissionError.
+func (c *Call) askPermission(ctx context.Context, req permission.Request) error {
 	err := func() error {
 		if c.Pause != nil {
 			defer c.Pause()()
 		}
-		return c.Context.Ask(ctx, permission.Request{
-			Permission: req.Permission,
-			Patterns:   req.Patterns,
-			Always:     req.Always,
-			Metadata:   req.Metadata,
-			Scope:      c.scope(),
-		})
+		return c.Context.Ask(ctx, req)
 	}()
-	if err != nil {
-		kind := permission.Kind(err)
-		if kind == "" {
-			// Not a refusal: the call was cancelled or the asker broke.
-			fail(c, NameAsk, err)
-		}
+	if err != nil && permission.Kind(err) != "" {
 		c.mu.Lock()
 		c.permErr = err
 		c.mu.Unlock()
-		resp = AskResponse{Kind: kind, Error: err.Error()}
 	}
-	b, _ := json.Marshal(resp)
-	reply(c, NameAsk, stack, b)
+	return err
 }

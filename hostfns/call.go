@@ -49,6 +49,9 @@ type Call struct {
 	// the function it returns is called when the answer is in. The plugin
 	// host uses it to stop the guest's timeout clock while it waits.
 	Pause func() (resume func())
+	// Funcs are the embedder's host functions, reached through call; nil
+	// has none.
+	Funcs *Set
 	// Memory is the Extism kernel memory of the instance the call runs
 	// on, where guests put the blocks they pass to host functions and
 	// read the blocks host functions return.
@@ -193,7 +196,8 @@ var (
 )
 
 // Functions returns every host function toolhost implements: ask,
-// metadata, log, state_get, state_set, sample and elicit in Namespace; and, in
+// metadata, call, sample and elicit (the table, table.go), log, state_get
+// and state_set in Namespace; and, in
 // EnvNamespace, the Extism kernel functions that reach the outside world
 // — http_request, http_status_code, http_headers, log_trace … log_error
 // and get_log_level — which the plugin host puts next to its own kernel
@@ -209,17 +213,16 @@ func Functions() []Function {
 		return Function{Namespace: EnvNamespace, Name: name, Params: params, Results: results, Fn: fn}
 	}
 	fns := []Function{
-		user(NameAsk, ask),
-		user(NameMetadata, metadata),
 		user(NameLog, logEntry),
 		user(NameStateGet, stateGet),
 		user(NameStateSet, stateSet),
-		user(NameSample, sample),
-		user(NameElicit, elicit),
 		env(NameHTTPRequest, []api.ValueType{api.ValueTypeI64, api.ValueTypeI64}, i64, httpRequest),
 		env(NameHTTPStatusCode, nil, i32, httpStatusCode),
 		env(NameHTTPHeaders, nil, i64, httpHeaders),
 		env(NameGetLogLevel, nil, i32, getLogLevel),
+	}
+	for _, e := range table {
+		fns = append(fns, user(e.name, wasmFunc(e)))
 	}
 	for _, l := range extismLevels {
 		fns = append(fns, env(l.name, i64, nil, extismLog(l.name, l.level)))

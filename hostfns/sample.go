@@ -21,7 +21,7 @@ type SampleReply struct {
 	Error string `json:"error,omitempty"`
 }
 
-// sample asks the model of the client the call comes from for one message
+// runSample is sample: it asks the model of the client the call comes from for one message
 // (MCP sampling/createMessage), for a tool that needs a model's judgement
 // (summarise, classify) without holding an API key of its own. The client
 // decides which model answers and may show the request to its user first.
@@ -39,25 +39,23 @@ type SampleReply struct {
 // ("wasm": {"<tool>": {"sampling": true}}); without the grant, and outside
 // execute, the call aborts the guest with the key to set. A malformed
 // request aborts it too.
-func sample(ctx context.Context, stack []uint64) {
-	c := callOf(ctx, NameSample)
+func runSample(ctx context.Context, c *Call, raw []byte) (any, error) {
 	if c.Context == nil {
-		fail(c, NameSample, errors.New("sample is only available while executing a call, not in description or schema"))
+		return nil, errors.New("sample is only available while executing a call, not in description or schema")
 	}
 	if !c.Sampling {
 		key := c.ConfigKey
 		if key == "" {
 			key = "wasm." + c.Tool
 		}
-		fail(c, NameSample, fmt.Errorf("tool %s may not sample the client's model: grant it with %q: true under %q in toolhost.json", c.Tool, "sampling", key))
+		return nil, fmt.Errorf("tool %s may not sample the client's model: grant it with %q: true under %q in toolhost.json", c.Tool, "sampling", key)
 	}
-	raw := readArg(c, NameSample, stack)
 	var req runtime.SampleRequest
 	if err := json.Unmarshal(raw, &req); err != nil {
-		fail(c, NameSample, fmt.Errorf("request is not sample request JSON: %w", err))
+		return nil, fmt.Errorf("request is not sample request JSON: %w", err)
 	}
 	if err := checkSample(req); err != nil {
-		fail(c, NameSample, err)
+		return nil, err
 	}
 	var out SampleReply
 	res, err := func() (runtime.SampleResult, error) {
@@ -68,14 +66,13 @@ func sample(ctx context.Context, stack []uint64) {
 	}()
 	if err != nil {
 		if ctx.Err() != nil {
-			fail(c, NameSample, err)
+			return nil, err
 		}
 		out.Error = err.Error()
 	} else {
 		out.SampleResult = &res
 	}
-	b, _ := json.Marshal(out)
-	reply(c, NameSample, stack, b)
+	return out, nil
 }
 
 // checkSample refuses requests no client should be sent.

@@ -17,7 +17,7 @@ type ElicitReply struct {
 	Error string `json:"error,omitempty"`
 }
 
-// elicit asks the person behind the client a question of the tool's
+// runElicit is elicit: it asks the person behind the client a question of the tool's
 // making, with a form described by a flat JSON Schema (MCP
 // elicitation/create), and blocks the guest until they answer.
 //
@@ -31,21 +31,19 @@ type ElicitReply struct {
 // malformed request, or use outside execute, aborts the guest.
 //
 // Like ask, it reaches a person, not a model, so it needs no grant.
-func elicit(ctx context.Context, stack []uint64) {
-	c := callOf(ctx, NameElicit)
+func runElicit(ctx context.Context, c *Call, raw []byte) (any, error) {
 	if c.Context == nil {
-		fail(c, NameElicit, errors.New("elicit is only available while executing a call, not in description or schema"))
+		return nil, errors.New("elicit is only available while executing a call, not in description or schema")
 	}
-	raw := readArg(c, NameElicit, stack)
 	var req runtime.ElicitRequest
 	if err := json.Unmarshal(raw, &req); err != nil {
-		fail(c, NameElicit, fmt.Errorf("request is not elicit request JSON: %w", err))
+		return nil, fmt.Errorf("request is not elicit request JSON: %w", err)
 	}
 	if req.Message == "" {
-		fail(c, NameElicit, errors.New(`request has no "message"`))
+		return nil, errors.New(`request has no "message"`)
 	}
 	if t, _ := req.RequestedSchema["type"].(string); t != "object" {
-		fail(c, NameElicit, errors.New(`"requestedSchema" must be a JSON Schema with "type": "object"`))
+		return nil, errors.New(`"requestedSchema" must be a JSON Schema with "type": "object"`)
 	}
 	var out ElicitReply
 	res, err := func() (runtime.ElicitResult, error) {
@@ -56,12 +54,11 @@ func elicit(ctx context.Context, stack []uint64) {
 	}()
 	if err != nil {
 		if ctx.Err() != nil {
-			fail(c, NameElicit, err)
+			return nil, err
 		}
 		out.Error = err.Error()
 	} else {
 		out.ElicitResult = &res
 	}
-	b, _ := json.Marshal(out)
-	reply(c, NameElicit, stack, b)
+	return out, nil
 }

@@ -1,0 +1,110 @@
+package hostfns
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+)
+
+// runFunc is one host function's Go implementation, as every engine
+// shares it: the guest's JSON argument in, a value to send back as JSON
+// out (nil: no reply). An error means the request itself could not be
+// served — malformed, outside execute, not granted, the call cancelled:
+// a wasm guest is aborted with it, a script tool gets it thrown.
+type runFunc func(ctx context.Context, c *Call, arg []byte) (any, error)
+
+// entry is one row of the table: a host function, what governs it, its
+// JSON shapes (documentation; the types are in this package) and its
+// implementation.
+type entry struct {
+	name    string
+	governs string // what decides whether a call may run
+	arg     string // the JSON the guest passes
+	result  string // the JSON it gets back
+	run     runFunc
+	scripts bool // offered to JS and Python tools too (Script), not only wasm
+}
+
+// table is toolhost's host functions that take and return JSON, each
+// defined once. wasm guests import each by name in Namespace (Functions
+// adapts run to the Extism ABI); JS and Python tools reach those marked
+// scripts through their host channel (Script). log, state_get, state_set
+// and the Extism kernel's http_* and log_* have wasm-only wire forms and
+// are listed by Functions alone; script tools log and fetch through their
+// own ops, over the same HTTPPolicy.
+var table = []entry{
+	{NameAsk, "the permission rules it asks", "AskRequest", "AskResponse (a script tool gets a refusal thrown)", runAsk, true},
+	{NameMetadata, "nothing: it only shows progress", "MetadataUpdate", "none", runMetadata, true},
+	{NameCall, "the called function's Permission, per call", "CallRequest", "CallReply", runCall, true},
+	{NameSample, `the tool's "sampling" grant`, "runtime.SampleRequest", "SampleReply", runSample, false},
+	{NameElicit, "nothing: a person answers", "runtime.ElicitRequest", "ElicitReply", runElicit, false},
+}
+
+// Reserved lists the names an embedder's function may not take: every
+// host function toolhost gives guests, wasm or script, so a guest never
+// wonders which of two "ask"s it reached.
+func Reserved() []string {
+	names := []string{NameLog, NameStateGet, NameStateSet, NameHTTPRequest, NameHTTPStatusCode, NameHTTPHeaders, NameGetLogLevel,
+		NameLogTrace, NameLogDebug, NameLogInfo, NameLogWarn, NameLogError,
+		// script tools' own ops (jstool's Bridge)
+		"fetch", "random", "url", "fs"}
+	for _, e := range table {
+		names = append(names, e.name)
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// wasmFunc adapts a table entry to the Extism ABI:
+//
+//	(import "extism:host/user" "<name>" (func (param i64) (result i64)))
+//
+// The parameter is the offset of the block holding the argument; the
+// result is the offset of a new block holding the JSON reply, or 0 when
+// there is none. An error aborts the guest.
+func wasmFunc(e entry) func(ctx context.Context, stack []uint64) {
+	return func(ctx context.Context, stack []uint64) {
+		c := callOf(ctx, e.name)
+		raw := readArg(c, e.name, stack)
+		out, err := e.run(ctx, c, raw)
+		if err != nil {
+			fail(c, e.name, err)
+		}
+		if out == nil {
+			stack[0] = 0
+			return
+		}
+		b, err := json.Marshal(out)
+		if err != nil {
+			fail(c, e.name, fmt.Errorf("reply: %w", err))
+		}
+		reply(c, e.name, stack, b)
+	}
+}
+
+// Script answers a script tool's (JS or Python) host call op with the
+// shared implementation; handled is false for an op that is not one of
+// the table's script functions (the engine answers those itself). The
+// Call is built by the engine for the one host call, with its Pause.
+//
+// ask answers nil when allowed and the refusal (a permission error) as
+// err; call answers its CallReply, which the prelude turns into a value
+// or a thrown error carrying the kind.
+func Script(ctx context.Context, c *Call, op string, arg json.RawMessage) (value any, handled bool, err error) {
+	i := slices.IndexFunc(table, func(e entry) bool { return e.name == op && e.scripts })
+	if i < 0 {
+		return nil, false, nil
+	}
+	out, err := table[i].run(ctx, c, arg)
+	if err != nil {
+		return nil, true, fmt.Errorf("%s: %w", op, err)
+	}
+	if r, ok := out.(AskResponse); ok {
+		if r.OK {
+			return nil, true, nil
+		}
+		return nil, true, c.PermissionError()
+	}
+	return out, true, nil
+}
