@@ -45,10 +45,10 @@ type Options struct {
 	// tools and plugins, as it did before each source had its own switch.
 	// To leave out wasm modules alone, list runtime.SourceWasm in Off.
 	NoWasm bool
-	// Sources are more tool sources, loaded after the host's own (an
-	// embedder's); New closes them on Close, and a watching host follows
-	// those that are a source.Watcher.
-	Sources []source.Source
+	// Sources open more tool sources, loaded after the host's own (an
+	// embedder's), from the same source.Env; Close closes them, and a
+	// watching host follows those that are a source.Watcher.
+	Sources []source.Opener
 	// Watch keeps every source that can change while the host runs (wasm,
 	// JS and Python tool files, plugin folders) in step with its folders
 	// until Close: files added, replaced or removed take effect within

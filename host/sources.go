@@ -18,37 +18,34 @@ import (
 )
 
 // sources are the host's tool sources, lowest precedence first
-// (runtime.Source), each opened with the options it takes from env, then
-// the embedder's. Adding a source is one line here. The task tool, which
-// runs subagents through an agent loop, is added by the front end that
-// has one.
-func (h *Host) sourcesFor(opts Options, env source.Env) []source.Source {
-	var out []source.Source
-	add := func(kind runtime.Source, open func() source.Source) {
-		if !slices.Contains(opts.Off, kind) {
-			out = append(out, open())
-		}
-	}
-	add(runtime.SourceBuiltin, func() source.Source { return builtins.Source(builtins.Options{ConfigDirs: env.Dirs}) })
-	add(runtime.SourceWasm, func() source.Source { return wasm.NewToolSource(h.wasmEngine(env), env) })
-	add(runtime.SourceJS, func() source.Source {
+// (runtime.Source), each opened with the options it takes from env.
+// Adding a source is one line here. The task tool, which runs subagents
+// through an agent loop, is added by the front end that has one.
+var sources = []struct {
+	kind runtime.Source
+	open func(h *Host, env source.Env) source.Source
+}{
+	{runtime.SourceBuiltin, func(_ *Host, env source.Env) source.Source {
+		return builtins.Source(builtins.Options{ConfigDirs: env.Dirs})
+	}},
+	{runtime.SourceWasm, func(h *Host, env source.Env) source.Source { return wasm.NewToolSource(h.wasmEngine(env), env) }},
+	{runtime.SourceJS, func(h *Host, env source.Env) source.Source {
 		o := js.OptionsFor(env)
-		o.HostFuncs = h.funcs
+		o.HostFuncs = h.funcs // the embedder's host functions
 		return js.NewSource(o)
-	})
-	add(runtime.SourcePython, func() source.Source {
+	}},
+	{runtime.SourcePython, func(h *Host, env source.Env) source.Source {
 		o := python.OptionsFor(env)
 		o.HostFuncs = h.funcs
 		return python.NewSource(o)
-	})
-	add(runtime.SourcePlugin, func() source.Source {
+	}},
+	{runtime.SourcePlugin, func(h *Host, env source.Env) source.Source {
 		h.plugins = pkg.NewSource(pkg.SourceOptions{Engine: h.wasmEngine(env), Env: env, ProjectTrusted: h.trust.Status.Trusted})
 		return h.plugins
-	})
-	add(runtime.SourceMCP, func() source.Source {
+	}},
+	{runtime.SourceMCP, func(_ *Host, env source.Env) source.Source {
 		return client.NewSource(env.Config.MCP, client.Options{Directory: env.Directory, Logger: env.Logger})
-	})
-	return append(out, opts.Sources...)
+	}},
 }
 
 // load loads every source into the registry, in order: its tools, its
@@ -60,8 +57,16 @@ func (h *Host) load(ctx context.Context, opts Options) error {
 		Directory: h.Directory, Worktree: h.Worktree, CacheDir: opts.CacheDir, Getenv: opts.Env,
 		Logger: opts.Logger, Watch: opts.Watch, Trust: h.trust,
 	}
+	var open []source.Opener
+	for _, src := range sources {
+		if !slices.Contains(opts.Off, src.kind) {
+			open = append(open, func(env source.Env) source.Source { return src.open(h, env) })
+		}
+	}
+	open = append(open, opts.Sources...)
 	var tools []runtime.Tool
-	for _, s := range h.sourcesFor(opts, env) {
+	for _, o := range open {
+		s := o(env)
 		h.sources = append(h.sources, s)
 		h.life.onClose(string(s.Kind())+" tools", s.Close)
 		l, err := s.Load(ctx)

@@ -82,6 +82,10 @@ func (c Change) Empty() bool {
 	return len(c.Remove) == 0 && len(c.Add) == 0 && len(c.OldHooks) == 0 && len(c.NewHooks) == 0
 }
 
+// Opener makes a source from what a host knows when it opens its sources:
+// how an embedder hands a host a source of its own.
+type Opener func(Env) Source
+
 // Env is what a host knows when it opens its sources: the configuration
 // it loaded, where to look, and its decision about the project's trust.
 // A source takes from it what its own options need.
