@@ -92,6 +92,7 @@ func (s *Server) takeRelayed(ctx context.Context, state string) {
 		return
 	}
 	pc.expiry.Stop()
+	s.forgetParked(state)
 	// An answer that does not decode is no answer: the call is refused
 	// (answerOf), never allowed.
 	var ans *sdk.ElicitResult
@@ -179,6 +180,11 @@ func (s *Server) resumeElsewhere(ctx context.Context, req *sdk.CallToolRequest) 
 		case <-wake:
 		case <-ack.C:
 			if _, withdrawn := takeKey(ctx, r.store, relayAnswerNS, state); withdrawn {
+				// Nobody holds the call: its replica died
+				// (parked_store.go), or it expired.
+				if res, ok := s.answerOrphaned(ctx, req); ok {
+					return res
+				}
 				return toResult(runtime.Result{}, errExpired, nil)
 			}
 		case <-ctx.Done():
