@@ -109,7 +109,9 @@ func (pl *plain) call(t *testing.T, tool string, args map[string]any) *sdk.CallT
 // the proxy) as caller.
 func (f *fleetE2E) pending(t *testing.T, i int, caller string) []struct{ ID, Permission string } {
 	t.Helper()
-	var body struct{ Requests []struct{ ID, Permission string } }
+	var body struct {
+		Requests []struct{ ID, Permission string }
+	}
 	req, _ := http.NewRequest("GET", f.lb.rs[i].url.String()+"api/requests", nil)
 	req.Header.Set("Authorization", "Bearer "+fleetTokens[caller])
 	resp, err := http.DefaultClient.Do(req)
