@@ -43,9 +43,10 @@ const benchSlices = 6
 //
 //	TOOLHOST_BENCH_WINDOW=60s go test ./cmd/toolhost -run '^$' -bench Replicas -benchtime 1x -timeout 30m
 //
-// and read, per setup (pg3: three replicas on PostgreSQL; bolt1: one on
-// bbolt), calls/s, p50-ms, p99-ms and errors (which must be 0), and
-// pg3/bolt1, the ratio of their throughputs.
+// and read, per setup (pg3: three replicas on PostgreSQL; pg3plain: the
+// same with clients that send no toolhost metadata; bolt1: one on bbolt),
+// calls/s, p50-ms, p99-ms and errors (which must be 0), and pg3/bolt1 and
+// pg3plain/pg3, the ratios of their throughputs.
 func BenchmarkReplicas(b *testing.B) {
 	window := defaultBenchWindow
 	if v := os.Getenv(benchWindowEnv); v != "" {
@@ -59,11 +60,15 @@ func BenchmarkReplicas(b *testing.B) {
 		name     string
 		replicas int
 		storeURL string
-		front    string
-		result   loadResult
+		// plain sessions send no toolhost/session in _meta: their
+		// session is the Mcp-Session-Id the replicas mint (issue 31).
+		plain  bool
+		front  string
+		result loadResult
 	}{
 		{name: "bolt1", replicas: 1},
 		{name: "pg3", replicas: 3, storeURL: pg.Database(b)},
+		{name: "pg3plain", replicas: 3, storeURL: pg.Database(b), plain: true},
 	}
 	for i := range setups {
 		s := &setups[i]
@@ -85,7 +90,7 @@ func BenchmarkReplicas(b *testing.B) {
 		}
 		for range benchSlices {
 			for i := range setups {
-				setups[i].result.add(driveSessions(b, setups[i].front, slice))
+				setups[i].result.add(driveSessions(b, setups[i].front, slice, setups[i].plain))
 			}
 		}
 	}
@@ -102,6 +107,9 @@ func BenchmarkReplicas(b *testing.B) {
 	}
 	if bolt := setups[0].result.calls; bolt > 0 {
 		b.ReportMetric(float64(setups[1].result.calls)/float64(bolt), "pg3/bolt1")
+	}
+	if meta := setups[1].result.calls; meta > 0 {
+		b.ReportMetric(float64(setups[2].result.calls)/float64(meta), "pg3plain/pg3")
 	}
 }
 
@@ -143,7 +151,7 @@ func (r loadResult) quantile(q float64) float64 {
 
 // driveSessions runs benchSessions sessions against endpoint until the
 // window ends.
-func driveSessions(b *testing.B, endpoint string, window time.Duration) loadResult {
+func driveSessions(b *testing.B, endpoint string, window time.Duration, plain bool) loadResult {
 	httpClient := &http.Client{Transport: loopbackTransport()}
 	sessions := make([]*sdk.ClientSession, benchSessions)
 	for i := range sessions {
@@ -161,7 +169,7 @@ func driveSessions(b *testing.B, endpoint string, window time.Duration) loadResu
 	var wg sync.WaitGroup
 	for i, cs := range sessions {
 		wg.Go(func() {
-			r := runSession(cs, fmt.Sprintf("bench_%d", i), deadline)
+			r := runSession(cs, fmt.Sprintf("bench_%d", i), deadline, plain)
 			mu.Lock()
 			defer mu.Unlock()
 			total.add(r)
@@ -171,13 +179,20 @@ func driveSessions(b *testing.B, endpoint string, window time.Duration) loadResu
 	return total
 }
 
-// runSession is one agent's calls, round after round, until deadline.
-func runSession(cs *sdk.ClientSession, sid string, deadline time.Time) loadResult {
+// runSession is one agent's calls, round after round, until deadline;
+// plain ones name no toolhost session (the MCP session is theirs).
+func runSession(cs *sdk.ClientSession, sid string, deadline time.Time, plain bool) loadResult {
+	meta := sdk.Meta{"toolhost/session": sid}
+	if plain {
+		// A new MCP session is a new toolhost session, which has read
+		// no file: it writes its own.
+		meta, sid = nil, cs.ID()
+	}
 	var r loadResult
 	file := "work/" + sid + ".txt"
 	call := func(tool string, args map[string]any, want string) {
 		start := time.Now()
-		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Meta: sdk.Meta{"toolhost/session": sid}, Name: tool, Arguments: args})
+		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Meta: meta, Name: tool, Arguments: args})
 		r.latencies = append(r.latencies, time.Since(start))
 		r.calls++
 		msg := ""

@@ -109,7 +109,9 @@ func (pl *plain) call(t *testing.T, tool string, args map[string]any) *sdk.CallT
 // the proxy) as caller.
 func (f *fleetE2E) pending(t *testing.T, i int, caller string) []struct{ ID, Permission string } {
 	t.Helper()
-	var body struct{ Requests []struct{ ID, Permission string } }
+	var body struct {
+		Requests []struct{ ID, Permission string }
+	}
 	req, _ := http.NewRequest("GET", f.lb.rs[i].url.String()+"api/requests", nil)
 	req.Header.Set("Authorization", "Bearer "+fleetTokens[caller])
 	resp, err := http.DefaultClient.Do(req)
@@ -318,5 +320,46 @@ func TestAFleetsInboxAnswersEveryReplicasQuestionsAndLosesNoneOnDrainOrKill(t *t
 	}
 	if got := f.pending(t, other, "alice"); len(got) != 0 {
 		t.Fatalf("questions left in the inbox: %v", got)
+	}
+}
+
+func TestAKilledReplicasParkedCallLosesNoAnswer(t *testing.T) {
+	t.Parallel()
+	f := startFleet(t, `{"permission": {"bash": {"*": "ask"}}}`)
+	client := sdk.NewClient(&sdk.Implementation{Name: "plain-alice", Version: "v0"}, &sdk.ClientOptions{
+		// Declares elicitation; the input requests are answered by hand.
+		ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			t.Error("the client was asked by elicitation on 2026-07-28")
+			return nil, io.EOF
+		},
+		MultiRoundTrip: &sdk.MultiRoundTripOptions{Disabled: true},
+	})
+	tr := &sdk.StreamableClientTransport{Endpoint: f.front.URL + "/", MaxRetries: -1, HTTPClient: &http.Client{Transport: bearer{fleetTokens["alice"]}}}
+	cs, err := client.Connect(context.Background(), tr, &sdk.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	call := func(state string, answer sdk.InputResponseMap) *sdk.CallToolResult {
+		t.Helper()
+		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "bash", Arguments: map[string]any{"command": "echo survived", "description": "echo"}, RequestState: state, InputResponses: answer})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	asked := call("", nil)
+	if !asked.NeedsInput() {
+		t.Fatalf("bash under an ask rule = %q; want an input request", textOf(asked))
+	}
+	holder := f.lb.lastCalls(1)[0]
+	_ = f.lb.rs[holder].cmd.Process.Kill()
+	f.lb.remove(holder)
+	res := call(asked.RequestState, sdk.InputResponseMap{"permission": &sdk.ElicitResult{Action: "accept", Content: map[string]any{"decision": "once"}}})
+	if !res.IsError || !strings.Contains(textOf(res), "recorded for this session") {
+		t.Fatalf("the answer, through replica %d, to the call of killed replica %d = %q; want it recorded and a retry asked for", f.lb.lastCalls(1)[0], holder, textOf(res))
+	}
+	if res := call("", nil); res.NeedsInput() || res.IsError || !strings.Contains(textOf(res), "survived") {
+		t.Fatalf("the call made again = %q (needs input %v); want it run without asking", textOf(res), res.NeedsInput())
 	}
 }

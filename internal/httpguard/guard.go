@@ -2,8 +2,10 @@
 // front of what it serves on a port — the MCP Streamable HTTP server and
 // the permission inbox: the Host header must name the bound address (DNS
 // rebinding protection), a browser's Origin must be a loopback page, and a
-// bearer token, when set, must be sent. Both servers use this one copy so a
-// fix to a check reaches both.
+// bearer token, when set, must be sent — the one shared token, or one an
+// Authenticator accepts (named tokens, JWTs; callers.go), which also names
+// the request's caller. Both servers use this one copy so a fix to a check
+// reaches both.
 //
 // It imports only the standard library.
 package httpguard

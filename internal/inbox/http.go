@@ -158,7 +158,7 @@ type pageData struct {
 }
 
 func (ib *Inbox) data(r *http.Request) pageData {
-	d := pageData{Requests: ib.Pending(), Sessions: ib.Sessions(r.Context()), TimeoutLabel: ib.opts.Timeout.String(), Trust: ib.banner()}
+	d := pageData{Requests: ib.pendingFor(r.Context()), Sessions: ib.Sessions(r.Context()), TimeoutLabel: ib.opts.Timeout.String(), Trust: ib.banner()}
 	rules, err := ib.AgentRules(r.URL.Query().Get("agent"))
 	d.Rules = rules
 	if err != nil {
@@ -195,8 +195,8 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-func (ib *Inbox) apiRequests(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"requests": ib.Pending()})
+func (ib *Inbox) apiRequests(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"requests": ib.pendingFor(r.Context())})
 }
 
 func (ib *Inbox) apiSessions(w http.ResponseWriter, r *http.Request) {
@@ -232,7 +232,7 @@ func (ib *Inbox) apiEvents(w http.ResponseWriter, r *http.Request) {
 	keepAlive := time.NewTicker(eventKeepAlive)
 	defer keepAlive.Stop()
 	send := func() error {
-		b, err := json.Marshal(map[string]any{"requests": ib.Pending(), "sessions": ib.Sessions(r.Context())})
+		b, err := json.Marshal(map[string]any{"requests": ib.pendingFor(r.Context()), "sessions": ib.Sessions(r.Context())})
 		if err != nil {
 			return err
 		}
@@ -271,7 +271,7 @@ func (ib *Inbox) apiReply(w http.ResponseWriter, r *http.Request) {
 	if !decodeJSON(w, r, &body) {
 		return
 	}
-	err := ib.Reply(r.PathValue("id"), permission.Reply{Kind: body.Reply, Message: body.Message})
+	err := ib.replyFor(r.Context(), r.PathValue("id"), permission.Reply{Kind: body.Reply, Message: body.Message})
 	switch {
 	case errors.Is(err, ErrUnknown):
 		apiError(w, http.StatusNotFound, err.Error())

@@ -125,6 +125,10 @@ type Request struct {
 	ScopeNote string           `json:"scopeNote,omitempty"`
 	Asked     time.Time        `json:"asked"`
 	Deadline  time.Time        `json:"deadline"`
+	// Caller is the named caller (a token's name, a JWT's issuer#subject)
+	// whose call asked; only that caller sees and answers the question
+	// (callers.go). Empty for a call of no named caller.
+	Caller string `json:"caller,omitempty"`
 }
 
 // Preview is what a request would do, in the form its tool reported it.
@@ -224,6 +228,7 @@ func (ib *Inbox) Ask(ctx context.Context, req permission.Request) (permission.Re
 			ScopeNote:  permission.AlwaysNote(req),
 			Asked:      now,
 			Deadline:   now.Add(ib.opts.Timeout),
+			Caller:     namedCaller(ctx),
 		},
 		reply: make(chan permission.Reply, 1),
 	}

@@ -29,9 +29,10 @@ type Config struct {
 	// Audience is the "aud" a token must include. Required: a token
 	// minted for another service of the same provider is not for this one.
 	Audience string
-	// JWKSURL is where the provider publishes its signing keys. Empty:
-	// Issuer + "/.well-known/jwks.json" is not guessed; discovery is not
-	// done either, so name it.
+	// JWKSURL is where the provider publishes its signing keys
+	// (jwks_uri in its discovery document). Required: it is neither
+	// guessed from Issuer nor discovered, so that start-up does not
+	// depend on the provider being up.
 	JWKSURL string
 	// Algorithms are the accepted signing algorithms. Default RS256 and
 	// ES256.

@@ -108,6 +108,7 @@ func (s *Server) Drain(ctx context.Context) {
 		}
 		pc.expiry.Stop()
 		s.storeReleased(ctx, pc)
+		s.forgetParked(pc.state)
 		pc.cancel()
 		// A retry that came between the take and the store is waiting
 		// in resumeElsewhere, here or on another replica: wake it to
@@ -205,28 +206,34 @@ func (s *Server) answerReleased(ctx context.Context, req *sdk.CallToolRequest) (
 	if !took {
 		return nil, false
 	}
+	return s.answerRecorded(ctx, req, raw), true
+}
+
+// answerRecorded records the answer req brings to the stored question raw
+// (JSON releasedCall) and tells the client to call again.
+func (s *Server) answerRecorded(ctx context.Context, req *sdk.CallToolRequest, raw []byte) *sdk.CallToolResult {
 	var rc releasedCall
 	if err := json.Unmarshal(raw, &rc); err != nil || time.Now().After(rc.Expires) {
-		return toResult(runtime.Result{}, errExpired, nil), true
+		return toResult(runtime.Result{}, errExpired, nil)
 	}
 	ans, _ := req.Params.InputResponses[inputKey].(*sdk.ElicitResult)
 	reply, err := answerOf(rc.Request, ans)
 	if err != nil {
 		// Unanswered: nothing to record, and the call did not run.
-		return toResult(runtime.Result{}, err, nil), true
+		return toResult(runtime.Result{}, err, nil)
 	}
 	if reply.Kind == permission.Reject {
 		var no error = &permission.RejectedError{Permission: rc.Request.Permission}
 		if reply.Message != "" {
 			no = &permission.CorrectedError{Permission: rc.Request.Permission, Message: reply.Message}
 		}
-		return toResult(runtime.Result{}, no, nil), true
+		return toResult(runtime.Result{}, no, nil)
 	}
 	if err := s.reg.Permissions().RecordAnswer(ctx, rc.Request, reply); err != nil {
-		return toResult(runtime.Result{}, fmt.Errorf("this call was not run: the toolhost server replica serving it shut down while it waited for this answer, and the answer could not be recorded (%w); call the tool again and answer again", err), nil), true
+		return toResult(runtime.Result{}, fmt.Errorf("this call was not run: the toolhost server replica serving it shut down while it waited for this answer, and the answer could not be recorded (%w); call the tool again and answer again", err), nil)
 	}
 	s.log.Info("drain: answer to a released call recorded", "session", rc.Request.SessionID, "tool", rc.Request.Tool, "permission", rc.Request.Permission, "reply", reply.Kind)
-	return toResult(runtime.Result{}, &releasedError{tool: req.Params.Name, reply: reply.Kind}, nil), true
+	return toResult(runtime.Result{}, &releasedError{tool: req.Params.Name, reply: reply.Kind}, nil)
 }
 
 // releasedError tells the client that its answer was kept but the call

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,17 +22,18 @@ import (
 // request wherever it lands, so an MCP session cannot live in one
 // replica's memory. The fleet handler keeps it in the store instead:
 //
-//   - A request without an Mcp-Session-Id gets one: a random id, stored
-//     with the caller that made the request (httpguard.CallerOf) and, for
-//     an initialize of a protocol before 2026-07-28, the client's
-//     initialize parameters (its info and capabilities). The id goes back
-//     in the response's Mcp-Session-Id header, which clients adopt: the
-//     go-sdk client does on every protocol version, 2026-07-28 included,
-//     where the protocol itself names no session.
-//   - A request naming an id is served only for the caller stored with
-//     it; any other caller, or an id the store does not hold, gets 404, as
-//     the specification says of a session the server does not know, so
-//     the client starts a new one. A guessed or stolen id reaches nothing.
+//   - A request without an Mcp-Session-Id gets one, minted for the caller
+//     that made the request (httpguard.CallerOf; the id carries an HMAC of
+//     it, fleet_ids.go). For an initialize of a protocol before 2026-07-28
+//     the store also keeps the client's initialize parameters (its info
+//     and capabilities) under the id. The id goes back in the response's
+//     Mcp-Session-Id header, which clients adopt: the go-sdk client does
+//     on every protocol version, 2026-07-28 included, where the protocol
+//     itself names no session.
+//   - A request naming an id is served only for the caller it was minted
+//     for; any other caller, or an id no replica minted, gets 404, as the
+//     specification says of a session the server does not know, so the
+//     client starts a new one. A guessed or stolen id reaches nothing.
 //   - Before 2026-07-28 the request is served on a session rebuilt from
 //     the stored parameters (sdk.ServerSessionState), so the tools see the
 //     client's real capabilities: a client that declares elicitation is
@@ -80,6 +80,7 @@ type fleet struct {
 	owners   map[string]string // toolhost session id → caller
 
 	asks fleetAsks // fleet_elicit.go
+	key  fleetKey  // fleet_ids.go
 }
 
 // fleetCtxKey carries the fleet session of a request to the tool handler.
@@ -122,28 +123,31 @@ func (f *fleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			f.sdkh.ServeHTTP(w, r)
 			return
 		}
-		rec := fleetRecord{Owner: caller, Created: time.Now().UTC()}
-		if p := initializeOf(body); p != nil && p.ProtocolVersion < roundTripVersion {
-			rec.State = &sdk.ServerSessionState{InitializeParams: p, InitializedParams: &sdk.InitializedParams{}, LogLevel: "info"}
-		}
-		id = "ms_" + rand.Text()
-		if err := f.put(r.Context(), id, rec); err != nil {
-			http.Error(w, "store the MCP session: "+err.Error()+"; retry", http.StatusServiceUnavailable)
+		var err error
+		if id, err = f.mint(r.Context(), caller); err != nil {
+			http.Error(w, "open an MCP session: "+err.Error()+"; retry", http.StatusServiceUnavailable)
 			return
+		}
+		if p := initializeOf(body); p != nil && p.ProtocolVersion < roundTripVersion {
+			rec := fleetRecord{Owner: caller, Created: time.Now().UTC(), State: &sdk.ServerSessionState{InitializeParams: p, InitializedParams: &sdk.InitializedParams{}, LogLevel: "info"}}
+			if err := f.put(r.Context(), id, rec); err != nil {
+				http.Error(w, "store the MCP session: "+err.Error()+"; retry", http.StatusServiceUnavailable)
+				return
+			}
 		}
 		w.Header().Set(headerSessionID, id)
 		f.sdkh.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), fleetCtxKey{}, &fleetConn{f: f, id: id})))
 		return
 	}
-	rec, err := f.get(r.Context(), id)
+	mine, err := f.owns(r.Context(), id, caller)
 	if err != nil {
-		http.Error(w, "read the MCP session: "+err.Error()+"; retry", http.StatusServiceUnavailable)
+		http.Error(w, "check the MCP session: "+err.Error()+"; retry", http.StatusServiceUnavailable)
 		return
 	}
-	if rec == nil || rec.Owner != caller {
+	if !mine {
 		// Unknown and foreign alike: saying which would tell a guesser
 		// that the id exists.
-		http.Error(w, "session not found: no MCP session "+clip(id)+" is open for this caller; initialize a new one", http.StatusNotFound)
+		notFound(w, id)
 		return
 	}
 	switch r.Method {
@@ -162,7 +166,20 @@ func (f *fleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Method Not Allowed: this server keeps no event stream open; POST requests", http.StatusMethodNotAllowed)
 		return
 	}
-	if rec.State == nil || r.Header.Get(headerProtocol) >= roundTripVersion {
+	var rec *fleetRecord
+	if r.Header.Get(headerProtocol) < roundTripVersion {
+		if rec, err = f.get(r.Context(), id); err != nil {
+			http.Error(w, "read the MCP session: "+err.Error()+"; retry", http.StatusServiceUnavailable)
+			return
+		}
+		if rec != nil && rec.Owner != caller {
+			notFound(w, id)
+			return
+		}
+	}
+	if rec == nil || rec.State == nil {
+		// Protocol 2026-07-28, whose requests carry what initialize
+		// did, or a session that never initialized here.
 		f.sdkh.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), fleetCtxKey{}, &fleetConn{f: f, id: id})))
 		return
 	}
@@ -173,6 +190,11 @@ func (f *fleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.serveLegacy(w, r, id, rec.State)
+}
+
+// notFound is the answer to a session id the caller may not use.
+func notFound(w http.ResponseWriter, id string) {
+	http.Error(w, "session not found: no MCP session "+clip(id)+" is open for this caller; initialize a new one", http.StatusNotFound)
 }
 
 // serveLegacy serves a request of a session of a protocol before
@@ -202,11 +224,7 @@ func (f *fleet) put(ctx context.Context, id string, rec fleetRecord) error {
 	if err != nil {
 		return err
 	}
-	if err := session.Put(ctx, f.store, fleetStoreSession, fleetSessionNS, id, b); err != nil {
-		return err
-	}
-	// The toolhost session of the MCP session is the same caller's.
-	return f.claim(ctx, "mcp_"+id, rec.Owner)
+	return session.Put(ctx, f.store, fleetStoreSession, fleetSessionNS, id, b)
 }
 
 // get reads an MCP session; nil when the store holds none under id.
@@ -269,7 +287,9 @@ func (f *fleet) claim(ctx context.Context, sid, caller string) error {
 // names must be its caller's. Calls not served by a fleet are not checked.
 func (s *Server) claimSession(ctx context.Context, sid string) error {
 	c := fleetOf(ctx)
-	if c == nil {
+	if c == nil || sid == "mcp_"+c.id {
+		// Outside a fleet, or the MCP session's own, whose id names
+		// its owner (fleet_ids.go).
 		return nil
 	}
 	return c.f.claim(ctx, sid, httpguard.CallerOf(ctx))

@@ -97,7 +97,8 @@ func TestAPlainClientKeepsOneSessionAcrossReplicasOnBothProtocols(t *testing.T) 
 	for _, version := range []string{"2025-11-25", "2026-07-28"} {
 		t.Run(version, func(t *testing.T) {
 			t.Parallel()
-			front := fleetOf(t, session.NewMemory(), 3)
+			store := session.NewMemory()
+			front := fleetOf(t, store, 3)
 			alice := connectPlain(t, front, "tok-alice", version, "always")
 			todo := map[string]any{"todos": []any{map[string]any{"content": "ship it", "status": "pending", "priority": "high"}}}
 			alice.call(t, "todowrite", todo)
@@ -123,6 +124,12 @@ func TestAPlainClientKeepsOneSessionAcrossReplicasOnBothProtocols(t *testing.T) 
 			if res := bob.call(t, "todoread", map[string]any{}); strings.Contains(text(res), "ship it") {
 				t.Fatalf("bob reads alice's todos: %q", text(res))
 			}
+			// Only an initialize to remember is stored: none on
+			// 2026-07-28, one per client before.
+			kvs, err := store.List(t.Context(), "toolhost-mcp-sessions", "mcp")
+			if want := map[bool]int{true: 0, false: 2}[version >= "2026-07-28"]; err != nil || len(kvs) != want {
+				t.Fatalf("%d MCP sessions stored (%v); want %d", len(kvs), err, want)
+			}
 		})
 	}
 }
@@ -143,6 +150,8 @@ func TestASessionIdIsRefusedToEveryoneButTheCallerThatOpenedIt(t *testing.T) {
 	}{
 		{name: "bob naming alice's session", token: "tok-bob", session: id, body: call, want: http.StatusNotFound},
 		{name: "alice naming a guessed session", token: "tok-alice", session: "ms_AAAAAAAAAAAAAAAAAAAAAAAAAA", body: call, want: http.StatusNotFound},
+		{name: "bob naming alice's session without its signature", token: "tok-bob", session: id[:strings.LastIndex(id, "_")], body: call, want: http.StatusNotFound},
+		{name: "bob naming alice's session with his own signature cut off", token: "tok-bob", session: id[:len(id)-1], body: call, want: http.StatusNotFound},
 		{name: "bob deleting alice's session", token: "tok-bob", session: id, want: http.StatusNotFound},
 		{name: "bob answering a question in alice's session", token: "tok-bob", session: id, body: `{"jsonrpc":"2.0","id":1,"result":{"action":"accept","content":{"decision":"always"}}}`, want: http.StatusNotFound},
 		{name: "no token at all", token: "", session: id, body: call, want: http.StatusUnauthorized},

@@ -122,6 +122,7 @@ func (s *Server) resume(ctx context.Context, req *sdk.CallToolRequest) *sdk.Call
 		return toResult(runtime.Result{}, errExpired, nil)
 	}
 	pc.expiry.Stop()
+	s.forgetParked(pc.state)
 	// A retry without an answer (or with one of another kind) hands the
 	// call nil: the question went unanswered, which refuses the call
 	// without claiming the person rejected it (see answerOf).
@@ -142,6 +143,7 @@ func (s *Server) serve(ctx context.Context, pc *parkedCall) *sdk.CallToolResult 
 		pc.current = &q
 		pc.expiry = time.AfterFunc(parkTTL, func() {
 			if s.parked.take(pc.state) != nil {
+				s.forgetParked(pc.state)
 				s.log.Info("permission question not answered in time; call cancelled", "ttl", parkTTL)
 				pc.cancel()
 			}
@@ -154,6 +156,7 @@ func (s *Server) serve(ctx context.Context, pc *parkedCall) *sdk.CallToolResult 
 			pc.expiry.Stop()
 			return s.refuseFull(pc)
 		}
+		s.storeParked(ctx, pc) // answerable if this replica dies (parked_store.go)
 		return &sdk.CallToolResult{
 			// The go-sdk writes "content" even when it is empty (no
 			// omitempty), so a nil slice goes out as null, which clients

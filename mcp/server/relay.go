@@ -99,6 +99,7 @@ func (s *Server) takeRelayed(ctx context.Context, state string) {
 	}
 	pc.expiry.Stop()
 	s.opts.Metrics.relayTaken()
+	s.forgetParked(state)
 	// An answer that does not decode is no answer: the call is refused
 	// (answerOf), never allowed.
 	var ans *sdk.ElicitResult
@@ -192,6 +193,11 @@ func (s *Server) resumeElsewhere(ctx context.Context, req *sdk.CallToolRequest) 
 		case <-ack.C:
 			if _, withdrawn := takeKey(ctx, r.store, relayAnswerNS, state); withdrawn {
 				s.opts.Metrics.relayed(outcomeAckTimeout)
+				// Nobody holds the call: its replica died
+				// (parked_store.go), or it expired.
+				if res, ok := s.answerOrphaned(ctx, req); ok {
+					return res
+				}
 				s.log.Info("relayed answer not taken by any replica in time; the call is gone", "ack_timeout", relayAckTimeout)
 				return toResult(runtime.Result{}, errExpired, nil)
 			}
