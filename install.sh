@@ -9,8 +9,8 @@
 # Settings (environment):
 #   TOOLHOST_VERSION      a release tag (v1.2.3); default: the latest release
 #   TOOLHOST_INSTALL_DIR  where the binary goes; default: $HOME/.local/bin
-#   TOOLHOST_PUBKEY       the release's minisign public key (docs/install.md
-#                         prints it); when set, the signature must verify
+#   TOOLHOST_PUBKEY       the release key's minisign public key (published
+#                         with the release notes; docs/install.md); when set, the signature must verify
 #                         and minisign must be installed
 #   TOOLHOST_BASE_URL     where the release's files are (a mirror, or a
 #                         local dist/ served for a test)
