@@ -3,11 +3,14 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
+	"strings"
+	"sync/atomic"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/permission"
@@ -15,10 +18,13 @@ import (
 )
 
 // Metrics are the Prometheus metrics of a server and its session store,
-// served at /metrics by ListenAndServe. A Metrics value owns its own
-// registry (no process-wide default), so two servers in one process — as
-// in tests — count apart. github.com/prometheus/client_golang does the
-// encoding; this file only names what is counted.
+// served at /metrics by ListenAndServe in the Prometheus text format. A
+// Metrics value owns its own sets (no process-wide default), so two
+// servers in one process — as in tests — count apart.
+// github.com/VictoriaMetrics/metrics does the counting and the encoding
+// (it replaced github.com/prometheus/client_golang, which brought
+// protobuf into every build for a format /metrics never serves); this
+// file only names what is counted.
 //
 // Outcomes of a call: ok, error (the tool failed), and the permission
 // decisions that end a call — denied (a rule), rejected and corrected (the
@@ -27,57 +33,110 @@ import (
 // permission decision, allowing ones included, is counted apart in
 // toolhost_permission_decisions_total (permission.Outcome).
 type Metrics struct {
-	reg         *prometheus.Registry
-	calls       *prometheus.CounterVec
-	duration    *prometheus.HistogramVec
-	inFlight    prometheus.Gauge
-	store       *prometheus.HistogramVec
-	permissions *prometheus.CounterVec
-	relay       relayMetrics // metrics_relay.go
+	families                                      []family
+	calls, duration, inFlight, store, permissions *metrics.Set
+	inFlightGauge                                 *metrics.Gauge
+	pools                                         atomic.Pointer[func() []PoolSize]
+	extra                                         *metrics.Set
+	relay                                         *relayMetrics // metrics_relay.go
 }
 
-// NewMetrics returns metrics registered on a registry of their own, with
-// the Go runtime and process collectors beside them.
+// family is one metric family: its HELP and TYPE lines, then the set
+// holding its series, so each family is written whole in one place.
+type family struct {
+	name, typ, help string
+	set             *metrics.Set
+}
+
+// Buckets of the duration histograms: powers of 4 from 1 ms to 262 s for
+// calls (waits for a person included), from 0.1 ms to 26 s for the store.
+var (
+	callBuckets  = exponential(0.001, 4, 10)
+	storeBuckets = exponential(0.0001, 4, 10)
+)
+
+func exponential(start, factor float64, n int) []float64 {
+	b := make([]float64, n)
+	for i := range b {
+		b[i] = start
+		start *= factor
+	}
+	return b
+}
+
+// NewMetrics returns metrics on sets of their own, with the Go runtime
+// and process metrics beside them.
 func NewMetrics() *Metrics {
 	m := &Metrics{
-		reg: prometheus.NewRegistry(),
-		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "toolhost_tool_calls_total",
-			Help: "Tool calls served, by tool, source (builtin, wasm, mcp, ...) and outcome (ok, error, denied, rejected, corrected, unanswered).",
-		}, []string{"tool", "source", "outcome"}),
-		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "toolhost_tool_call_duration_seconds",
-			Help:    "Time from a tool call's start to its result, waits for a person included, by tool and source.",
-			Buckets: prometheus.ExponentialBuckets(0.001, 4, 10), // 1 ms … 262 s
-		}, []string{"tool", "source"}),
-		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "toolhost_tool_calls_in_flight",
-			Help: "Tool calls running now, parked ones included.",
-		}),
-		store: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "toolhost_session_store_duration_seconds",
-			Help:    "Session store operations, by operation (get, update, list, delete_session, notify) and outcome (ok, error).",
-			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10), // 0.1 ms … 26 s
-		}, []string{"op", "outcome"}),
-		permissions: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "toolhost_permission_decisions_total",
-			Help: "Permission requests decided, by permission and outcome (allowed_by_rule, allowed_by_approval, allowed_by_grant, allowed_once, allowed_always, denied, rejected, corrected, unanswered, error).",
-		}, []string{"permission", "outcome"}),
+		calls: metrics.NewSet(), duration: metrics.NewSet(), inFlight: metrics.NewSet(),
+		store: metrics.NewSet(), permissions: metrics.NewSet(), extra: metrics.NewSet(),
 	}
-	m.reg.MustRegister(m.calls, m.duration, m.inFlight, m.store, m.permissions,
-		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
-	m.relay = newRelayMetrics(m.reg)
+	m.inFlightGauge = m.inFlight.NewGauge("toolhost_tool_calls_in_flight", nil)
+	m.families = []family{
+		{"toolhost_tool_calls_total", "counter", "Tool calls served, by tool, source (builtin, wasm, mcp, ...) and outcome (ok, error, denied, rejected, corrected, unanswered).", m.calls},
+		{"toolhost_tool_call_duration_seconds", "histogram", "Time from a tool call's start to its result, waits for a person included, by tool and source.", m.duration},
+		{"toolhost_tool_calls_in_flight", "gauge", "Tool calls running now, parked ones included.", m.inFlight},
+		{"toolhost_session_store_duration_seconds", "histogram", "Session store operations, by operation (get, update, list, delete_session, notify) and outcome (ok, error).", m.store},
+		{"toolhost_permission_decisions_total", "counter", "Permission requests decided, by permission and outcome (allowed_by_rule, allowed_by_approval, allowed_by_grant, allowed_once, allowed_always, denied, rejected, corrected, unanswered, error).", m.permissions},
+	}
+	m.relay = newRelayMetrics(m)
 	return m
 }
 
-// Handler serves the metrics in the Prometheus text format.
-func (m *Metrics) Handler() http.Handler {
-	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+// series names a series of a family: name{k1="v1",k2="v2"}, the labels
+// given in the order Prometheus sorts them, each value escaped as the text
+// format asks (backslash, double quote and newline), so a tool or module
+// name cannot break the exposition.
+func series(name string, kv ...string) string {
+	var b strings.Builder
+	b.WriteString(name)
+	b.WriteByte('{')
+	for i := 0; i+1 < len(kv); i += 2 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(kv[i])
+		b.WriteString(`="`)
+		b.WriteString(labelEscaper.Replace(kv[i+1]))
+		b.WriteByte('"')
+	}
+	b.WriteByte('}')
+	return b.String()
 }
 
-// Registry is where the metrics are registered, for a program that adds
-// its own.
-func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+var labelEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
+
+// Handler serves the metrics in the Prometheus text format.
+func (m *Metrics) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		m.WritePrometheus(w)
+	})
+}
+
+// WritePrometheus writes every metric in the Prometheus text format: the
+// server's families, the wasm pools read now, the program's own (Set),
+// then the Go runtime and process metrics.
+func (m *Metrics) WritePrometheus(w io.Writer) {
+	for _, f := range m.families {
+		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n", f.name, f.help, f.name, f.typ)
+		f.set.WritePrometheus(w)
+	}
+	if pools := m.pools.Load(); pools != nil {
+		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s gauge\n", poolsName, poolsHelp, poolsName)
+		for _, p := range (*pools)() {
+			fmt.Fprintf(w, "%s %d\n", series(poolsName, "module", p.Module, "state", "idle"), p.Idle)
+			fmt.Fprintf(w, "%s %d\n", series(poolsName, "module", p.Module, "state", "in_use"), p.InUse)
+		}
+	}
+	m.relay.write(w)
+	m.extra.WritePrometheus(w)
+	metrics.WriteProcessMetrics(w)
+}
+
+// Set is where a program adds metrics of its own, served after the
+// server's.
+func (m *Metrics) Set() *metrics.Set { return m.extra }
 
 // begin counts a call in flight and returns the function that records how
 // it ended. A nil Metrics records nothing.
@@ -87,9 +146,9 @@ func (m *Metrics) begin(reg *runtime.Registry, tool string) func(err error) {
 	}
 	src, _ := reg.Source(tool)
 	start := time.Now()
-	m.inFlight.Inc()
+	m.inFlightGauge.Inc()
 	return func(err error) {
-		m.inFlight.Dec()
+		m.inFlightGauge.Dec()
 		outcome := "ok"
 		if err != nil {
 			outcome = permission.Kind(err)
@@ -97,15 +156,15 @@ func (m *Metrics) begin(reg *runtime.Registry, tool string) func(err error) {
 				outcome = "error"
 			}
 		}
-		m.calls.WithLabelValues(tool, string(src), outcome).Inc()
-		m.duration.WithLabelValues(tool, string(src)).Observe(time.Since(start).Seconds())
+		m.calls.GetOrCreateCounter(series("toolhost_tool_calls_total", "outcome", outcome, "source", string(src), "tool", tool)).Inc()
+		m.duration.GetOrCreatePrometheusHistogramExt(series("toolhost_tool_call_duration_seconds", "source", string(src), "tool", tool), callBuckets).UpdateDuration(start)
 	}
 }
 
 // permission counts one permission decision; it is the Observer the
 // server gives its registry's permission service.
 func (m *Metrics) permission(perm string, outcome permission.Outcome) {
-	m.permissions.WithLabelValues(perm, string(outcome)).Inc()
+	m.permissions.GetOrCreateCounter(series("toolhost_permission_decisions_total", "outcome", string(outcome), "permission", perm)).Inc()
 }
 
 // PoolSize is one wasm module's instances: idle in its pool and in use by
@@ -115,27 +174,17 @@ type PoolSize struct {
 	Idle, InUse int
 }
 
-// WatchPools exports the sizes pools reports, read at each scrape, as
-// toolhost_wasm_instances{module, state="idle"|"in_use"}. Call it once.
+const (
+	poolsName = "toolhost_wasm_instances"
+	poolsHelp = "Instances of a wasm module, by module and state: idle (pooled, ready for a call) or in_use (running a call or hook)."
+)
+
+// WatchPools exports the sizes pools reports, read at each scrape (so the
+// gauges are never stale and nothing is updated on the call path), as
+// toolhost_wasm_instances{module, state="idle"|"in_use"}. A later call
+// replaces what an earlier one watched.
 func (m *Metrics) WatchPools(pools func() []PoolSize) {
-	m.reg.MustRegister(poolCollector{pools})
-}
-
-var poolDesc = prometheus.NewDesc("toolhost_wasm_instances",
-	"Instances of a wasm module, by module and state: idle (pooled, ready for a call) or in_use (running a call or hook).",
-	[]string{"module", "state"}, nil)
-
-// poolCollector reads the pools when scraped, so the gauges are never
-// stale and nothing is updated on the call path.
-type poolCollector struct{ pools func() []PoolSize }
-
-func (c poolCollector) Describe(ch chan<- *prometheus.Desc) { ch <- poolDesc }
-
-func (c poolCollector) Collect(ch chan<- prometheus.Metric) {
-	for _, p := range c.pools() {
-		ch <- prometheus.MustNewConstMetric(poolDesc, prometheus.GaugeValue, float64(p.Idle), p.Module, "idle")
-		ch <- prometheus.MustNewConstMetric(poolDesc, prometheus.GaugeValue, float64(p.InUse), p.Module, "in_use")
-	}
+	m.pools.Store(&pools)
 }
 
 // Store returns s with every operation timed into the metrics. Its
@@ -179,7 +228,7 @@ func (t *timedStore) observe(op string, start time.Time, err error) {
 	if err != nil && !errors.Is(err, context.Canceled) {
 		outcome = "error"
 	}
-	t.m.store.WithLabelValues(op, outcome).Observe(time.Since(start).Seconds())
+	t.m.store.GetOrCreatePrometheusHistogramExt(series("toolhost_session_store_duration_seconds", "op", op, "outcome", outcome), storeBuckets).UpdateDuration(start)
 }
 
 func (t *timedStore) Get(ctx context.Context, sid, ns, key string) ([]byte, bool, error) {

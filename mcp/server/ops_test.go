@@ -116,9 +116,36 @@ func TestMetricsCountCallsPermissionDecisionsWasmPoolsAndTimeTheStore(t *testing
 		`toolhost_permission_decisions_total{outcome="denied",permission="guarded"} 1`,
 		`toolhost_wasm_instances{module="echo",state="idle"} 2`,
 		`toolhost_wasm_instances{module="echo",state="in_use"} 1`,
+		// Histograms in Prometheus' own buckets, labels first, le last.
+		`toolhost_tool_call_duration_seconds_bucket{source="runtime",tool="ping",le="+Inf"} 1`,
+		"# TYPE toolhost_tool_call_duration_seconds histogram\n",
+		"# TYPE toolhost_tool_calls_total counter\n",
+		"# HELP toolhost_tool_calls_in_flight Tool calls running now",
+		// The Go runtime and the process beside them.
+		"\ngo_goroutines ",
+		"\nprocess_cpu_seconds_total ",
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %s in\n%s", want, grepLines(body, "toolhost_"))
+		}
+	}
+}
+
+func TestMetricsEscapeLabelValuesSoANameCannotForgeASeries(t *testing.T) {
+	t.Parallel()
+	m := server.NewMetrics()
+	m.WatchPools(func() []server.PoolSize {
+		return []server.PoolSize{{Module: "a\"} 9\nforged{x=\"\\", Idle: 1}}
+	})
+	var b strings.Builder
+	m.WritePrometheus(&b)
+	body := b.String()
+	if want := `toolhost_wasm_instances{module="a\"} 9\nforged{x=\"\\",state="idle"} 1` + "\n"; !strings.Contains(body, want) {
+		t.Errorf("the odd module name is not escaped: want %s in\n%s", want, grepLines(body, "toolhost_wasm"))
+	}
+	for _, l := range strings.Split(body, "\n") {
+		if strings.HasPrefix(l, "forged") {
+			t.Errorf("a module name wrote a line of its own: %q", l)
 		}
 	}
 }
