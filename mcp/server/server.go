@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -119,6 +120,9 @@ type Server struct {
 	drain    drainState // drain.go
 	list     toolList   // the offered tools, kept in step with the registry (refresh.go)
 	proj     *project   // prompts and resources (project.go)
+
+	unknown  sync.Map     // client names whose tool naming is not known, logged once (clients.go)
+	unknownN atomic.Int32 // how many
 }
 
 // New lists the registry's tools for the agent and model and returns a
