@@ -55,6 +55,8 @@ type DoctorReport struct {
 	// Trust says whether the project's own config and tools are trusted
 	// (toolhost trust); the rest of the report is what is in effect.
 	Trust TrustReport `json:"trust"`
+	// MCP is what MCP clients meet (doctormcp.go).
+	MCP MCPReport `json:"mcp"`
 }
 
 // LanguageServerReport is one language server in effect: found, or why
@@ -191,6 +193,7 @@ func Doctor(ctx context.Context, dir string, opts *DoctorOptions) (*DoctorReport
 			GrantsWithheld: host.GrantProblems(loaded.Config, host.ToolFiles(loaded.Dirs, host.JSWhere(loaded.Config, loaded.Dirs, dir, worktree, env)))},
 		Plugins: pluginReports(loaded, worktree, host.DefaultCacheDir(env)),
 		Trust:   trustReport(st),
+		MCP:     mcpReport(loaded.Config.Server, worktree, dataDir(env)),
 	}
 	abi, aerr := sandbox.Available()
 	rep.Sandbox.ABI = abi
@@ -337,6 +340,7 @@ func (r *DoctorReport) Print(w io.Writer) {
 		}
 	}
 	printPlugins(w, r.Plugins)
+	r.MCP.print(w)
 	fmt.Fprintln(w, "toolchains")
 	for _, t := range r.Toolchains {
 		if t.Found {

@@ -308,6 +308,9 @@ func (s *Server) handler(id string) sdk.ToolHandler {
 		p := newProgress(req.Session, req.Params.GetProgressToken(), s.log)
 		p.attach(ctx)
 		call.OnMetadata = p.update
+		if s.opts.AskFallback == config.AskFallbackInbox {
+			ctx = withInboxNote(ctx, req.Session, p, s.opts.Inbox) // inboxnote.go
+		}
 		done := s.opts.Metrics.begin(s.reg, id)
 		res, err := s.reg.Call(ctx, call)
 		done(err)
