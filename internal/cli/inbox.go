@@ -129,13 +129,18 @@ func startInbox(ctx context.Context, g *Globals, o InboxOptions, agent string) (
 		// server's drain, rather than cut off after it.
 		ib.Close()
 	}()
-	signIn := "?token=<the inbox token>"
-	note := " (open it with ?token=<the inbox token> once; the browser keeps it)"
-	if made {
-		signIn = "?token=" + o.Token
-		note = " (open this URL once, or run `toolhost inbox`; the browser keeps the token it holds)"
+	// The user's token is not printed: stderr ends up in the client's
+	// logs, which outlive this process; `toolhost inbox` reads it from
+	// where it is kept. A token of this inbox's own lives only in the URL
+	// printed here; a token given is the giver's to know.
+	switch {
+	case userToken:
+		fmt.Fprintf(g.Streams.ErrOut, "toolhost: permission inbox on %s (run `toolhost inbox` in the project to open it signed in)\n", url)
+	case made:
+		fmt.Fprintf(g.Streams.ErrOut, "toolhost: permission inbox on %s?token=%s (open this URL once; the browser keeps the token it holds)\n", url, o.Token)
+	default:
+		fmt.Fprintf(g.Streams.ErrOut, "toolhost: permission inbox on %s (open it with ?token=<the inbox token> once; the browser keeps it)\n", url)
 	}
-	fmt.Fprintf(g.Streams.ErrOut, "toolhost: permission inbox on %s%s%s\n", url, signIn, note)
 	return ib, func() {
 		cancel()
 		<-done
