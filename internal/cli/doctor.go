@@ -56,6 +56,8 @@ type DoctorReport struct {
 	// Trust says whether the project's own config and tools are trusted
 	// (toolhost trust); the rest of the report is what is in effect.
 	Trust TrustReport `json:"trust"`
+	// MCP is what MCP clients meet (doctormcp.go).
+	MCP MCPReport `json:"mcp"`
 }
 
 // LanguageServerReport is one language server in effect: found, or why
@@ -192,6 +194,7 @@ func Doctor(ctx context.Context, dir string, opts *DoctorOptions) (*DoctorReport
 			GrantsWithheld: runtime.GrantProblems(loaded.Config, toolFiles(loaded.Dirs, js.WhereFor(loaded.Config, loaded.Dirs, dir, worktree, env)))},
 		Plugins: pluginReports(loaded, worktree, host.DefaultCacheDir(env)),
 		Trust:   trustReport(st),
+		MCP:     mcpReport(loaded.Config.Server, worktree, dataDir(env)),
 	}
 	abi, aerr := sandbox.Available()
 	rep.Sandbox.ABI = abi
@@ -338,6 +341,7 @@ func (r *DoctorReport) Print(w io.Writer) {
 		}
 	}
 	printPlugins(w, r.Plugins)
+	r.MCP.print(w)
 	fmt.Fprintln(w, "toolchains")
 	for _, t := range r.Toolchains {
 		if t.Found {

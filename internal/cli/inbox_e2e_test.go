@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/toolhost/toolhost/internal/agenttest"
+	"github.com/toolhost/toolhost/internal/inbox"
 )
 
 // TestRunParksAsksInTheInbox: `toolhost run --json --ask-fallback inbox`
@@ -34,11 +36,11 @@ func TestRunParksAsksInTheInbox(t *testing.T) {
 	}
 	urls := make(chan string, 1)
 	go func() {
-		re := regexp.MustCompile(`permission inbox on (http://127\.0\.0\.1:\d+)/\?token=([0-9a-f]+) `)
+		re := regexp.MustCompile(`permission inbox on (http://127\.0\.0\.1:\d+)/ \(run .toolhost inbox.`)
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				urls <- m[1] + " " + m[2]
+				urls <- m[1]
 			}
 		}
 		io.Copy(io.Discard, stderr)
@@ -57,11 +59,17 @@ func TestRunParksAsksInTheInbox(t *testing.T) {
 	}
 	select {
 	case u := <-urls:
-		url, token, _ = strings.Cut(u, " ")
+		url = u
 	case <-time.After(60 * time.Second):
 		cmd.Process.Kill()
 		t.Fatal("toolhost run printed no inbox URL")
 	}
+	// Not printed: the user's token, kept in the data directory.
+	tok, err := inbox.ReadUserToken(filepath.Join(w.Home, ".local/share", "toolhost"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	token = tok
 	var id string
 	for deadline := time.Now().Add(60 * time.Second); id == ""; time.Sleep(20 * time.Millisecond) {
 		res := do("GET", "/api/requests", "")

@@ -243,6 +243,9 @@ func runMCP(ctx context.Context, g *Globals, opts *MCPOptions) error {
 		}
 		ib.Attach(h.Registry)
 		ib.SetTrust(h.TrustReviewer(), h.TrustStatus().Trusted)
+		if !h.Config.Server.NotifyInbox() {
+			ib.SetNotifier(nil)
+		}
 		sopts.Inbox = ib
 	}
 	for _, le := range h.LoadErrors {

@@ -46,7 +46,7 @@ func TestMCPCommandFlags(t *testing.T) {
 			t.Setenv("TOOLHOST_MCP_TOKEN", tt.env)
 			t.Setenv(inbox.TokenEnv, "")
 			if tt.want.Inbox == (InboxOptions{}) {
-				tt.want.Inbox = InboxOptions{Addr: defaultInboxAddr, Timeout: inbox.DefaultTimeout}
+				tt.want.Inbox = InboxOptions{Timeout: inbox.DefaultTimeout} // Addr "": the project's stable address
 			}
 			var got *MCPOptions
 			g := &Globals{Streams: IOStreams{Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}}

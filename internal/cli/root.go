@@ -159,6 +159,7 @@ permission system, and serves them to a CLI, an agent loop or MCP clients.`,
 	root.AddCommand(NewCmdDoctor(g, nil))
 	root.AddCommand(NewCmdTrust(g, nil))
 	root.AddCommand(NewCmdMigrate(g, nil))
+	root.AddCommand(NewCmdInbox(g, nil))
 	return root
 }
 

@@ -157,6 +157,9 @@ func runRun(ctx context.Context, g *Globals, opts *RunOptions) error {
 	if ib != nil {
 		ib.Attach(h.Registry)
 		ib.SetTrust(h.TrustReviewer(), h.TrustStatus().Trusted)
+		if !h.Config.Server.NotifyInbox() {
+			ib.SetNotifier(nil)
+		}
 	}
 	for _, le := range h.LoadErrors {
 		fmt.Fprintf(g.Streams.ErrOut, "toolhost: skipped %s\n", le)

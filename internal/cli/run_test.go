@@ -46,7 +46,7 @@ func TestRunFlags(t *testing.T) {
 				t.Fatalf("exit code %d (%v), want %d", code, err, tt.code)
 			}
 			if tt.want.Inbox == (InboxOptions{}) {
-				tt.want.Inbox = InboxOptions{Addr: defaultInboxAddr, Timeout: inbox.DefaultTimeout}
+				tt.want.Inbox = InboxOptions{Timeout: inbox.DefaultTimeout}
 			}
 			if tt.code == 0 && *got != tt.want {
 				t.Errorf("options %+v, want %+v", *got, tt.want)

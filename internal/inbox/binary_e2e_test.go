@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -26,7 +27,8 @@ func TestMain(m *testing.M) {
 }
 
 // inboxURL matches the line `toolhost mcp --ask-fallback inbox` prints.
-var inboxURL = regexp.MustCompile(`toolhost: permission inbox on (http://127\.0\.0\.1:\d+)/\?token=([0-9a-f]{32}) `)
+// The token is the user's, read where it is kept (it is not printed).
+var inboxURL = regexp.MustCompile(`toolhost: permission inbox on (http://127\.0\.0\.1:\d+)/ \(run .toolhost inbox.`)
 
 // authed sends req with the inbox's bearer token.
 func authed(t *testing.T, req *http.Request, token string) *http.Response {
@@ -54,7 +56,7 @@ func TestTheBinaryParksAsksInTheInbox(t *testing.T) {
 		sc := bufio.NewScanner(pr)
 		for sc.Scan() {
 			if m := inboxURL.FindStringSubmatch(sc.Text()); m != nil {
-				urls <- m[1] + " " + m[2]
+				urls <- m[1]
 			}
 		}
 	}()
@@ -66,15 +68,18 @@ func TestTheBinaryParksAsksInTheInbox(t *testing.T) {
 	t.Cleanup(func() { cs.Close(); pw.Close() })
 	var url, token string
 	select {
-	case u := <-urls:
-		url, token, _ = strings.Cut(u, " ")
+	case url = <-urls:
 	case <-time.After(patience):
-		t.Fatal("toolhost mcp printed no inbox URL with its token")
+		t.Fatal("toolhost mcp printed no inbox URL")
+	}
+	token, err = inbox.ReadUserToken(filepath.Join(p.Home, ".local/share", "toolhost"))
+	if err != nil {
+		t.Fatal(err)
 	}
 
 	done := callBash(cs, "echo from-the-binary")
 	// Loopback is no boundary against this machine's processes — the
-	// model's own bash commands among them: without the token printed,
+	// model's own bash commands among them: without the user's token,
 	// nothing is listed, answered or trusted.
 	for _, c := range []struct{ method, path, body string }{
 		{"GET", "/api/requests", ""},

@@ -23,6 +23,13 @@
 // token) is internal/httpguard, shared with the MCP HTTP server; writes
 // additionally need a JSON body and pass net/http's CrossOriginProtection.
 //
+// A question is only answered if someone knows it waits, so the inbox is
+// easy to find (address.go): a stable loopback port per project, a record
+// of each running inbox in the data directory for `toolhost inbox`, one
+// token per user kept where the bash sandbox cannot read it, and a desktop
+// notification when a question starts waiting (notify.go). The MCP server
+// tells the waiting call's client the URL (mcp/server/inboxnote.go).
+//
 // It must not import the MCP server, the agent loop or the CLI: the CLI
 // imports it and hands it to the others as a permission.Asker, the one
 // small interface they park a question through.

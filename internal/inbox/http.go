@@ -111,7 +111,7 @@ func (ib *Inbox) Handler(opts HandlerOptions) http.Handler {
 		Addr:    opts.Addr,
 		Token:   opts.Token,
 		Callers: opts.Callers,
-		Remedy:  "the token given to --inbox-token or " + TokenEnv + " (a browser: open the printed URL with ?token=)",
+		Remedy:  "the inbox token (a browser: run `toolhost inbox` in the project, which opens the page signed in, or open the URL it prints)",
 		Cookie:  tokenCookie,
 	}, securityHeaders(cop.Handler(mux)))
 }

@@ -62,6 +62,10 @@ type Options struct {
 	Agent string
 	// Logger receives the inbox's logs. Default: discard.
 	Logger *slog.Logger
+	// URL is the page's address without the token, told to the person
+	// wherever a question waits (a notification, the MCP client's
+	// messages). "": not known.
+	URL string
 }
 
 // Inbox parks permission questions until a person answers them. Build it
@@ -83,6 +87,8 @@ type Inbox struct {
 
 	trust          ProjectTrust // the project's trust, for the banner (trust.go)
 	startedTrusted bool
+
+	notify notifier // desktop notifications (notify.go)
 
 	closed    chan struct{} // closed by Close
 	closeOnce sync.Once
@@ -151,6 +157,9 @@ func previewOf(meta map[string]any) Preview {
 	}
 	return Preview{}
 }
+
+// URL is the page's address without the token (Options.URL).
+func (ib *Inbox) URL() string { return ib.opts.URL }
 
 // New returns an empty inbox.
 func New(opts Options) *Inbox {
@@ -238,6 +247,7 @@ func (ib *Inbox) Ask(ctx context.Context, req permission.Request) (permission.Re
 	ib.log.InfoContext(ctx, "permission request waiting in the inbox", "id", p.req.ID, "session", req.SessionID, "permission", req.Permission, "patterns", req.Patterns)
 	ib.publish(ctx, p, req)
 	ib.changed()
+	ib.notifyParked(p.req)
 	keep := false // stopping: the question stays answerable elsewhere (fleet.go)
 	defer func() {
 		ib.mu.Lock()

@@ -77,6 +77,9 @@ var Credentials = []Credential{
 	{Path: ".config/github-copilot"},
 	{Path: ".claude/.credentials.json"},
 	{Path: ".codex/auth.json"},
+	// toolhost's permission inbox token: a command that read it could
+	// answer its own permission question (internal/inbox).
+	{Path: ".local/share/toolhost/inbox"},
 	{Path: ".huggingface/token"},
 	{Path: ".nuget/NuGet/NuGet.Config"},
 	{Path: ".config/NuGet/NuGet.Config"},

@@ -50,7 +50,7 @@ func (Asker) Ask(ctx context.Context, req permission.Request) (permission.Reply,
 		if inbox, ok := ctx.Value(inboxKey{}).(permission.Asker); ok {
 			// The server's ask fallback is inbox: the question waits
 			// there for a person, and so does the call.
-			return inbox.Ask(ctx, req)
+			return askInbox(ctx, inbox, req)
 		}
 		if log, ok := ctx.Value(fallbackAllowKey{}).(*slog.Logger); ok {
 			// The server's ask fallback is allow: the client cannot
@@ -93,7 +93,7 @@ func orInbox(ctx context.Context, req permission.Request, reply permission.Reply
 	if !ok || !errors.As(err, &u) {
 		return reply, err
 	}
-	return inbox.Ask(ctx, req)
+	return askInbox(ctx, inbox, req)
 }
 
 // unansweredRemedy is what the user can do when a question goes unanswered;

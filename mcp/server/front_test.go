@@ -153,6 +153,10 @@ func TestToolsAreNamedAsTheClientSeesThem(t *testing.T) {
 	}{
 		{"OpenCode calls them toolhost_<id>", "opencode", server.Options{}, "toolhost_read"},
 		{"Claude Code calls them mcp__toolhost__<id>", "claude-code", server.Options{}, "mcp__toolhost__read"},
+		{"Qwen Code, as it introduces itself, calls them mcp__toolhost__<id>", "qwen-cli-mcp-client-toolhost", server.Options{}, "mcp__toolhost__read"},
+		{"Qwen Code under another key names it in its own name", "qwen-cli-mcp-client-th", server.Options{}, "mcp__th__read"},
+		{"Gemini CLI calls them mcp_toolhost_<id>", "gemini-cli-mcp-client", server.Options{}, "mcp_toolhost_read"},
+		{"Codex calls them mcp__toolhost__<id>", "codex-mcp-client", server.Options{}, "mcp__toolhost__read"},
 		{"an unknown client sees the ids", "inspector", server.Options{}, "read"},
 		{"a configured prefix wins over the guess", "opencode", server.Options{ToolPrefix: &prefix}, "th_read"},
 	}

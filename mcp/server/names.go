@@ -18,25 +18,19 @@ import (
 // tools of the same names (OpenCode has a read tool too, whose reads
 // toolhost never sees), so those texts must use the client's names.
 //
-// The server key is the user's choice in the client's config and never
-// reaches the server, so the prefix is Options.ToolPrefix when set, else
-// guessed from the name the client gives in initialize, for the key the
-// setups in docs/mcp.md use ("toolhost"), else none.
+// The server key is the user's choice in the client's config and reaches
+// the server only when the client puts it in its name (Qwen Code), so the
+// prefix is Options.ToolPrefix when set, else the known client's from the
+// table in clients.go, for the key the client named or the key the setups
+// in docs/mcp.md use ("toolhost"), else none.
 
 // DefaultServerKey is the key the setups in docs/mcp.md register toolhost
 // under in a client's config; the guessed prefixes assume it.
 const DefaultServerKey = "toolhost"
 
-// clientPrefixes are the tool-name prefixes of the clients toolhost knows,
-// by the name they send in initialize (clientInfo.name), for a server
-// registered under DefaultServerKey.
-var clientPrefixes = map[string]string{
-	"opencode":    DefaultServerKey + "_",
-	"claude-code": "mcp__" + DefaultServerKey + "__",
-}
-
 // prefixFor is the tool-name prefix for a client that introduced itself as
-// info: Options.ToolPrefix when set, else the known client's, else none.
+// info: Options.ToolPrefix when set, else the known client's (clients.go),
+// else none, said once in the log with the remedy.
 func (s *Server) prefixFor(info *sdk.Implementation) string {
 	if s.opts.ToolPrefix != nil {
 		return *s.opts.ToolPrefix
@@ -44,7 +38,11 @@ func (s *Server) prefixFor(info *sdk.Implementation) string {
 	if info == nil {
 		return ""
 	}
-	return clientPrefixes[strings.ToLower(strings.TrimSpace(info.Name))]
+	prefix, known := clientPrefix(info.Name)
+	if !known {
+		s.unknownClient(info.Name)
+	}
+	return prefix
 }
 
 // front is what a call from a client that introduced itself as info is

@@ -10,6 +10,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/config"
 )
 
 // Multi-round-trip calls (protocol 2026-07-28, SEP-2322). The server may not
@@ -96,6 +97,9 @@ func (s *Server) startParked(ctx context.Context, req *sdk.CallToolRequest, call
 		session:  req.Session,
 	}
 	callCtx = withElicitor(callCtx, pc.elicit)
+	if s.opts.AskFallback == config.AskFallbackInbox {
+		callCtx = withInboxNote(callCtx, req.Session, pc.progress, s.opts.Inbox) // inboxnote.go
+	}
 	call.OnMetadata = pc.progress.update
 	done := s.opts.Metrics.begin(s.reg, call.Tool)
 	go func() {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -123,6 +124,9 @@ type Server struct {
 	drain    drainState // drain.go
 	list     toolList   // the offered tools, kept in step with the registry (refresh.go)
 	proj     *project   // prompts and resources (project.go)
+
+	unknown  sync.Map     // client names whose tool naming is not known, logged once (clients.go)
+	unknownN atomic.Int32 // how many
 }
 
 // New lists the registry's tools for the agent and model and returns a
@@ -312,6 +316,9 @@ func (s *Server) handler(id string) sdk.ToolHandler {
 		p := newProgress(req.Session, req.Params.GetProgressToken(), s.log)
 		p.attach(ctx)
 		call.OnMetadata = p.update
+		if s.opts.AskFallback == config.AskFallbackInbox {
+			ctx = withInboxNote(ctx, req.Session, p, s.opts.Inbox) // inboxnote.go
+		}
 		done := s.opts.Metrics.begin(s.reg, id)
 		res, err := s.reg.Call(ctx, call)
 		done(err)

@@ -241,7 +241,17 @@ type Server struct {
 	// Claude Code "mcp__toolhost__"), else none. Set it when the key
 	// differs: "tool_prefix": "th_".
 	ToolPrefix *string `json:"tool_prefix,omitempty"`
+
+	// InboxNotify shows a desktop notification (notify-send, osascript)
+	// when a question starts waiting in the permission inbox, for
+	// `toolhost mcp` and `toolhost run`. Default true; false turns them
+	// off. Without a notifier nothing is shown and the question waits
+	// all the same (docs/inbox.md).
+	InboxNotify *bool `json:"inbox_notify,omitempty"`
 }
+
+// NotifyInbox reports whether the inbox shows desktop notifications.
+func (s Server) NotifyInbox() bool { return s.InboxNotify == nil || *s.InboxNotify }
 
 // ReadRequired reports whether RequireRead is on (the default).
 func (s Server) ReadRequired() bool { return s.RequireRead == nil || *s.RequireRead }
