@@ -83,7 +83,7 @@ func ask(ctx context.Context, stack []uint64) {
 		c.mu.Lock()
 		c.permErr = err
 		c.mu.Unlock()
-		resp = AskResponse{Kind: kind, Error: err.Error()}
+		resp = AskResponse{Kind: string(kind), Error: err.Error()}
 	}
 	b, _ := json.Marshal(resp)
 	reply(c, NameAsk, stack, b)

@@ -132,7 +132,7 @@ func (b *Bridge) ask(ctx context.Context, s Pauser, arg json.RawMessage) error {
 	}
 	err := b.Context.Ask(ctx, permission.Request{Permission: req.Permission, Patterns: req.Patterns, Always: req.Always, Metadata: req.Metadata, Scope: scope})
 	resume()
-	if err != nil && permission.Kind(err) != "" {
+	if permission.IsPermissionError(err) {
 		b.mu.Lock()
 		b.permErr = err
 		b.mu.Unlock()

@@ -90,7 +90,7 @@ func (m *Metrics) begin(reg *runtime.Registry, tool string) func(err error) {
 		m.inFlight.Dec()
 		outcome := "ok"
 		if err != nil {
-			outcome = permission.Kind(err)
+			outcome = string(permission.Kind(err))
 			if outcome == "" {
 				outcome = "error"
 			}

@@ -51,7 +51,7 @@ func (s *Service) report(permission string, how Outcome, err error) {
 	if err != nil {
 		how = OutcomeError
 		if k := Kind(err); k != "" {
-			how = Outcome(k)
+			how = k
 		}
 	}
 	(*fn)(permission, how)
