@@ -70,6 +70,11 @@
 //     tool arguments and plugin config, and its error tree tells which
 //     key failed, so a secret's value need never be printed.
 //
+// Files over 500 lines, and why they stay whole: interrupt.go is one
+// rewrite of a module's code section, the stop-flag instrumentation, with
+// the minimal WebAssembly decoder it needs (skipping each opcode's
+// immediates), read against the binary format's opcode tables.
+//
 // What it must not import: builtins or any front end (CLI, MCP server,
 // agent loop); they hand its tools to runtime.Registry.
 package plugins
