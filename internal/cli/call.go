@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -36,8 +35,8 @@ func NewCmdCall(g *Globals, runF func(context.Context, *Globals, *CallOptions) e
 		Short: "Call one tool",
 		Long: `Call one tool with JSON arguments (or "-" to read them from stdin), through
 the same validation, permission, truncation and hook path an agent's calls
-take. Live progress goes to stderr; when stdout and stderr are the same
-terminal, output already shown live is not printed again.
+take. Live progress goes to stderr when it is a terminal; when stdout and
+stderr are the same terminal, output already shown live is not printed again.
 
 Calls share one session per project (the directory holding .git, else the
 working directory): a file read by one call may be edited by the next, and
@@ -45,16 +44,17 @@ working directory): a file read by one call may be edited by the next, and
 one agent session. --session <id> uses another session instead.
 
 When a rule says "ask", a person at a terminal is asked (once, always,
-reject, or reject with a message). Without a terminal the request is refused
-with a message saying how to allow it: add a rule, or pass --yes.
+reject, or reject with a message). Without a terminal nobody can answer: the
+call is not run, exits 4, and the message says how to allow it: add a rule,
+or pass --yes.
 
-A tool the agent is not offered — disabled by "tools": {"x": false},
+The tools it calls are the ones "toolhost tools" lists for the same agent
+and model. A tool the agent is not offered — disabled by "tools": {"x": false},
 denied outright by a permission rule, or behind a flag that is off — is
 refused, as it is on every other route (MCP, batch, task, the agent loop);
 the message names the config key that enables it.
 
-Exit status: 0 success, 1 the tool failed, 2 usage error, 3 permission
-denied or rejected, or the tool is not offered to the agent.`,
+` + exitStatusHelp(),
 		Example: `  toolhost call read '{"filePath":"go.mod"}'
   echo '{"command":"git status","description":"Show status"}' | toolhost call bash - --yes
   toolhost call todowrite '{"todos":[{"content":"ship","status":"pending","priority":"high"}]}' --session work
@@ -102,38 +102,53 @@ func runCall(ctx context.Context, g *Globals, opts *CallOptions) error {
 		})
 	case g.Streams.TTY != nil:
 		asker = &ttyAsker{tty: g.Streams.terminal(), c: palette{g.Streams.TTYColor}}
+	default:
+		asker = nobodyAsker
 	}
 	h, err := g.host(ctx, asker, true)
 	if err != nil {
 		return err
 	}
 	defer h.Close(context.WithoutCancel(ctx))
-	if !h.Registry.Has(opts.Tool) {
-		return usageError{fmt.Errorf("unknown tool %q; available: %s", opts.Tool, strings.Join(h.Registry.IDs(), ", "))}
-	}
 	if opts.Agent != "" {
 		if _, err := h.Registry.Agent(opts.Agent); err != nil {
 			return usageError{err}
 		}
 	}
+	if opts.Model == "" {
+		opts.Model = h.Config.Model
+	}
+	if !h.Registry.Has(opts.Tool) {
+		// The tools offered are the ones `toolhost tools` lists for the
+		// same agent and model (Call.Listed below keeps the call to them).
+		offered, err := h.Registry.Offered(runtime.Call{Agent: opts.Agent, Model: opts.Model, Listed: true})
+		if err != nil {
+			return usageError{err}
+		}
+		return usageError{fmt.Errorf("unknown tool %q; the tools offered (toolhost tools): %s", opts.Tool, strings.Join(offered, ", "))}
+	}
 	session := opts.Session
 	if session == "" {
 		session = DefaultSession(h.Worktree)
 	}
+	// Live progress is for a person watching stderr; elsewhere (a pipe, a
+	// log) the final output says it all, and saying it twice would only
+	// double it in a combined log.
 	progress := &progressPrinter{w: g.Streams.ErrOut, c: g.Streams.errColors()}
+	onMetadata := progress.update
+	if !g.Streams.ErrTerminal {
+		onMetadata = nil
+	}
 	res, err := h.Registry.Call(ctx, runtime.Call{
 		Tool:       opts.Tool,
 		Args:       json.RawMessage(raw),
 		SessionID:  session,
 		Agent:      opts.Agent,
 		Model:      opts.Model,
-		OnMetadata: progress.update,
+		OnMetadata: onMetadata,
+		Listed:     true,
 	})
 	if err != nil {
-		var ve *runtime.ValidationError
-		if errors.As(err, &ve) {
-			return &ExitError{Code: ExitUsage, Err: err}
-		}
 		return err
 	}
 	if opts.JSON {
@@ -146,6 +161,9 @@ func runCall(ctx context.Context, g *Globals, opts *CallOptions) error {
 		if out = progress.unshown(out); out == "" {
 			return nil
 		}
+	}
+	if out == "" {
+		return nil // a command that printed nothing, as at a shell
 	}
 	if !strings.HasSuffix(out, "\n") {
 		out += "\n"

@@ -104,7 +104,7 @@ func TestExitCodeMapsErrorKinds(t *testing.T) {
 		{fmt.Errorf("call bash: %w", &permission.UnansweredError{Permission: "bash", Pattern: "git push", Err: context.Canceled}), ExitUnanswered},
 		{&ExitError{Code: 7, Err: errors.New("x")}, 7},
 		{fmt.Errorf("call: %w", &runtime.UnavailableError{Tool: "probe", Agent: "build", Reason: "disabled"}), ExitPermission},
-		{errors.New(`unknown command "x" for "toolhost"`), ExitUsage},
+		{fmt.Errorf("call edit: %w", &runtime.ValidationError{Tool: "edit", Problems: []string{"/: missing properties 'filePath'"}}), ExitUsage},
 	}
 	for _, tc := range tests {
 		if got := ExitCode(tc.err); got != tc.want {

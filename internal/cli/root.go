@@ -2,13 +2,11 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"runtime/debug"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -21,18 +19,6 @@ import (
 
 // Version is set at build time with -ldflags "-X github.com/toolhost/toolhost/internal/cli.Version=v1.2.3".
 var Version = ""
-
-// Exit codes.
-const (
-	ExitOK         = 0
-	ExitToolFailed = 1
-	ExitUsage      = 2
-	ExitPermission = 3
-	// ExitUnanswered: a permission question needed a person's answer and
-	// none came (permission.UnansweredError). Not a refusal: allowing the
-	// call with a rule, or answering it, lets it run.
-	ExitUnanswered = 4
-)
 
 // IOStreams are the command's standard streams.
 type IOStreams struct {
@@ -158,46 +144,8 @@ permission system, and serves them to a CLI, an agent loop or MCP clients.`,
 	root.AddCommand(NewCmdPlugin(g, nil))
 	root.AddCommand(NewCmdDoctor(g, nil))
 	root.AddCommand(NewCmdTrust(g, nil))
+	markRuns(root)
 	return root
-}
-
-// usageError marks errors in how the command was called (exit 2).
-type usageError struct{ error }
-
-func (e usageError) Unwrap() error { return e.error }
-
-// ExitError carries an exit code chosen by a command.
-type ExitError struct {
-	Code int
-	Err  error
-}
-
-func (e *ExitError) Error() string { return e.Err.Error() }
-func (e *ExitError) Unwrap() error { return e.Err }
-
-// ExitCode maps an error to the process exit status; the one place that
-// does so.
-func ExitCode(err error) int {
-	var ee *ExitError
-	var ue usageError
-	switch {
-	case err == nil:
-		return ExitOK
-	case errors.As(err, &ee):
-		return ee.Code
-	case permission.Kind(err) == "unanswered":
-		return ExitUnanswered
-	case permission.IsPermissionError(err), errors.As(err, new(*runtime.UnavailableError)):
-		// A tool the agent is not offered is refused by configuration, as
-		// a denial is.
-		return ExitPermission
-	case errors.As(err, &ue):
-		return ExitUsage
-	case strings.HasPrefix(err.Error(), "unknown command"), strings.HasPrefix(err.Error(), "accepts "),
-		strings.HasPrefix(err.Error(), "requires at least"), strings.HasPrefix(err.Error(), "unknown flag"):
-		return ExitUsage
-	}
-	return ExitToolFailed
 }
 
 // Main runs the CLI with the process's streams and returns the exit code.
@@ -215,10 +163,10 @@ func Main(args []string) int {
 	root.SetArgs(args)
 	ctx, stop := signalContext()
 	defer stop()
-	err := root.ExecuteContext(ctx)
+	err := Execute(ctx, root)
 	if err != nil {
 		c := g.Streams.errColors()
-		fmt.Fprintln(g.Streams.ErrOut, c.red(c.bold("toolhost:")), err)
+		fmt.Fprintln(g.Streams.ErrOut, c.red(c.bold("toolhost:")), personMessage(err))
 	}
 	return ExitCode(err)
 }
