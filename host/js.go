@@ -132,9 +132,6 @@ func (j *jsTools) sync(ctx context.Context, reg *runtime.Registry) []runtime.Loa
 	for _, f := range stale {
 		f.Close(ctx)
 	}
-	for _, e := range errs {
-		j.log.Warn("JS tool not loaded", "file", e.File, "err", e.Reason)
-	}
 	return errs
 }
 
@@ -219,7 +216,13 @@ func (j *jsTools) root(file string) string {
 
 // watch re-syncs every interval until ctx ends.
 func (j *jsTools) watch(ctx context.Context, reg *runtime.Registry, interval time.Duration) {
-	every(ctx, interval, func() { j.sync(ctx, reg) })
+	// At start the host records sync's errors in LoadErrors, which the front
+	// end reports once; a rescan has only the log to tell.
+	every(ctx, interval, func() {
+		for _, e := range j.sync(ctx, reg) {
+			j.log.Warn("JS tool not loaded", "file", e.File, "err", e.Reason)
+		}
+	})
 }
 
 // every runs fn every interval until ctx ends.

@@ -109,9 +109,6 @@ func (p *pyTools) sync(ctx context.Context, reg *runtime.Registry) []runtime.Loa
 	if len(remove) > 0 || len(add) > 0 {
 		reg.Replace(runtime.SourcePython, remove, add...)
 	}
-	for _, e := range errs {
-		p.log.Warn("Python tool not loaded", "file", e.File, "err", e.Reason)
-	}
 	return errs
 }
 
@@ -142,7 +139,11 @@ func (p *pyTools) load(ctx context.Context, file string) ([]*pytool.Tool, error)
 
 // watch re-syncs every interval until ctx ends.
 func (p *pyTools) watch(ctx context.Context, reg *runtime.Registry, interval time.Duration) {
-	every(ctx, interval, func() { p.sync(ctx, reg) })
+	every(ctx, interval, func() { // as jsTools.watch
+		for _, e := range p.sync(ctx, reg) {
+			p.log.Warn("Python tool not loaded", "file", e.File, "err", e.Reason)
+		}
+	})
 }
 
 func (p *pyTools) close(ctx context.Context) error {

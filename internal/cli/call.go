@@ -110,6 +110,9 @@ func runCall(ctx context.Context, g *Globals, opts *CallOptions) error {
 		return err
 	}
 	defer h.Close(context.WithoutCancel(ctx))
+	for _, le := range h.LoadErrors {
+		fmt.Fprintf(g.Streams.ErrOut, "toolhost: skipped %s\n", le)
+	}
 	if opts.Agent != "" {
 		if _, err := h.Registry.Agent(opts.Agent); err != nil {
 			return usageError{err}

@@ -207,3 +207,33 @@ func TestATruncatedCallSuggestsTheTaskToolWhenASubagentCanRun(t *testing.T) {
 		})
 	}
 }
+
+// TestALoadProblemIsReportedOnce: a module that cannot be loaded is named
+// once on stderr, readably — not also in a log line with its newlines
+// escaped.
+func TestALoadProblemIsReportedOnce(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	env := map[string]string{"HOME": home, "XDG_CONFIG_HOME": home + "/config", "XDG_DATA_HOME": home + "/data", "XDG_CACHE_HOME": home + "/cache"}
+	if err := os.MkdirAll(home+"/config/toolhost/tool", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(home+"/config/toolhost/tool/broken.wasm", []byte("not a module"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	g := &Globals{Dir: t.TempDir(), LogLevel: "warn", Streams: IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
+		NewHost: func(ctx context.Context, opts host.Options) (*host.Host, error) {
+			opts.Env = func(k string) string { return env[k] }
+			return host.New(ctx, opts)
+		}}
+	if err := runTools(context.Background(), g, &ToolsOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(errOut.String(), "broken.wasm"); n != 1 {
+		t.Errorf("stderr names broken.wasm %d times, want once:\n%s", n, errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "toolhost: skipped ") {
+		t.Errorf("stderr does not say the module was skipped:\n%s", errOut.String())
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/toolhost/toolhost/agent"
 	"github.com/toolhost/toolhost/builtins"
 	"github.com/toolhost/toolhost/host"
+	"github.com/toolhost/toolhost/internal/progress"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/permission"
 )
@@ -79,6 +80,17 @@ func (g *Globals) logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(g.Streams.ErrOut, &slog.HandlerOptions{Level: lvl}))
 }
 
+// progress is the reporter of work a person waits on (fetching an engine,
+// bundling, compiling, building, fetching a plugin): a line rewritten in
+// place when stderr is a terminal, else a log record at the start and the
+// end of each task (Info: shown with --log-level info).
+func (g *Globals) progress() *progress.Reporter {
+	if g.Streams.ErrTerminal {
+		return progress.NewTerminal(g.Streams.ErrOut)
+	}
+	return progress.NewLog(g.logger())
+}
+
 func (g *Globals) host(ctx context.Context, asker permission.Asker, withQuestions bool, more ...func(*host.Options)) (*host.Host, error) {
 	opts := host.Options{Directory: g.Dir, Asker: asker, Logger: g.logger()}
 	for _, f := range more {
@@ -122,10 +134,11 @@ permission system, and serves them to a CLI, an agent loop or MCP clients.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       versionString(),
-		PersistentPreRunE: func(*cobra.Command, []string) error {
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			if g.LogFormat != "text" && g.LogFormat != "json" && g.LogFormat != "" {
 				return usageError{fmt.Errorf("--log-format %q: want text or json", g.LogFormat)}
 			}
+			cmd.SetContext(progress.With(cmd.Context(), g.progress()))
 			return nil
 		},
 	}
