@@ -35,8 +35,9 @@ func NewCmdCall(g *Globals, runF func(context.Context, *Globals, *CallOptions) e
 		Short: "Call one tool",
 		Long: `Call one tool with JSON arguments (or "-" to read them from stdin), through
 the same validation, permission, truncation and hook path an agent's calls
-take. Live progress goes to stderr when it is a terminal; when stdout and
-stderr are the same terminal, output already shown live is not printed again.
+take. Live progress goes to stderr, with the tool's output as it grows when
+stderr is a terminal; when stdout and stderr are the same terminal, output
+already shown live is not printed again.
 
 Calls share one session per project (the directory holding .git, else the
 working directory): a file read by one call may be edited by the next, and
@@ -134,21 +135,18 @@ func runCall(ctx context.Context, g *Globals, opts *CallOptions) error {
 	if session == "" {
 		session = DefaultSession(h.Worktree)
 	}
-	// Live progress is for a person watching stderr; elsewhere (a pipe, a
-	// log) the final output says it all, and saying it twice would only
-	// double it in a combined log.
-	progress := &progressPrinter{w: g.Streams.ErrOut, c: g.Streams.errColors()}
-	onMetadata := progress.update
-	if !g.Streams.ErrTerminal {
-		onMetadata = nil
-	}
+	// Live output is streamed to a person watching stderr; elsewhere (a
+	// pipe, a log) the final output carries it, and streaming it too would
+	// double it in a combined log. Titles and other progress are shown
+	// either way.
+	progress := &progressPrinter{w: g.Streams.ErrOut, c: g.Streams.errColors(), noOutput: !g.Streams.ErrTerminal}
 	res, err := h.Registry.Call(ctx, runtime.Call{
 		Tool:       opts.Tool,
 		Args:       json.RawMessage(raw),
 		SessionID:  session,
 		Agent:      opts.Agent,
 		Model:      opts.Model,
-		OnMetadata: onMetadata,
+		OnMetadata: progress.update,
 		Listed:     true,
 	})
 	if err != nil {
@@ -207,10 +205,11 @@ func shorten(s string) string {
 }
 
 // progressPrinter shows live metadata on stderr: the title when it changes,
-// and new output as it grows.
+// and new output as it grows (unless noOutput).
 type progressPrinter struct {
 	w         io.Writer
 	c         palette
+	noOutput  bool // the final output alone carries the tool's output
 	lastTitle string
 	// shown is the live output as far as it has been written to w.
 	shown string
@@ -222,6 +221,9 @@ func (p *progressPrinter) update(title string, meta map[string]any) {
 		p.lastTitle = title
 	}
 	if out, ok := meta["output"].(string); ok {
+		if p.noOutput {
+			return
+		}
 		if !strings.HasPrefix(out, p.shown) {
 			// The output was replaced, not extended: show it afresh.
 			p.shown = ""

@@ -199,3 +199,16 @@ func TestTTYAskerShowsWhomAGuestsAlwaysApprovesFor(t *testing.T) {
 		t.Errorf("prompt lacks %q:\n%s", want, shown)
 	}
 }
+
+// In a pipe the final output carries the tool's output, so the live
+// printer shows titles and other progress but does not stream it too.
+func TestProgressPrinterInAPipeLeavesTheOutputToTheResult(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	p := &progressPrinter{w: &buf, noOutput: true}
+	p.update("Run tests", map[string]any{"output": "a\n"})
+	p.update("", map[string]any{"progress": 1, "total": 3})
+	if got, want := buf.String(), "· Run tests\n· {\"progress\":1,\"total\":3}\n"; got != want {
+		t.Errorf("progress = %q, want %q", got, want)
+	}
+}
