@@ -101,7 +101,7 @@ func (ru *run) call(ctx context.Context, step int, messageID string, p plannedCa
 		state.Status, state.Error = StateError, err.Error()
 		ru.saveTool(ctx, state)
 		ru.emit(Event{Type: EventToolError, SessionID: ru.sid, Step: step, CallID: p.ID, Tool: p.tool, Error: err.Error(), ErrorKind: errorKind(err), Time: &timing})
-		return outcome{content: "Error: " + err.Error(), rejected: permission.Kind(err) == "rejected"}
+		return outcome{content: "Error: " + err.Error(), rejected: permission.Kind(err) == permission.OutcomeRejected}
 	}
 	state.Status, state.Title, state.Output, state.Metadata, state.Attachments = StateCompleted, res.Title, res.Output, res.Metadata, res.Attachments
 	ru.saveTool(ctx, state)

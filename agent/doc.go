@@ -24,9 +24,9 @@
 // whose arguments arrive in pieces. Only the Chat Completions API is used,
 // since that is what every compatible server implements.
 //
-// loop.go stays over 500 lines on purpose: it is the loop itself — a step,
-// its streaming, its tool calls, its stopping rules — read top to bottom as
-// one story; loop_test.go is its scenario table.
+// Files over 500 lines, and why they stay whole: loop.go is the loop
+// itself — a step, its streaming, its tool calls, its stopping rules — read
+// top to bottom as one story, with loop_test.go as its scenario table.
 //
 // This package is a front end: it imports runtime and builtins (for the
 // task tool's request types), never cli or host; builtins must not import

@@ -540,7 +540,7 @@ func title(prompt string) string {
 // errorKind names why a call failed, for events.
 func errorKind(err error) string {
 	if k := permission.Kind(err); k != "" {
-		return k
+		return string(k)
 	}
 	var ve *runtime.ValidationError
 	if errors.As(err, &ve) {

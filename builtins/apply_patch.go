@@ -380,7 +380,7 @@ func usesApplyPatch(model string) bool {
 func applyPatchAvailable(env runtime.Env) error {
 	switch {
 	case env.Model == "" && env.Listing:
-		return runtime.NotOffered("no model is named, and a listing for an unknown model offers edit and write", "")
+		return runtime.NotOffered("no model is named, and a listing for an unknown model offers edit and write", "a model that edits with it, such as --model gpt-5")
 	case env.Model != "" && !usesApplyPatch(env.Model):
 		return runtime.NotOffered(fmt.Sprintf("model %s edits files with edit and write; apply_patch is offered to the GPT models from gpt-5 on", env.Model), "")
 	}

@@ -47,7 +47,10 @@
 // be compared with the original one for one; lsp.go is one LSP client
 // (framing, lifecycle, diagnostics) for one purpose; read.go is the read
 // tool with its paging, binary detection and attachments, whose helpers
-// have no other user. bash_test.go holds the tool's process tests (timeouts,
+// have no other user; walk.go is the parallel directory walker grep, glob
+// and list share together with the .gitignore matcher it consults in every
+// directory, to be cut in two when the search engine leaves builtins.
+// bash_test.go holds the tool's process tests (timeouts,
 // cancellation, output), one idea with many cases.
 //
 // This package imports runtime and its subpackages, never plugins or front

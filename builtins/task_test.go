@@ -80,7 +80,7 @@ func TestTaskCall(t *testing.T) {
 		ask     func(context.Context, permission.Request) error
 		want    string
 		wantErr string
-		kind    string
+		kind    permission.Outcome
 	}{
 		{
 			name: "returns the final text and the task_id",

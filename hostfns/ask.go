@@ -77,7 +77,7 @@ func runAsk(ctx context.Context, c *Call, raw []byte) (any, error) {
 		// Not a refusal: the call was cancelled or the asker broke.
 		return nil, err
 	}
-	return AskResponse{Kind: kind, Error: err.Error()}, nil
+	return AskResponse{Kind: string(kind), Error: err.Error()}, nil
 }
 
 // askPermission asks the call's permission engine with the guest's clock

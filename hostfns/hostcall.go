@@ -90,7 +90,7 @@ func runCall(ctx context.Context, c *Call, raw []byte) (any, error) {
 		if kind == "" {
 			return nil, err
 		}
-		return CallReply{Kind: kind, Error: err.Error()}, nil
+		return CallReply{Kind: string(kind), Error: err.Error()}, nil
 	}
 	v, err := safeRun(ctx, run, c.caller())
 	if err != nil {

@@ -76,19 +76,20 @@ func (r *Registry) Available(c Call) error {
 	if err != nil {
 		return err
 	}
-	if u := r.unavailable(c.Tool, c.Model, agent, c.Rules, false); u != nil {
+	if u := r.unavailable(c.Tool, c.Model, agent, c.Rules, c.Listed); u != nil {
 		return u
 	}
 	return nil
 }
 
 // offer is the gate's first question as a step: a tool the agent is not
-// offered on this model is refused with the *UnavailableError unavailable
-// returns, before anything about it is initialised.
+// offered on this model (as a listing shows it, for a Listed call) is
+// refused with the *UnavailableError unavailable returns, before anything
+// about it is initialised.
 func offer(unavailable func(id, model string, agent *Agent, callRules permission.Ruleset, listing bool) *UnavailableError) step {
 	return func(next handler) handler {
 		return func(ctx context.Context, in *invocation) (Result, error) {
-			if u := unavailable(in.call.Tool, in.call.Model, in.agent, in.call.Rules, false); u != nil {
+			if u := unavailable(in.call.Tool, in.call.Model, in.agent, in.call.Rules, in.call.Listed); u != nil {
 				return Result{}, u
 			}
 			return next(ctx, in)

@@ -182,7 +182,7 @@ func TestGateAsksTheOwnPermissionOfToolsThatCheckNone(t *testing.T) {
 		own      bool   // the tool declares ChecksOwnPermission
 		asker    func(context.Context, permission.Request) (permission.Reply, error)
 		wantRun  bool
-		wantKind string
+		wantKind permission.Outcome
 		wantAsks int
 	}{
 		{"no rule for it: the default allows", ``, false, nil, true, "", 0},
@@ -326,7 +326,7 @@ func TestClaimedTraitsAddQuestionsButNeverRemoveOne(t *testing.T) {
 		perm      string // the "permission" config value
 		traits    Traits
 		wantRun   bool
-		wantKind  string
+		wantKind  permission.Outcome
 		wantAsked []string // "permission pattern" of each question, in order
 	}{
 		{"an edit rule governs a tool that claims edit", `{"edit": {"*.md": "ask"}}`, claim, true, "", []string{"edit notes.md"}},

@@ -31,6 +31,12 @@ type Call struct {
 	// Client is what the front end can do for the running tool (show its
 	// logs, sample its model, ask its user); see Client. Zero: nothing.
 	Client Client
+	// Listed admits the call only when a listing for Model (Registry.Tools)
+	// shows the tool, so a person who calls what `toolhost tools` listed
+	// meets the same set (the CLI sets it). Unset, a call for an unknown
+	// model may use either of two alternatives (Env.Listing): an MCP client
+	// that names apply_patch may call it though the listing showed edit.
+	Listed bool
 }
 
 // Hook observes or changes every tool call, whatever its source (built-in,

@@ -56,13 +56,14 @@ func (r *Registry) Tools(ctx context.Context, model, agentName string) ([]ToolIn
 // Offered lists the ids the gate admits for c.Agent on c.Model under the
 // agent's rules and c.Rules, sorted (c.Tool is ignored). Unlike Tools it
 // initialises nothing, and for an unknown model it keeps both alternatives
-// a direct call may use. Part of Caller.
+// a direct call may use, unless c.Listed asks for the set Tools lists.
+// Part of Caller.
 func (r *Registry) Offered(c Call) ([]string, error) {
 	agent, err := r.Agent(c.Agent)
 	if err != nil {
 		return nil, err
 	}
-	return r.offered(c.Model, agent, c.Rules, false), nil
+	return r.offered(c.Model, agent, c.Rules, c.Listed), nil
 }
 
 // offered lists the tools agent is offered on model, sorted: those the

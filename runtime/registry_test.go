@@ -226,7 +226,7 @@ func TestCallDeliversLiveMetadataAndPermissionDecisions(t *testing.T) {
 	for _, tc := range tests {
 		asked = 0
 		_, err := r.Call(context.Background(), Call{Tool: "fetch", Args: json.RawMessage(`{"host":"` + tc.host + `"}`)})
-		if got := permission.Kind(err); got != tc.kind {
+		if got := permission.Kind(err); got != permission.Outcome(tc.kind) {
 			t.Errorf("%s: kind %q (err %v), want %q", tc.host, got, err, tc.kind)
 		}
 		if asked != tc.asked {

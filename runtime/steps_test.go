@@ -176,7 +176,7 @@ func TestAskOwnPermissionAsksWhatTheToolDeclares(t *testing.T) {
 		args      string
 		rules     string
 		wantRun   bool
-		wantKind  string
+		wantKind  permission.Outcome
 		wantPerm  string
 		wantPatts []string
 	}{

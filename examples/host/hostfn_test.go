@@ -80,7 +80,7 @@ func TestAGoGuestAndAJSToolCallTheHostFunctionThisProgramAdds(t *testing.T) {
 			res, err := h.Call(ctx, runtime.Call{Tool: tt.tool, Args: args, SessionID: "example"})
 			switch {
 			case tt.wantKind != "":
-				if permission.Kind(err) != tt.wantKind || !strings.Contains(err.Error(), tt.want) {
+				if string(permission.Kind(err)) != tt.wantKind || !strings.Contains(err.Error(), tt.want) {
 					t.Fatalf("%s(%s) = %q, %v; want the %s refusal", tt.tool, tt.city, res.Output, err, tt.wantKind)
 				}
 			case strings.HasPrefix(tt.city, "Atlantis"):

@@ -276,7 +276,7 @@ func conformance(t *testing.T, mod string) {
 			name  string
 			cfg   string
 			asker permission.Asker
-			kind  string
+			kind  permission.Outcome
 		}{
 			{"a rule's deny is a denial", `{"permission": {"remember": "deny"}}`, allow, "denied"},
 			{"a person's reject is a rejection", askRemember, reject, "rejected"},

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -36,8 +35,9 @@ func NewCmdCall(g *Globals, runF func(context.Context, *Globals, *CallOptions) e
 		Short: "Call one tool",
 		Long: `Call one tool with JSON arguments (or "-" to read them from stdin), through
 the same validation, permission, truncation and hook path an agent's calls
-take. Live progress goes to stderr; when stdout and stderr are the same
-terminal, output already shown live is not printed again.
+take. Live progress goes to stderr, with the tool's output as it grows when
+stderr is a terminal; when stdout and stderr are the same terminal, output
+already shown live is not printed again.
 
 Calls share one session per project (the directory holding .git, else the
 working directory): a file read by one call may be edited by the next, and
@@ -45,16 +45,17 @@ working directory): a file read by one call may be edited by the next, and
 one agent session. --session <id> uses another session instead.
 
 When a rule says "ask", a person at a terminal is asked (once, always,
-reject, or reject with a message). Without a terminal the request is refused
-with a message saying how to allow it: add a rule, or pass --yes.
+reject, or reject with a message). Without a terminal nobody can answer: the
+call is not run, exits 4, and the message says how to allow it: add a rule,
+or pass --yes.
 
-A tool the agent is not offered — disabled by "tools": {"x": false},
+The tools it calls are the ones "toolhost tools" lists for the same agent
+and model. A tool the agent is not offered — disabled by "tools": {"x": false},
 denied outright by a permission rule, or behind a flag that is off — is
 refused, as it is on every other route (MCP, batch, task, the agent loop);
 the message names the config key that enables it.
 
-Exit status: 0 success, 1 the tool failed, 2 usage error, 3 permission
-denied or rejected, or the tool is not offered to the agent.`,
+` + exitStatusHelp(),
 		Example: `  toolhost call read '{"filePath":"go.mod"}'
   echo '{"command":"git status","description":"Show status"}' | toolhost call bash - --yes
   toolhost call todowrite '{"todos":[{"content":"ship","status":"pending","priority":"high"}]}' --session work
@@ -102,25 +103,43 @@ func runCall(ctx context.Context, g *Globals, opts *CallOptions) error {
 		})
 	case g.Streams.TTY != nil:
 		asker = &ttyAsker{tty: g.Streams.terminal(), c: palette{g.Streams.TTYColor}}
+	default:
+		asker = nobodyAsker
 	}
 	h, err := g.host(ctx, asker, true)
 	if err != nil {
 		return err
 	}
 	defer h.Close(context.WithoutCancel(ctx))
-	if !h.Registry.Has(opts.Tool) {
-		return usageError{fmt.Errorf("unknown tool %q; available: %s", opts.Tool, strings.Join(h.Registry.IDs(), ", "))}
+	for _, le := range h.LoadErrors {
+		fmt.Fprintf(g.Streams.ErrOut, "toolhost: skipped %s\n", le)
 	}
 	if opts.Agent != "" {
 		if _, err := h.Registry.Agent(opts.Agent); err != nil {
 			return usageError{err}
 		}
 	}
+	if opts.Model == "" {
+		opts.Model = h.Config.Model
+	}
+	if !h.Registry.Has(opts.Tool) {
+		// The tools offered are the ones `toolhost tools` lists for the
+		// same agent and model (Call.Listed below keeps the call to them).
+		offered, err := h.Registry.Offered(runtime.Call{Agent: opts.Agent, Model: opts.Model, Listed: true})
+		if err != nil {
+			return usageError{err}
+		}
+		return usageError{fmt.Errorf("unknown tool %q; the tools offered (toolhost tools): %s", opts.Tool, strings.Join(offered, ", "))}
+	}
 	session := opts.Session
 	if session == "" {
 		session = DefaultSession(h.Worktree)
 	}
-	progress := &progressPrinter{w: g.Streams.ErrOut, c: g.Streams.errColors()}
+	// Live output is streamed to a person watching stderr; elsewhere (a
+	// pipe, a log) the final output carries it, and streaming it too would
+	// double it in a combined log. Titles and other progress are shown
+	// either way.
+	progress := &progressPrinter{w: g.Streams.ErrOut, c: g.Streams.errColors(), noOutput: !g.Streams.ErrTerminal}
 	res, err := h.Registry.Call(ctx, runtime.Call{
 		Tool:       opts.Tool,
 		Args:       json.RawMessage(raw),
@@ -128,12 +147,9 @@ func runCall(ctx context.Context, g *Globals, opts *CallOptions) error {
 		Agent:      opts.Agent,
 		Model:      opts.Model,
 		OnMetadata: progress.update,
+		Listed:     true,
 	})
 	if err != nil {
-		var ve *runtime.ValidationError
-		if errors.As(err, &ve) {
-			return &ExitError{Code: ExitUsage, Err: err}
-		}
 		return err
 	}
 	if opts.JSON {
@@ -146,6 +162,9 @@ func runCall(ctx context.Context, g *Globals, opts *CallOptions) error {
 		if out = progress.unshown(out); out == "" {
 			return nil
 		}
+	}
+	if out == "" {
+		return nil // a command that printed nothing, as at a shell
 	}
 	if !strings.HasSuffix(out, "\n") {
 		out += "\n"
@@ -186,10 +205,11 @@ func shorten(s string) string {
 }
 
 // progressPrinter shows live metadata on stderr: the title when it changes,
-// and new output as it grows.
+// and new output as it grows (unless noOutput).
 type progressPrinter struct {
 	w         io.Writer
 	c         palette
+	noOutput  bool // the final output alone carries the tool's output
 	lastTitle string
 	// shown is the live output as far as it has been written to w.
 	shown string
@@ -201,6 +221,9 @@ func (p *progressPrinter) update(title string, meta map[string]any) {
 		p.lastTitle = title
 	}
 	if out, ok := meta["output"].(string); ok {
+		if p.noOutput {
+			return
+		}
 		if !strings.HasPrefix(out, p.shown) {
 			// The output was replaced, not extended: show it afresh.
 			p.shown = ""

@@ -104,7 +104,7 @@ func TestExitCodeMapsErrorKinds(t *testing.T) {
 		{fmt.Errorf("call bash: %w", &permission.UnansweredError{Permission: "bash", Pattern: "git push", Err: context.Canceled}), ExitUnanswered},
 		{&ExitError{Code: 7, Err: errors.New("x")}, 7},
 		{fmt.Errorf("call: %w", &runtime.UnavailableError{Tool: "probe", Agent: "build", Reason: "disabled"}), ExitPermission},
-		{errors.New(`unknown command "x" for "toolhost"`), ExitUsage},
+		{fmt.Errorf("call edit: %w", &runtime.ValidationError{Tool: "edit", Problems: []string{"/: missing properties 'filePath'"}}), ExitUsage},
 	}
 	for _, tc := range tests {
 		if got := ExitCode(tc.err); got != tc.want {
@@ -197,5 +197,18 @@ func TestTTYAskerShowsWhomAGuestsAlwaysApprovesFor(t *testing.T) {
 	want := "jira (wasm, /opt/tools/jira.wasm) asks: bash `*` — always applies to jira only"
 	if shown := tty.out.String(); !strings.Contains(shown, want) {
 		t.Errorf("prompt lacks %q:\n%s", want, shown)
+	}
+}
+
+// In a pipe the final output carries the tool's output, so the live
+// printer shows titles and other progress but does not stream it too.
+func TestProgressPrinterInAPipeLeavesTheOutputToTheResult(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	p := &progressPrinter{w: &buf, noOutput: true}
+	p.update("Run tests", map[string]any{"output": "a\n"})
+	p.update("", map[string]any{"progress": 1, "total": 3})
+	if got, want := buf.String(), "· Run tests\n· {\"progress\":1,\"total\":3}\n"; got != want {
+		t.Errorf("progress = %q, want %q", got, want)
 	}
 }

@@ -30,6 +30,11 @@ import (
 type DoctorOptions struct {
 	JSON  bool
 	Agent string
+	// Verbose lists every entry of the long lists (writable, readable and
+	// hidden paths), which can run to thousands of lines: when toolhost's
+	// own state is under the temporary directory (HOME under /tmp), that
+	// directory is granted entry by entry instead of whole.
+	Verbose bool
 	// Env reads environment variables; tests replace it. Nil: os.Getenv.
 	Env func(string) string
 	// FindToolchain reports a language's toolchain; tests replace it.
@@ -130,8 +135,11 @@ may not, the network, signals), the config directories
 searched and files read, the plugins a host would load (and what keeps one
 from loading: not locked, not cached, a config value missing or invalid),
 and the toolchains wasm tools build with. It
-starts nothing and installs nothing.`,
+starts nothing and installs nothing.
+
+Long lists are cut to their first entries; --verbose prints them whole.`,
 		Example: `  toolhost doctor
+  toolhost doctor --verbose
   toolhost doctor --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -142,6 +150,7 @@ starts nothing and installs nothing.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the report as JSON")
+	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "list every path of the sandbox's lists, not just the first")
 	cmd.Flags().StringVar(&opts.Agent, "agent", "", "agent `name` whose external_directory rules widen the sandbox (default: the default agent)")
 	return cmd
 }
@@ -156,7 +165,7 @@ func runDoctor(ctx context.Context, g *Globals, opts *DoctorOptions) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
-	rep.Print(g.Streams.Out)
+	rep.Write(g.Streams.Out, opts.Verbose)
 	return nil
 }
 
@@ -262,8 +271,25 @@ func dataDir(env func(string) string) string {
 	return runtime.DefaultDataDir()
 }
 
-// Print writes the report for a person.
-func (r *DoctorReport) Print(w io.Writer) {
+// Print writes the report for a person, long lists cut (Write).
+func (r *DoctorReport) Print(w io.Writer) { r.Write(w, false) }
+
+// maxListed is how many entries of a list the report shows unless
+// verbose.
+const maxListed = 6
+
+// listed is the part of items the report shows, and a note on what it
+// left out ("" when nothing).
+func listed(items []string, verbose bool) ([]string, string) {
+	if verbose || len(items) <= maxListed {
+		return items, ""
+	}
+	return items[:maxListed], fmt.Sprintf("… and %d more (toolhost doctor --verbose)", len(items)-maxListed)
+}
+
+// Write writes the report for a person; verbose lists every entry of the
+// long lists.
+func (r *DoctorReport) Write(w io.Writer, verbose bool) {
 	s := r.Sandbox
 	fmt.Fprintln(w, "bash sandbox")
 	switch {
@@ -284,26 +310,40 @@ func (r *DoctorReport) Print(w io.Writer) {
 	} else {
 		fmt.Fprintln(w, "  signals:    unrestricted (needs Landlock ABI 6)")
 	}
-	if s.Plan.Read.Confined {
-		label := "  readable:   "
-		for _, g := range s.Plan.Read.Grants {
-			fmt.Fprintf(w, "%s%s\n", label, g.Path)
+	column := func(label string, items []string) {
+		items, more := listed(items, verbose)
+		if more != "" {
+			items = append(items, more)
+		}
+		for _, it := range items {
+			fmt.Fprintf(w, "%s%s\n", label, it)
 			label = "              "
 		}
+	}
+	if s.Plan.Read.Confined {
+		var paths []string
+		for _, g := range s.Plan.Read.Grants {
+			paths = append(paths, g.Path)
+		}
+		column("  readable:   ", paths)
 		fmt.Fprintln(w, `              (external_directory denies outside the project; add "sandbox": {"readable": [...]} for more)`)
 	} else {
 		fmt.Fprintln(w, "  readable:   everything but the credential locations")
 	}
 	if len(s.Hidden) > 0 {
-		fmt.Fprintf(w, "  hidden:     %s (never read or written; grant one by name: \"sandbox\": {\"readable\": [\"~/.ssh\"]})\n", strings.Join(s.Hidden, ", "))
+		hidden, more := listed(s.Hidden, verbose)
+		fmt.Fprintf(w, "  hidden:     %s (never read or written; grant one by name: \"sandbox\": {\"readable\": [\"~/.ssh\"]})\n", strings.Join(hidden, ", "))
+		if more != "" {
+			fmt.Fprintf(w, "              %s\n", more)
+		}
 	}
-	label := "  writable:   "
+	var writable []string
 	for _, g := range s.Plan.Grants {
-		fmt.Fprintf(w, "%s%s\n", label, g.Path)
-		label = "              "
+		writable = append(writable, g.Path)
 	}
+	column("  writable:   ", writable)
 	for _, c := range s.Plan.Carved {
-		fmt.Fprintf(w, "  carved:     %s (its entries are writable; new ones cannot be created: toolhost's state or a credential lies beneath)\n", c)
+		fmt.Fprintf(w, "  carved:     %s (its entries are writable, one by one; new ones cannot be created: toolhost's state or a credential lies beneath)\n", c)
 	}
 	fmt.Fprintf(w, "  protected:  %s\n", strings.Join(s.Protected, ", "))
 	for _, sk := range s.Plan.Skipped {

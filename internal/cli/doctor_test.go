@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -105,7 +106,7 @@ func TestDoctorReportsTheSandboxConfigFilesAndToolchains(t *testing.T) {
 	}
 
 	var text bytes.Buffer
-	rep.Print(&text)
+	rep.Write(&text, true) // every path: the temporary directory may be granted entry by entry
 	for _, want := range []string{"bash sandbox", "TCP connect and bind refused", "UDP, MPTCP", "readable:   ", "external_directory denies outside the project", extra, "carved:", cfgFile, "missing: ldc2",
 		"gopls          /usr/bin/gopls (.go)", "pyright        not installed (pyright-langserver not on PATH", `mine           missing: executable file not found in $PATH; fix "lsp".mine.command`} {
 		if !strings.Contains(text.String(), want) {
@@ -162,5 +163,34 @@ func TestDoctorListsAGrantWithheldFromAShadowingTool(t *testing.T) {
 	rep.Print(&out)
 	if !strings.Contains(out.String(), "withheld:   "+projectTool) {
 		t.Errorf("the printed report does not list it:\n%s", out.String())
+	}
+}
+
+// TestDoctorCutsLongListsUnlessVerbose: when toolhost's state lies under
+// the temporary directory (HOME under /tmp), that directory is granted
+// entry by entry, thousands of lines; the report shows the first few and
+// how many more, and --verbose all of them.
+func TestDoctorCutsLongListsUnlessVerbose(t *testing.T) {
+	t.Parallel()
+	rep := &DoctorReport{}
+	for i := range 1000 {
+		rep.Sandbox.Plan.Grants = append(rep.Sandbox.Plan.Grants, sandbox.Grant{Path: fmt.Sprintf("/tmp/entry%04d", i)})
+	}
+	for i := range 20 {
+		rep.Sandbox.Hidden = append(rep.Sandbox.Hidden, fmt.Sprintf("/dev/loop%d", i))
+	}
+	var short, long bytes.Buffer
+	rep.Print(&short)
+	rep.Write(&long, true)
+	if n := strings.Count(short.String(), "\n"); n > 40 {
+		t.Errorf("the concise report has %d lines:\n%s", n, short.String())
+	}
+	for _, want := range []string{"/tmp/entry0000", "… and 994 more (toolhost doctor --verbose)", "/dev/loop5 (never", "… and 14 more"} {
+		if !strings.Contains(short.String(), want) {
+			t.Errorf("the concise report lacks %q:\n%s", want, short.String())
+		}
+	}
+	if strings.Contains(short.String(), "/tmp/entry0999") || !strings.Contains(long.String(), "/tmp/entry0999") || !strings.Contains(long.String(), "/dev/loop19") {
+		t.Error("only the verbose report should list the last entries")
 	}
 }

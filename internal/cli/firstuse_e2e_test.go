@@ -129,8 +129,8 @@ func TestTheRuleSuggestedForAFileIsThatFile(t *testing.T) {
 	p := e2e.NewProject(t)
 	p.Write(".env", "SECRET=1\n")
 	_, stderr, code := p.Run("", "call", "read", `{"filePath":".env"}`)
-	if code != 3 {
-		t.Fatalf("exit %d, want 3 (needs approval): %s", code, stderr)
+	if code != 4 {
+		t.Fatalf("exit %d, want 4 (needs approval, nobody to answer): %s", code, stderr)
 	}
 	if !strings.Contains(stderr, `{"read": {".env": "allow"}}`) {
 		t.Errorf("the refusal does not suggest a rule for .env alone: %s", stderr)
@@ -155,7 +155,7 @@ func TestTheAlwaysAnswerAtATerminalCoversTheFileAskedAboutOnly(t *testing.T) {
 	if out, stderr, code := p.Run("", "call", "read", `{"filePath":".env"}`); code != 0 || !strings.Contains(out, "SECRET=1") {
 		t.Errorf("reading .env again: exit %d: %s%s", code, out, stderr)
 	}
-	if _, stderr, code := p.Run("", "call", "read", `{"filePath":"prod.env"}`); code != 3 {
+	if _, stderr, code := p.Run("", "call", "read", `{"filePath":"prod.env"}`); code != 4 {
 		t.Errorf("prod.env was let through by the answer about .env: exit %d: %s", code, stderr)
 	}
 }

@@ -109,7 +109,7 @@ func TestAWasmToolTheAgentIsNotOfferedCannotBeCalledThroughTheBinary(t *testing.
 				}
 			}
 			out, stderr, code = p.Run("", "call", "probe", `{"text":"hi"}`)
-			if code != 3 || strings.Contains(out, `"text":"hi"`) || !strings.Contains(stderr, `tool "probe" is not available to the build agent`) {
+			if code != 3 || strings.Contains(out, `"text":"hi"`) || !strings.Contains(stderr, `tool "probe" is not offered to the build agent`) {
 				t.Errorf("call probe: exit %d, want 3 and the refusal; stdout %q stderr %q", code, out, stderr)
 			}
 			out, stderr, code = p.Run("", "call", "batch", batch)
@@ -123,8 +123,8 @@ func TestAWasmToolTheAgentIsNotOfferedCannotBeCalledThroughTheBinary(t *testing.
 		t.Parallel()
 		p := probeProject(t, `{"permission": {"probe": "ask"}}`)
 		out, stderr, code := p.Run("", "call", "probe", `{"text":"hi"}`)
-		if code != 3 || strings.Contains(out, `"text":"hi"`) || !strings.Contains(stderr, `"permission": {"probe": {"*": "allow"}}`) {
-			t.Errorf("without --yes: exit %d, want 3 and the rule to add; stdout %q stderr %q", code, out, stderr)
+		if code != 4 || strings.Contains(out, `"text":"hi"`) || !strings.Contains(stderr, `"permission": {"probe": {"*": "allow"}}`) {
+			t.Errorf("without --yes: exit %d, want 4 (nobody could answer) and the rule to add; stdout %q stderr %q", code, out, stderr)
 		}
 		if out, stderr, code := p.Run("", "call", "probe", `{"text":"hi"}`, "--yes"); code != 0 || !strings.Contains(out, `"text":"hi"`) {
 			t.Errorf("with --yes: exit %d: %s%s", code, out, stderr)

@@ -2,37 +2,24 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"runtime/debug"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/toolhost/toolhost/agent"
 	"github.com/toolhost/toolhost/builtins"
 	"github.com/toolhost/toolhost/host"
+	"github.com/toolhost/toolhost/internal/progress"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/permission"
 )
 
 // Version is set at build time with -ldflags "-X github.com/toolhost/toolhost/internal/cli.Version=v1.2.3".
 var Version = ""
-
-// Exit codes.
-const (
-	ExitOK         = 0
-	ExitToolFailed = 1
-	ExitUsage      = 2
-	ExitPermission = 3
-	// ExitUnanswered: a permission question needed a person's answer and
-	// none came (permission.UnansweredError). Not a refusal: allowing the
-	// call with a rule, or answering it, lets it run.
-	ExitUnanswered = 4
-)
 
 // IOStreams are the command's standard streams.
 type IOStreams struct {
@@ -93,6 +80,17 @@ func (g *Globals) logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(g.Streams.ErrOut, &slog.HandlerOptions{Level: lvl}))
 }
 
+// progress is the reporter of work a person waits on (fetching an engine,
+// bundling, compiling, building, fetching a plugin): a line rewritten in
+// place when stderr is a terminal, else a log record at the start and the
+// end of each task (Info: shown with --log-level info).
+func (g *Globals) progress() *progress.Reporter {
+	if g.Streams.ErrTerminal {
+		return progress.NewTerminal(g.Streams.ErrOut)
+	}
+	return progress.NewLog(g.logger())
+}
+
 func (g *Globals) host(ctx context.Context, asker permission.Asker, withQuestions bool, more ...func(*host.Options)) (*host.Host, error) {
 	opts := host.Options{Directory: g.Dir, Asker: asker, Logger: g.logger()}
 	for _, f := range more {
@@ -136,10 +134,11 @@ permission system, and serves them to a CLI, an agent loop or MCP clients.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       versionString(),
-		PersistentPreRunE: func(*cobra.Command, []string) error {
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			if g.LogFormat != "text" && g.LogFormat != "json" && g.LogFormat != "" {
 				return usageError{fmt.Errorf("--log-format %q: want text or json", g.LogFormat)}
 			}
+			cmd.SetContext(progress.With(cmd.Context(), g.progress()))
 			return nil
 		},
 	}
@@ -160,46 +159,8 @@ permission system, and serves them to a CLI, an agent loop or MCP clients.`,
 	root.AddCommand(NewCmdTrust(g, nil))
 	root.AddCommand(NewCmdMigrate(g, nil))
 	root.AddCommand(NewCmdInbox(g, nil))
+	markRuns(root)
 	return root
-}
-
-// usageError marks errors in how the command was called (exit 2).
-type usageError struct{ error }
-
-func (e usageError) Unwrap() error { return e.error }
-
-// ExitError carries an exit code chosen by a command.
-type ExitError struct {
-	Code int
-	Err  error
-}
-
-func (e *ExitError) Error() string { return e.Err.Error() }
-func (e *ExitError) Unwrap() error { return e.Err }
-
-// ExitCode maps an error to the process exit status; the one place that
-// does so.
-func ExitCode(err error) int {
-	var ee *ExitError
-	var ue usageError
-	switch {
-	case err == nil:
-		return ExitOK
-	case errors.As(err, &ee):
-		return ee.Code
-	case permission.Kind(err) == "unanswered":
-		return ExitUnanswered
-	case permission.IsPermissionError(err), errors.As(err, new(*runtime.UnavailableError)):
-		// A tool the agent is not offered is refused by configuration, as
-		// a denial is.
-		return ExitPermission
-	case errors.As(err, &ue):
-		return ExitUsage
-	case strings.HasPrefix(err.Error(), "unknown command"), strings.HasPrefix(err.Error(), "accepts "),
-		strings.HasPrefix(err.Error(), "requires at least"), strings.HasPrefix(err.Error(), "unknown flag"):
-		return ExitUsage
-	}
-	return ExitToolFailed
 }
 
 // Main runs the CLI with the process's streams and returns the exit code.
@@ -217,10 +178,10 @@ func Main(args []string) int {
 	root.SetArgs(args)
 	ctx, stop := signalContext()
 	defer stop()
-	err := root.ExecuteContext(ctx)
+	err := Execute(ctx, root)
 	if err != nil {
 		c := g.Streams.errColors()
-		fmt.Fprintln(g.Streams.ErrOut, c.red(c.bold("toolhost:")), err)
+		fmt.Fprintln(g.Streams.ErrOut, c.red(c.bold("toolhost:")), personMessage(err))
 	}
 	return ExitCode(err)
 }

@@ -7,11 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/toolhost/toolhost/host"
+	"github.com/toolhost/toolhost/internal/progress"
 	"github.com/toolhost/toolhost/internal/toolbuild"
 	"github.com/toolhost/toolhost/plugins/js"
 	"github.com/toolhost/toolhost/plugins/python"
@@ -164,14 +164,21 @@ func runToolBuild(ctx context.Context, g *Globals, opts *ToolBuildOptions) error
 	defer eng.Close(context.WithoutCancel(ctx))
 	bo := toolbuild.Options{Names: opts.Names, Force: opts.Force, RelativeTo: wd, Prepare: eng.EmbedToolList}
 	ec, oc := g.Streams.errColors(), g.Streams.outColors()
-	if g.Streams.ErrTerminal {
-		bo.Progress = func(e toolbuild.Event) {
-			if e.Done {
-				fmt.Fprintf(g.Streams.ErrOut, "%s\n", ec.dim(fmt.Sprintf("· %s in %s", e.Message, e.Elapsed.Round(100*time.Millisecond))))
-				return
-			}
-			fmt.Fprintf(g.Streams.ErrOut, "%s\n", ec.dim("· "+e.Message+"…"))
+	// Each step (a toolchain installed, a tool compiled) is a task of the
+	// command's progress reporter.
+	type step struct {
+		kind toolbuild.EventKind
+		name string
+	}
+	tasks := map[step]*progress.Task{}
+	bo.Progress = func(e toolbuild.Event) {
+		k := step{e.Kind, e.Name}
+		if !e.Done {
+			tasks[k] = progress.Start(ctx, e.Message)
+			return
 		}
+		tasks[k].Done(e.Message, nil)
+		delete(tasks, k)
 	}
 	results, err := toolbuild.BuildTools(ctx, cfgDir, bo)
 	var unknown *toolbuild.UnknownToolError

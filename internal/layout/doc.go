@@ -7,10 +7,13 @@
 //   - No Go file (tests, test data, templates and third_party/ — copies
 //     of other projects kept as they wrote them — aside) is longer than
 //     500 lines unless its package's documentation names the file and
-//     says why it is kept whole. A long file is usually two things that
-//     want to be two files; when it is not — a contract suite that reads
-//     as one list, a port kept line for line beside its original — the
-//     package doc is where the next engineer learns so.
+//     says why it is kept whole, in one paragraph of a fixed form: "Files
+//     over 500 lines, and why they stay whole:" and then, separated by
+//     semicolons, each file's name followed by a clause giving its
+//     reason. A long file is usually two things that want to be two
+//     files; when it is not — a contract suite that reads as one list, a
+//     port kept line for line beside its original — the package doc is
+//     where the next engineer learns so.
 //   - The packages form layers, declared as data in layers_test.go:
 //     foundation helpers < runtime (with the tool-source contract,
 //     runtime/source) < engines and sources (builtins, plugins/...,

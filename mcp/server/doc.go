@@ -31,6 +31,11 @@
 // which tool outputs are written straight into the responses (splice.go):
 // together a read call over stdio costs a third of the CPU it did.
 //
+// Files over 500 lines, and why they stay whole: project.go is one MCP
+// capability, a project's prompts and resources, whose handlers (list,
+// get, read, complete, subscribe, poll) share one judge of what may be read
+// and one view of the two folders, kept in step.
+//
 // This package is a front end: it imports runtime and its subpackages,
 // never host, builtins, plugins or the CLI. The client side — MCP servers
 // as a tool source — is package mcp/client.

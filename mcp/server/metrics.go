@@ -151,7 +151,7 @@ func (m *Metrics) begin(reg *runtime.Registry, tool string) func(err error) {
 		m.inFlightGauge.Dec()
 		outcome := "ok"
 		if err != nil {
-			outcome = permission.Kind(err)
+			outcome = string(permission.Kind(err))
 			if outcome == "" {
 				outcome = "error"
 			}

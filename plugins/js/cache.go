@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+
+	"github.com/toolhost/toolhost/internal/progress"
 )
 
 // The build cache, under <cache>/bytecode:
@@ -64,8 +66,12 @@ func buildCached(ctx context.Context, v *vm, path, root, cacheDir string) ([]byt
 			}
 		}
 	}
+	// A first build takes seconds (esbuild, then QuickJS's compiler), so
+	// a person waiting is told (progress).
+	task := progress.Start(ctx, "bundling "+filepath.Base(abs))
 	code, inputs, err := bundleInputs(abs, root)
 	if err != nil {
+		task.Done("", err)
 		return nil, "", err
 	}
 	script := prelude + "\n" + code
@@ -73,11 +79,13 @@ func buildCached(ctx context.Context, v *vm, path, root, cacheDir string) ([]byt
 	name := hex.EncodeToString(ss[:]) + ".qbc"
 	if cacheDir != "" {
 		if bc := readBytecode(filepath.Join(dir, name)); bc != nil {
+			task.Done("bundled "+filepath.Base(abs), nil)
 			writeManifest(mpath, name, inputs)
 			return bc, name, nil
 		}
 	}
 	bc, err := v.compile(ctx, script, "tool.js")
+	task.Done("bundled and compiled "+filepath.Base(abs), err)
 	if err != nil {
 		return nil, "", err
 	}

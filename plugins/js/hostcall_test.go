@@ -65,7 +65,7 @@ func TestAJSToolCallsTheEmbeddersHostFunctionUnderItsPermission(t *testing.T) {
 			res, err := run(t, tl, tt.args, tc)
 			switch {
 			case tt.wantErr != "":
-				if permission.Kind(err) != tt.wantErr {
+				if string(permission.Kind(err)) != tt.wantErr {
 					t.Fatalf("err = %v, want the %s permission error", err, tt.wantErr)
 				}
 			case err != nil:

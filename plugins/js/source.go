@@ -123,7 +123,12 @@ func (s *Source) Folders() []string { return Folders(s.opts.Where) }
 // Look loads new and changed files and drops removed ones. Calls in
 // flight on a replaced file finish on it.
 func (s *Source) Look(ctx context.Context, apply func(source.Change)) {
-	_, _, c, stale := s.sync(ctx)
+	_, errs, c, stale := s.sync(ctx)
+	// Load's errors reach LoadErrors, which the front end reports once; a
+	// rescan has only the log to tell.
+	for _, e := range errs {
+		s.log.Warn("JS tool not loaded", "file", e.File, "err", e.Reason)
+	}
 	apply(c)
 	// File.Close closes only idle instances; the runtime is shared.
 	for _, f := range stale {
@@ -179,9 +184,6 @@ func (s *Source) sync(ctx context.Context) ([]string, []runtime.LoadError, sourc
 	var c source.Change
 	if len(affected) > 0 {
 		c.Remove, c.Add = s.winners(files, affected)
-	}
-	for _, e := range errs {
-		s.log.Warn("JS tool not loaded", "file", e.File, "err", e.Reason)
 	}
 	return files, errs, c, stale
 }

@@ -49,7 +49,7 @@ func TestAskGoesThroughThePermissionEngine(t *testing.T) {
 		name    string
 		answer  error
 		wantOut string
-		wantErr string // permission.Kind
+		wantErr permission.Outcome // permission.Kind
 	}{
 		{"an allowed ask lets execute go on", nil, "deployed prod", ""},
 		{"a denied ask fails the call with the denial", &permission.DeniedError{Permission: "deploy", Pattern: "prod"}, "", "denied"},

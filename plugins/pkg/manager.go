@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/toolhost/toolhost/internal/progress"
 	"github.com/toolhost/toolhost/plugins/wasm"
 	"github.com/toolhost/toolhost/runtime/config"
 )
@@ -67,11 +68,15 @@ type fetched struct {
 // by its declared size when the source states one (a file's size, a
 // Content-Length, an OCI descriptor), else by reading at most one byte past
 // the limit.
-func (m *Manager) fetch(ctx context.Context, ref Ref, want string) (*fetched, error) {
+func (m *Manager) fetch(ctx context.Context, ref Ref, want string) (_ *fetched, err error) {
 	f := &fetched{kind: ref.Kind}
+	if ref.Kind == KindOCI || ref.Kind == KindHTTPS {
+		task := progress.Start(ctx, "fetching "+ref.Raw)
+		ctx = withTask(ctx, task)
+		defer func() { task.Done(fmt.Sprintf("fetched %s (%s)", ref.Raw, progress.Bytes(f.size)), err) }()
+	}
 	limit := m.archiveLimit()
 	tooLarge := func(size int64) error { return &ArchiveTooLargeError{Ref: ref.Raw, Size: size, Limit: limit} }
-	var err error
 	switch ref.Kind {
 	case KindOCI:
 		if f.blob, f.sig, err = m.Cache.pullOCI(ctx, ref, want, m.Registry, limit); err != nil {
@@ -145,7 +150,7 @@ func (m *Manager) download(ctx context.Context, url string, required bool, limit
 	if resp.ContentLength > limit {
 		return nil, over(resp.ContentLength)
 	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	b, err := io.ReadAll(io.LimitReader(&counting{r: resp.Body, task: taskOf(ctx)}, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("download %s: %w", url, err)
 	}
@@ -440,4 +445,30 @@ func (m *Manager) Remove(name string) (Locked, error) {
 		return Locked{}, fmt.Errorf("no plugin named %s in %s", name, m.LockPath)
 	}
 	return e, lock.Write(m.LockPath)
+}
+
+// taskKey carries the progress task of a fetch to its downloads.
+type taskKey struct{}
+
+func withTask(ctx context.Context, t *progress.Task) context.Context {
+	return context.WithValue(ctx, taskKey{}, t)
+}
+
+func taskOf(ctx context.Context) *progress.Task {
+	t, _ := ctx.Value(taskKey{}).(*progress.Task)
+	return t
+}
+
+// counting tells a fetch's progress task how many bytes have arrived.
+type counting struct {
+	r    io.Reader
+	task *progress.Task
+	n    int64
+}
+
+func (c *counting) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	c.task.Set(progress.Bytes(c.n))
+	return n, err
 }

@@ -70,7 +70,7 @@ func TestAPythonToolCallsTheEmbeddersHostFunctionUnderItsPermission(t *testing.T
 			res, err := def.Execute(context.Background(), json.RawMessage(tt.args), tc)
 			switch {
 			case tt.wantErr != "":
-				if permission.Kind(err) != tt.wantErr {
+				if string(permission.Kind(err)) != tt.wantErr {
 					t.Fatalf("err = %v, want the %s permission error", err, tt.wantErr)
 				}
 			case err != nil:

@@ -100,7 +100,10 @@ func (s *Source) Folders() []string {
 
 // Look loads new and changed files and drops removed ones.
 func (s *Source) Look(ctx context.Context, apply func(source.Change)) {
-	c, _ := s.sync(ctx)
+	c, errs := s.sync(ctx)
+	for _, e := range errs { // as the JS source's Look
+		s.log.Warn("Python tool not loaded", "file", e.File, "err", e.Reason)
+	}
 	apply(c)
 }
 
@@ -151,9 +154,6 @@ func (s *Source) sync(ctx context.Context) (source.Change, []runtime.LoadError) 
 			lf.file.Close(ctx)
 			delete(s.loaded, f)
 		}
-	}
-	for _, e := range errs {
-		s.log.Warn("Python tool not loaded", "file", e.File, "err", e.Reason)
 	}
 	return c, errs
 }

@@ -72,6 +72,11 @@
 // (source.Follow), which compares the folders by size and modification
 // time (toolWatch, PluginWatch) when an event or the timer wakes it.
 //
+// Files over 500 lines, and why they stay whole: interrupt.go is one
+// rewrite of a module's code section, the stop-flag instrumentation, with
+// the minimal WebAssembly decoder it needs (skipping each opcode's
+// immediates), read against the binary format's opcode tables.
+//
 // What it must not import: builtins or any front end (CLI, MCP server,
 // agent loop); they hand its tools to runtime.Registry.
 package wasm

@@ -137,8 +137,9 @@ func Files(dirs []string) []string {
 // Discover loads every tool module of the config directories dirs (see
 // Files) and returns their tools in that order, and one runtime.LoadError per
 // module that could not be loaded. Broken modules are skipped, never
-// fatal. A tool id provided twice keeps the later directory's tool, as
-// later config directories override earlier ones.
+// fatal, and not logged: the caller reports them (the CLI once, readably;
+// Watch logs those of a reload). A tool id provided twice keeps the later
+// directory's tool, as later config directories override earlier ones.
 //
 // Modules whose description and schema are cached (by sha256) cost a file
 // read and a hash; others are compiled, in parallel, and their compiled
@@ -175,9 +176,7 @@ func (h *Engine) Discover(ctx context.Context, dirs []string) ([]runtime.Tool, [
 	index := map[string]int{}
 	for i, m := range mods {
 		if errs[i] != nil {
-			le := runtime.LoadError{Source: runtime.SourceWasm, File: files[i], Reason: errs[i].Error()}
-			h.log.Warn("wasm tool not loaded", "file", le.File, "reason", le.Reason)
-			loadErrs = append(loadErrs, le)
+			loadErrs = append(loadErrs, runtime.LoadError{Source: runtime.SourceWasm, File: files[i], Reason: errs[i].Error()})
 			continue
 		}
 		for _, t := range m.tools() {

@@ -69,7 +69,7 @@ func TestAWasmGuestCallsTheEmbeddersHostFunctionUnderItsPermission(t *testing.T)
 			switch {
 			case tt.wantErr != "":
 				var denied *permission.DeniedError
-				if permission.Kind(err) != tt.wantErr || !errors.As(err, &denied) {
+				if string(permission.Kind(err)) != tt.wantErr || !errors.As(err, &denied) {
 					t.Fatalf("err = %v, want the %s permission error", err, tt.wantErr)
 				}
 			case err != nil:

@@ -19,6 +19,7 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/toolhost/toolhost/hostfns"
+	"github.com/toolhost/toolhost/internal/progress"
 )
 
 // validID is what model APIs accept as a tool name.
@@ -328,7 +329,7 @@ func (m *module) close(ctx context.Context) {
 // termination checks instead, and a marker section, so that the two
 // compiled forms never share an entry of the compilation cache (whose key
 // is the module's bytes alone).
-func (h *Engine) compile(ctx context.Context, name string, data []byte, l limits) (*compiled, error) {
+func (h *Engine) compile(ctx context.Context, name string, data []byte, l limits) (_ *compiled, err error) {
 	ctx, done, berr := h.begin(ctx)
 	if berr != nil {
 		return nil, fmt.Errorf("compile %s: %w", name, berr)
@@ -337,6 +338,10 @@ func (h *Engine) compile(ctx context.Context, name string, data []byte, l limits
 	if h.compiling != nil {
 		h.compiling()
 	}
+	// Compiling a Go-built module takes seconds the first time; from
+	// wazero's cache it takes milliseconds and is not worth a line.
+	task := progress.StartSlow(ctx, "compiling "+name)
+	defer func() { task.Done("compiled "+name, err) }()
 	code, _, ierr := instrumentLoops(data)
 	interruptible := ierr == nil
 	if !interruptible {

@@ -95,7 +95,12 @@ func (h *Engine) rescan(ctx context.Context, dirs []string, files map[string]fil
 	}
 	h.mu.Unlock()
 
-	tools, _ := h.Discover(ctx, dirs) // Discover logged the errors
+	tools, errs := h.Discover(ctx, dirs)
+	for _, le := range errs {
+		// At start the caller reports Discover's errors (the CLI prints
+		// them once); a reload has nobody else to tell.
+		h.log.Warn("wasm tool not loaded", "file", le.File, "reason", le.Reason)
+	}
 	if ctx.Err() != nil {
 		return current // closing: report nothing half-done
 	}

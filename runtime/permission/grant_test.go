@@ -47,7 +47,7 @@ func TestAnAnswerRecordedAfterItsCallEndedLetsExactlyThatRequestThroughOnce(t *t
 		ask    Request
 		rules  Ruleset
 		asked  int // times the person is asked on the retry
-		errKnd string
+		errKnd Outcome
 	}{
 		{"once lets the same request through", Reply{Kind: Once}, edit, rules, 0, ""},
 		{"always lets the same request through", Reply{Kind: Always}, edit, rules, 0, ""},

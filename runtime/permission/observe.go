@@ -57,7 +57,7 @@ func outcomeOf(how Outcome, err error) Outcome {
 		return how
 	}
 	if k := Kind(err); k != "" {
-		return Outcome(k)
+		return k
 	}
 	return OutcomeError
 }

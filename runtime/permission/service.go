@@ -258,6 +258,11 @@ func (s *Service) wait(ctx context.Context, rules Ruleset, req Request) (Outcome
 			}
 			s.log.InfoContext(ctx, "permission unanswered", "id", req.ID, "session", req.SessionID, "permission", req.Permission, "why", un.Why)
 			s.settle(p, "", &un)
+		case IsPermissionError(a.err):
+			// The asker refused (an MCP client that cannot be asked denies
+			// by the ask fallback): its error already names the permission,
+			// so it is passed on as it is, not prefixed a second time.
+			s.settle(p, "", a.err)
 		case a.err != nil:
 			s.settle(p, "", fmt.Errorf("ask permission %s: %w", req.Permission, a.err))
 		default:

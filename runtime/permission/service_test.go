@@ -91,7 +91,7 @@ func TestServiceDecidesFromRulesWithoutAsking(t *testing.T) {
 	tests := []struct {
 		name     string
 		req      Request
-		wantKind string
+		wantKind Outcome
 		wantMsg  []string
 	}{
 		{"an allowed command passes", bashRequest("s", []string{"ls -la"}, nil), "", nil},
@@ -270,7 +270,7 @@ func TestServiceRejectFailsTheSessionsOtherRequests(t *testing.T) {
 	tests := []struct {
 		name     string
 		reply    Reply
-		wantKind string
+		wantKind Outcome
 	}{
 		{"a bare reject is a rejection", Reply{Kind: Reject}, "rejected"},
 		{"a reject with a message is a correction", Reply{Kind: Reject, Message: "use make test instead"}, "corrected"},
@@ -415,6 +415,20 @@ func TestServiceAskerFailures(t *testing.T) {
 	}
 }
 
+// TestAnAskersRefusalIsPassedOnWithoutASecondPrefix: an asker that
+// refuses (an MCP client that cannot be asked, under the deny fallback)
+// returns an error that already says "permission bash for ..."; Ask
+// passes it on as it is, not as "ask permission bash: permission bash ...".
+func TestAnAskersRefusalIsPassedOnWithoutASecondPrefix(t *testing.T) {
+	t.Parallel()
+	refusal := &DeniedError{Permission: "bash", Pattern: "ls", Reason: "the client cannot be asked"}
+	svc := NewService(nil, AskerFunc(func(context.Context, Request) (Reply, error) { return Reply{}, refusal }), nil)
+	err := svc.Ask(t.Context(), askAll, bashRequest("s", []string{"ls"}, nil))
+	if Kind(err) != OutcomeDenied || err.Error() != refusal.Error() {
+		t.Errorf("Ask = %q, want the asker's own refusal %q", err, refusal)
+	}
+}
+
 func TestServicePendingIsOldestFirst(t *testing.T) {
 	t.Parallel()
 	a := newBlockingAsker()
@@ -445,12 +459,12 @@ func TestKindTellsTheFailuresApart(t *testing.T) {
 	tests := []struct {
 		name string
 		err  error
-		want string
+		want Outcome
 	}{
-		{"a denial", &DeniedError{Permission: "bash", Pattern: "rm x"}, "denied"},
-		{"a wrapped rejection", errorsJoin(&RejectedError{Permission: "bash"}), "rejected"},
-		{"a correction", &CorrectedError{Permission: "bash", Message: "no"}, "corrected"},
-		{"a wrapped unanswered request", fmt.Errorf("call bash: %w", &UnansweredError{Permission: "bash", Pattern: "ls"}), "unanswered"},
+		{"a denial", &DeniedError{Permission: "bash", Pattern: "rm x"}, OutcomeDenied},
+		{"a wrapped rejection", errorsJoin(&RejectedError{Permission: "bash"}), OutcomeRejected},
+		{"a correction", &CorrectedError{Permission: "bash", Message: "no"}, OutcomeCorrected},
+		{"a wrapped unanswered request", fmt.Errorf("call bash: %w", &UnansweredError{Permission: "bash", Pattern: "ls"}), OutcomeUnanswered},
 		{"a cancellation", context.Canceled, ""},
 	}
 	for _, tt := range tests {
@@ -478,7 +492,7 @@ func TestServiceApprovalNeverOverridesAConfigDeny(t *testing.T) {
 	tests := []struct {
 		name    string
 		command string
-		want    string
+		want    Outcome
 	}{
 		{"the approval allows what the config would ask about", "rm bar", ""},
 		{"the config's deny still holds inside the approved pattern", "rm -rf /", "denied"},

@@ -233,22 +233,24 @@ func SuggestRule(permission, pattern string) string {
 	return fmt.Sprintf(`"permission": {%q: {%q: "allow"}}`, permission, pattern)
 }
 
-// Kind names which of the permission failures err is: "denied",
-// "rejected", "corrected" or "unanswered"; "" when err is none of them.
-func Kind(err error) string {
+// Kind is the Outcome err reports when it is a permission failure:
+// OutcomeDenied, OutcomeRejected, OutcomeCorrected or OutcomeUnanswered,
+// found with errors.As through any wrapping; "" when err is none of them.
+// Callers compare it with those constants, never with strings.
+func Kind(err error) Outcome {
 	var d *DeniedError
 	var r *RejectedError
 	var c *CorrectedError
 	var u *UnansweredError
 	switch {
 	case errors.As(err, &d):
-		return "denied"
+		return OutcomeDenied
 	case errors.As(err, &c):
-		return "corrected"
+		return OutcomeCorrected
 	case errors.As(err, &r):
-		return "rejected"
+		return OutcomeRejected
 	case errors.As(err, &u):
-		return "unanswered"
+		return OutcomeUnanswered
 	}
 	return ""
 }

@@ -10,9 +10,9 @@
 // odd_ids.txt), values shared with the caller, work done on a cancelled
 // context or after Close.
 //
-// sessiontest.go is one file over 500 lines because it is one suite: each check is a
-// short function, and a reader comparing a store against the contract reads
-// them in order.
+// Files over 500 lines, and why they stay whole: sessiontest.go is one
+// suite, each check a short function, and a reader comparing a store
+// against the contract reads them in order.
 //
 // A new store's test is three lines:
 //
