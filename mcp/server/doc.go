@@ -25,10 +25,13 @@
 // protocol with multi-round-trip input requests, and the legacy initialize
 // handshake older clients use), ships stdio, in-memory and Streamable HTTP
 // transports, and is maintained with the specification. The SDK's package
-// is imported as sdk. toolhost links a copy with three patches that cut
-// the CPU of a call (third_party/go-sdk/README.md), and serves stdio over
-// its own connection (stream.go: a message per line, decoded once), under
-// which tool outputs are written straight into the responses (splice.go):
+// is imported as sdk. toolhost links a copy of its release with four
+// patches that cut the CPU of a call (internal/third_party/gosdk/README.md),
+// at an internal import path, so that a program importing this package
+// builds against upstream releases of everything else; no exported
+// identifier here names an SDK type. Stdio is served over toolhost's own
+// connection (stream.go: a message per line, decoded once), under which
+// tool outputs are written straight into the responses (splice.go):
 // together a read call over stdio costs a third of the CPU it did.
 //
 // This package is a front end: it imports runtime and its subpackages,

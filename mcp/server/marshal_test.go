@@ -5,14 +5,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolhost/toolhost/internal/third_party/gosdk/jsonrpc"
+	sdk "github.com/toolhost/toolhost/internal/third_party/gosdk/mcp"
 
 	"github.com/toolhost/toolhost/mcp/server"
 )
 
-// The go-sdk copy encodes a plain tool result without reflection (patch 7,
-// third_party/go-sdk/mcp/marshal_plain.go). These hold it to what the
+// The go-sdk copy encodes a plain tool result without reflection (patch
+// 0003, internal/third_party/gosdk/mcp/marshal_plain.go). These hold it to what the
 // generic path — json.Marshal of the result's wire struct — writes for the
 // same result, mirrored here.
 

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/toolhost/toolhost/internal/third_party/gosdk/mcp"
 
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
@@ -104,8 +104,8 @@ type Options struct {
 }
 
 // Server serves a registry's tools over MCP. Build it with New, then
-// Connect a transport, ServeStdio, or mount Handler on an HTTP server. It is
-// safe for concurrent use by many client sessions.
+// ServeStdio, ServeStream over any pair of streams, or mount Handler on an
+// HTTP server. It is safe for concurrent use by many client sessions.
 type Server struct {
 	reg  *runtime.Registry
 	opts Options
@@ -187,20 +187,18 @@ func New(ctx context.Context, reg *runtime.Registry, opts Options) (*Server, err
 	return s, nil
 }
 
-// SDK returns the underlying go-sdk server, for transports this package does
-// not wrap.
-func (s *Server) SDK() *sdk.Server { return s.sdk }
-
-// Connect serves one client over t until the client disconnects or ctx ends.
-// It returns once the session is initialised; wait with session.Wait.
-func (s *Server) Connect(ctx context.Context, t sdk.Transport) (*sdk.ServerSession, error) {
-	return s.sdk.Connect(ctx, t, nil)
-}
-
 // ServeStdio serves one client on the process's stdin and stdout until it
 // disconnects or ctx ends.
 func (s *Server) ServeStdio(ctx context.Context) error {
 	return s.serveStream(ctx, stdinInput(os.Stdin), os.Stdout)
+}
+
+// ServeStream serves one client reading newline-delimited JSON-RPC from r
+// and writing it to w, as ServeStdio does over the process's stdin and
+// stdout (the MCP stdio transport over any pair of streams: pipes, a
+// socket), until the client disconnects or ctx ends. It closes r, not w.
+func (s *Server) ServeStream(ctx context.Context, r io.ReadCloser, w io.Writer) error {
+	return s.serveStream(ctx, r, w)
 }
 
 // serveStream serves one client reading newline-delimited JSON-RPC from r
@@ -256,17 +254,6 @@ func annotations(t runtime.ToolInfo) *sdk.ToolAnnotations {
 
 func (s *Server) handler(id string) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		// On stdio the call may be running on the goroutine that reads the
-		// connection (stream.go, RunsInline): only a quick tool's may, and
-		// a question it asks lets the reading go on before it waits. The
-		// traits are looked up per call: a reload may put another tool
-		// under the id.
-		tr := s.reg.Traits(id)
-		if !tr.Quick || tr.Claimed || req.Params.RequestState != "" {
-			sdk.Detach(ctx)
-		} else {
-			ctx = permission.OnWait(ctx, func() { sdk.Detach(ctx) })
-		}
 		if req.Params.RequestState != "" {
 			return s.resume(ctx, req), nil
 		}

@@ -14,9 +14,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	segjson "github.com/segmentio/encoding/json"
+	"github.com/toolhost/toolhost/internal/third_party/gosdk/jsonrpc"
+	sdk "github.com/toolhost/toolhost/internal/third_party/gosdk/mcp"
 )
 
 // streamConn is the stdio connection: newline-delimited JSON-RPC over a
@@ -108,8 +108,7 @@ type deadliner interface {
 }
 
 func newStreamConn(r io.ReadCloser, w io.Writer) *streamConn {
-	// incoming holds one line read ahead, so that RunsInline can tell a
-	// client that has sent more (len 1) from one that waits for answers.
+	// incoming holds one line read ahead.
 	c := &streamConn{rc: r, w: w, incoming: make(chan lineOrErr, 1), closed: make(chan struct{})}
 	br := bufio.NewReaderSize(r, 64<<10)
 	if b, ok := r.(interface{ setBusy(func() bool) }); ok {
@@ -241,27 +240,6 @@ func (c *streamConn) counted(msg jsonrpc.Message) jsonrpc.Message {
 		c.inFlight.Add(1)
 	}
 	return msg
-}
-
-// RunsInline implements sdk.InlineRunner: the goroutine that reads the
-// connection runs a tools/call or a ping itself, saving the hand-off to
-// another goroutine and the thread wake-up that comes with it, when the
-// client has sent nothing more yet. A client that sends requests without
-// waiting for the answers (more input already read, the rest of a batch)
-// has them handed off, so they run side by side as before. The handler
-// detaches a call to a tool that is not Quick before it starts (server.go),
-// and a question asked lets the reading go on first.
-func (c *streamConn) RunsInline(req *jsonrpc.Request) bool {
-	if req.Method != "tools/call" && req.Method != "ping" {
-		return false
-	}
-	if len(c.queue) > 0 {
-		return false
-	}
-	if c.direct != nil {
-		return c.direct.Buffered() == 0
-	}
-	return len(c.incoming) == 0
 }
 
 // readDirect reads the next line from a pollable input, ending the wait

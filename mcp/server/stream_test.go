@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/toolhost/toolhost/internal/third_party/gosdk/mcp"
 
 	"github.com/toolhost/toolhost/mcp/server"
 	"github.com/toolhost/toolhost/runtime"
@@ -270,7 +270,7 @@ func TestStdioAMessageOverTheLimitEndsTheSession(t *testing.T) {
 }
 
 // The go-sdk copy decodes the 2026-07-28 protocol's _meta straight into
-// its types (third_party/go-sdk, validateRequestMeta): what it refused
+// its types (internal/third_party/gosdk, patch 0002): what it refused
 // before, it still refuses, with invalid params, and the session goes on.
 func TestStdioRequestMetaOfTheSessionlessProtocolIsChecked(t *testing.T) {
 	t.Parallel()
