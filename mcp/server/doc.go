@@ -30,9 +30,10 @@
 // at an internal import path, so that a program importing this package
 // builds against upstream releases of everything else; no exported
 // identifier here names an SDK type. Stdio is served over toolhost's own
-// connection (stream.go: a message per line, decoded once), under which
-// tool outputs are written straight into the responses (splice.go):
-// together a read call over stdio costs a third of the CPU it did.
+// transport (package mcp/internal/stdio, an sdk.Transport: a message per
+// line, decoded once, stdin on the poller), under which tool outputs are
+// written straight into the responses (toResult, stdio.Splicer): together
+// a read call over stdio costs a third of the CPU it did.
 //
 // This package is a front end: it imports runtime and its subpackages,
 // never host, builtins, plugins or the CLI. The client side — MCP servers

@@ -23,12 +23,3 @@ const MaxSubscriptions = maxSubscriptions
 func (s *Server) Connect(ctx context.Context, t sdk.Transport) (*sdk.ServerSession, error) {
 	return s.sdk.Connect(ctx, t, nil)
 }
-
-// MaxBatch is maxBatch, for tests.
-const MaxBatch = maxBatch
-
-// AppendResult is appendResult, for tests.
-var AppendResult = appendResult
-
-// StdinInput is stdinInput, for tests: how ServeStdio reads its stdin.
-var StdinInput = stdinInput

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolhost/toolhost/mcp/internal/stdio"
 	"github.com/toolhost/toolhost/mcp/server"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
@@ -15,7 +16,7 @@ import (
 )
 
 // On stdio the server's connection reads the client's messages while calls
-// run (stream.go). These tests hold it to that: whatever a call waits on —
+// run (mcp/internal/stdio). These tests hold it to that: whatever a call waits on —
 // a question, a slow tool, calls sent without waiting for answers — the
 // connection reads on, and a ping sent meanwhile is answered before the
 // call ends.
@@ -218,5 +219,5 @@ func newPollWire(t *testing.T, srv *server.Server) *wire {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return serveWire(t, srv, server.StdinInput(toServer), fromClient)
+	return serveWire(t, srv, stdio.StdinInput(toServer), fromClient)
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	sdk "github.com/toolhost/toolhost/internal/third_party/gosdk/mcp"
+	"github.com/toolhost/toolhost/mcp/internal/stdio"
 
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
@@ -113,7 +114,7 @@ type Server struct {
 	sdk  *sdk.Server
 
 	sessions sync.Map // *sdk.ServerSession → toolhost session id
-	splicers sync.Map // *sdk.ServerSession → *splicer (stdio)
+	splicers sync.Map // *sdk.ServerSession → *stdio.Splicer (stdio)
 	parked   parkedCalls
 	relay    *relay     // nil without a shared store (relay.go)
 	drain    drainState // drain.go
@@ -190,7 +191,7 @@ func New(ctx context.Context, reg *runtime.Registry, opts Options) (*Server, err
 // ServeStdio serves one client on the process's stdin and stdout until it
 // disconnects or ctx ends.
 func (s *Server) ServeStdio(ctx context.Context) error {
-	return s.serveStream(ctx, stdinInput(os.Stdin), os.Stdout)
+	return s.serveStream(ctx, stdio.StdinInput(os.Stdin), os.Stdout)
 }
 
 // ServeStream serves one client reading newline-delimited JSON-RPC from r
@@ -202,11 +203,12 @@ func (s *Server) ServeStream(ctx context.Context, r io.ReadCloser, w io.Writer) 
 }
 
 // serveStream serves one client reading newline-delimited JSON-RPC from r
-// and writing it to w, which it does not close (stream.go). Tool results
-// are spliced into the responses as they are written (splice.go).
+// and writing it to w, which it does not close, over the stdio transport
+// of package mcp/internal/stdio. Tool results are spliced into the
+// responses as they are written (toResult, stdio.Splicer).
 func (s *Server) serveStream(ctx context.Context, r io.ReadCloser, w io.Writer) error {
-	sp := newSplicer(w)
-	ss, err := s.sdk.Connect(ctx, &streamTransport{r: r, w: sp}, nil)
+	sp := stdio.NewSplicer(w)
+	ss, err := s.sdk.Connect(ctx, &stdio.Transport{In: r, Out: sp}, nil)
 	if err != nil {
 		return fmt.Errorf("serve mcp: %w", err)
 	}
@@ -226,9 +228,9 @@ func (s *Server) serveStream(ctx context.Context, r io.ReadCloser, w io.Writer) 
 
 // splicerOf is the splicer under a session's connection, nil for a
 // session that does not splice (Streamable HTTP, in-memory).
-func (s *Server) splicerOf(ss *sdk.ServerSession) *splicer {
+func (s *Server) splicerOf(ss *sdk.ServerSession) *stdio.Splicer {
 	if v, ok := s.splicers.Load(ss); ok {
-		return v.(*splicer)
+		return v.(*stdio.Splicer)
 	}
 	return nil
 }
@@ -329,15 +331,15 @@ func (s *Server) sessionID(req *sdk.CallToolRequest) string {
 // toResult turns a registry result or error into an MCP result. Errors are
 // results with isError set, never protocol errors, so the model reads them.
 // With a splicer (stdio), the output and metadata are encoded here, once,
-// and stand in the result as placeholders (splice.go); sp may be nil.
-func toResult(res runtime.Result, err error, sp *splicer) *sdk.CallToolResult {
+// and stand in the result as placeholders (stdio.Splicer); sp may be nil.
+func toResult(res runtime.Result, err error, sp *stdio.Splicer) *sdk.CallToolResult {
 	if err != nil {
 		r := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: err.Error()}}, IsError: true}
 		return r
 	}
 	text := res.Output
 	if sp != nil {
-		text = sp.text(text)
+		text = sp.Text(text)
 	}
 	content := []sdk.Content{&sdk.TextContent{Text: text}}
 	for _, a := range res.Attachments {
@@ -350,10 +352,10 @@ func toResult(res runtime.Result, err error, sp *splicer) *sdk.CallToolResult {
 	if len(res.Metadata) > 0 {
 		// Metadata that does not encode is left out rather than failing
 		// the call: the output is what the model needs.
-		if raw, err := appendJSONValue(nil, map[string]any(res.Metadata)); err == nil {
+		if raw, err := stdio.AppendJSONValue(nil, map[string]any(res.Metadata)); err == nil {
 			r.Meta[MetaMetadataKey] = json.RawMessage(raw)
 			if sp != nil {
-				if p, ok := sp.value(raw); ok {
+				if p, ok := sp.Value(raw); ok {
 					r.Meta[MetaMetadataKey] = p
 				}
 			}

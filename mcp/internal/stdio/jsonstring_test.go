@@ -1,4 +1,4 @@
-package server
+package stdio
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// encodingJSON is what appendJSONString must equal: encoding/json's
+// encodingJSON is what AppendJSONString must equal: encoding/json's
 // encoding of s with HTML escaping off.
 func encodingJSON(t testing.TB, s string) string {
 	var b bytes.Buffer
@@ -37,8 +37,8 @@ var jsonStringSeeds = []string{
 func TestAppendJSONStringIsEncodingJSONs(t *testing.T) {
 	t.Parallel()
 	for _, s := range jsonStringSeeds {
-		if got, want := string(appendJSONString(nil, s)), encodingJSON(t, s); got != want {
-			t.Errorf("appendJSONString(%q)\n = %s\nwant %s", s, got, want)
+		if got, want := string(AppendJSONString(nil, s)), encodingJSON(t, s); got != want {
+			t.Errorf("AppendJSONString(%q)\n = %s\nwant %s", s, got, want)
 		}
 	}
 }
@@ -48,19 +48,19 @@ func FuzzAppendJSONString(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := string(appendJSONString([]byte("prefix"), s)), "prefix"+encodingJSON(t, s); got != want {
-			t.Fatalf("appendJSONString(%q)\n = %s\nwant %s", s, got, want)
+		if got, want := string(AppendJSONString([]byte("prefix"), s)), "prefix"+encodingJSON(t, s); got != want {
+			t.Fatalf("AppendJSONString(%q)\n = %s\nwant %s", s, got, want)
 		}
 	})
 }
 
 func BenchmarkAppendJSONString(b *testing.B) {
 	s := strings.Repeat("line 0042: the quick brown fox jumps over the lazy dog\n", 190)
-	b.Run("appendJSONString", func(b *testing.B) {
+	b.Run("AppendJSONString", func(b *testing.B) {
 		b.SetBytes(int64(len(s)))
 		buf := make([]byte, 0, 2*len(s))
 		for range b.N {
-			buf = appendJSONString(buf[:0], s)
+			buf = AppendJSONString(buf[:0], s)
 		}
 	})
 	b.Run("encoding-json", func(b *testing.B) {
@@ -75,27 +75,27 @@ func BenchmarkAppendJSONString(b *testing.B) {
 	})
 }
 
-// checkJSONValue holds appendJSONValue to json.Marshal: an error where it
+// checkJSONValue holds AppendJSONValue to json.Marshal: an error where it
 // errs, else JSON that decodes to the same value.
 func checkJSONValue(t *testing.T, v any) {
 	t.Helper()
 	want, wantErr := json.Marshal(v)
-	got, err := appendJSONValue(nil, v)
+	got, err := AppendJSONValue(nil, v)
 	if (err != nil) != (wantErr != nil) {
-		t.Fatalf("appendJSONValue(%#v) error %v, json.Marshal error %v", v, err, wantErr)
+		t.Fatalf("AppendJSONValue(%#v) error %v, json.Marshal error %v", v, err, wantErr)
 	}
 	if err != nil {
 		return
 	}
 	var a, b any
 	if err := json.Unmarshal(got, &a); err != nil {
-		t.Fatalf("appendJSONValue(%#v) = %s, not JSON: %v", v, got, err)
+		t.Fatalf("AppendJSONValue(%#v) = %s, not JSON: %v", v, got, err)
 	}
 	if err := json.Unmarshal(want, &b); err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(a, b) {
-		t.Fatalf("appendJSONValue(%#v) = %s, decodes unlike json.Marshal's %s", v, got, want)
+		t.Fatalf("AppendJSONValue(%#v) = %s, decodes unlike json.Marshal's %s", v, got, want)
 	}
 }
 
@@ -122,14 +122,14 @@ func TestAppendJSONValueDecodesAsJSONMarshal(t *testing.T) {
 	list := []any{nil}
 	list[0] = map[string]any{"list": list}
 	for _, v := range []any{cyclic, list} {
-		if _, err := appendJSONValue(nil, v); err == nil {
+		if _, err := AppendJSONValue(nil, v); err == nil {
 			t.Errorf("a cyclic value was encoded")
 		}
 	}
 	// Numbers are written exactly as encoding/json writes them.
 	for _, f := range []float64{0, 1, -2.5, 1e-6, 9.99e-7, 1e20, 1e21, 1.2345e-300, 3.0e+100} {
 		want, _ := json.Marshal(f)
-		if got, _ := appendJSONValue(nil, f); string(got) != string(want) {
+		if got, _ := AppendJSONValue(nil, f); string(got) != string(want) {
 			t.Errorf("%v: %s, want %s", f, got, want)
 		}
 	}

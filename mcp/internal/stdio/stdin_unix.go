@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package server
+package stdio
 
 import (
 	"io"
@@ -8,12 +8,12 @@ import (
 	"syscall"
 )
 
-// stdinInput returns f read through the runtime's network poller when it
+// StdinInput returns f read through the runtime's network poller when it
 // is a pipe or a socket (an MCP client's stdin always is): a read then
 // parks the goroutine instead of holding a thread in the kernel. Other
 // files (a terminal, a regular file) are returned as they are. (Linux
 // waits between calls in poll(2) instead: pollinput_linux.go.)
-func stdinInput(f *os.File) io.ReadCloser {
+func StdinInput(f *os.File) io.ReadCloser {
 	if !isPipeOrSocket(f) {
 		return f
 	}

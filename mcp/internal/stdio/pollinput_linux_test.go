@@ -1,6 +1,6 @@
 //go:build linux
 
-package server
+package stdio
 
 import (
 	"errors"
@@ -51,9 +51,9 @@ func TestStdinIsReadWithPollAndStopsOnCloseAndDeadline(t *testing.T) {
 	defer w.Close()
 	// With one processor the runtime's poller is always used.
 	defer goruntime.GOMAXPROCS(goruntime.GOMAXPROCS(2))
-	in, ok := stdinInput(r).(*pollInput)
+	in, ok := StdinInput(r).(*pollInput)
 	if !ok {
-		t.Fatalf("a pipe is not read with poll(2): %T", stdinInput(r))
+		t.Fatalf("a pipe is not read with poll(2): %T", StdinInput(r))
 	}
 
 	pending := readOnce(in)
@@ -98,7 +98,7 @@ func TestStdinEndsAtTheEndOfInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := stdinInput(r)
+	in := StdinInput(r)
 	defer in.Close()
 	w.Write([]byte("last"))
 	w.Close()
@@ -116,7 +116,7 @@ func TestStdinOnOneProcessorIsOnThePoller(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	in := stdinInput(r)
+	in := StdinInput(r)
 	defer in.Close()
 	if _, ok := in.(*pollInput); ok {
 		t.Fatal("read with poll(2) on one processor")
@@ -133,7 +133,7 @@ func TestStdinThatIsNotAPipeIsReadAsItIs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if in := stdinInput(f); in != io.ReadCloser(f) {
+	if in := StdinInput(f); in != io.ReadCloser(f) {
 		t.Fatalf("%T", in)
 	}
 }
@@ -149,9 +149,9 @@ func TestStdinWithCallsInFlightIsOnThePoller(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	in, ok := stdinInput(r).(*pollInput)
+	in, ok := StdinInput(r).(*pollInput)
 	if !ok {
-		t.Fatalf("%T", stdinInput(r))
+		t.Fatalf("%T", StdinInput(r))
 	}
 	var busy atomic.Bool
 	in.setBusy(busy.Load)

@@ -1,4 +1,4 @@
-package server
+package stdio
 
 import (
 	"bytes"
@@ -46,9 +46,9 @@ const spliceMin = 512
 // gives the SDK the text itself.
 const spliceMaxPending = 256
 
-// splicer is the writer under one stdio connection. It is safe for
+// Splicer is the writer under one stdio connection. It is safe for
 // concurrent use.
-type splicer struct {
+type Splicer struct {
 	w      io.Writer
 	prefix string // "toolhost-splice-<token>-"
 	marker []byte // `"` + prefix: how a placeholder starts in encoded JSON
@@ -59,17 +59,17 @@ type splicer struct {
 	out     []byte             // the last response written, reused
 }
 
-func newSplicer(w io.Writer) *splicer {
+func NewSplicer(w io.Writer) *Splicer {
 	var token [16]byte
 	_, _ = rand.Read(token[:]) // never fails (crypto/rand's contract since Go 1.24)
 	prefix := "toolhost-splice-" + hex.EncodeToString(token[:]) + "-"
-	return &splicer{w: w, prefix: prefix, marker: []byte(`"` + prefix), pending: map[uint64]spliced{}}
+	return &Splicer{w: w, prefix: prefix, marker: []byte(`"` + prefix), pending: map[uint64]spliced{}}
 }
 
-// text returns what to put in a result in place of s: a placeholder for
+// Text returns what to put in a result in place of s: a placeholder for
 // s as a JSON string, or s itself when it is short or too many values are
 // pending. s is escaped when the response is written, straight into it.
-func (sp *splicer) text(s string) string {
+func (sp *Splicer) Text(s string) string {
 	if len(s) < spliceMin {
 		return s
 	}
@@ -79,9 +79,9 @@ func (sp *splicer) text(s string) string {
 	return s
 }
 
-// value returns a placeholder for the JSON value raw (already encoded),
+// Value returns a placeholder for the JSON value raw (already encoded),
 // or false when too many values are pending.
-func (sp *splicer) value(raw []byte) (string, bool) { return sp.hold(spliced{raw: raw}) }
+func (sp *Splicer) Value(raw []byte) (string, bool) { return sp.hold(spliced{raw: raw}) }
 
 // spliced is what a placeholder stands for: a string, to be written as a
 // JSON string, or an encoded JSON value.
@@ -94,10 +94,10 @@ func (v spliced) appendTo(dst []byte) []byte {
 	if v.raw != nil {
 		return append(dst, v.raw...)
 	}
-	return appendJSONString(dst, v.text)
+	return AppendJSONString(dst, v.text)
 }
 
-func (sp *splicer) hold(v spliced) (string, bool) {
+func (sp *Splicer) hold(v spliced) (string, bool) {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	if len(sp.pending) >= spliceMaxPending {
@@ -112,7 +112,7 @@ func (sp *splicer) hold(v spliced) (string, bool) {
 // Write writes one message (the SDK's stdio connection writes each
 // message, newline included, in one Write), with every placeholder it
 // holds a value for replaced by that value.
-func (sp *splicer) Write(p []byte) (int, error) {
+func (sp *Splicer) Write(p []byte) (int, error) {
 	if !bytes.Contains(p, sp.marker) {
 		return sp.w.Write(p)
 	}

@@ -1,4 +1,4 @@
-package server
+package stdio
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 )
 
-// appendJSONString appends s to dst as a JSON string, byte for byte as
+// AppendJSONString appends s to dst as a JSON string, byte for byte as
 // encoding/json writes it with HTML escaping off (json.Encoder with
 // SetEscapeHTML(false)): quotes, backslashes and control characters
 // escaped (\b, \f, \n, \r, \t, else \u00XX), invalid UTF-8 as \ufffd, and
@@ -21,7 +21,7 @@ import (
 // carries and this is on every call's path: written straight into the
 // response buffer (splice.go), runs of plain bytes copied whole, it costs
 // a fraction of encoding/json's per-byte loop and allocates nothing.
-func appendJSONString(dst []byte, s string) []byte {
+func AppendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -113,16 +113,16 @@ var jsonPlain = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
-// appendJSONValue appends v as JSON: the values tool metadata is made of
+// AppendJSONValue appends v as JSON: the values tool metadata is made of
 // (strings, numbers, booleans, nil, and maps and []any of them) directly,
-// strings through appendJSONString, map keys sorted; anything else through
+// strings through AppendJSONString, map keys sorted; anything else through
 // encoding/json. It decodes to what json.Marshal(v) decodes to (only the
 // escaping of <, > and & differs), and fails where json.Marshal fails. A
 // read call's metadata (a 20-line preview) cost a twentieth of its
 // instructions through json.Marshal.
-func appendJSONValue(dst []byte, v any) ([]byte, error) { return appendJSONValueAt(dst, v, 0) }
+func AppendJSONValue(dst []byte, v any) ([]byte, error) { return appendJSONValueAt(dst, v, 0) }
 
-// maxJSONDepth bounds the nesting appendJSONValue follows: a map that
+// maxJSONDepth bounds the nesting AppendJSONValue follows: a map that
 // holds itself would recurse until the stack ran out; encoding/json
 // reports such a cycle as an error, and so does this.
 const maxJSONDepth = 1000
@@ -135,7 +135,7 @@ func appendJSONValueAt(dst []byte, v any, depth int) ([]byte, error) {
 	case nil:
 		return append(dst, "null"...), nil
 	case string:
-		return appendJSONString(dst, v), nil
+		return AppendJSONString(dst, v), nil
 	case bool:
 		return strconv.AppendBool(dst, v), nil
 	case int:
@@ -177,7 +177,7 @@ func appendJSONValueAt(dst []byte, v any, depth int) ([]byte, error) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendJSONString(dst, k)
+			dst = AppendJSONString(dst, k)
 			dst = append(dst, ':')
 			var err error
 			if dst, err = appendJSONValueAt(dst, v[k], depth+1); err != nil {

@@ -1,4 +1,4 @@
-package server
+package stdio
 
 import (
 	"bytes"
@@ -7,20 +7,20 @@ import (
 )
 
 // A tool's output can hold anything, placeholders of its own making
-// included: the splicer fills only those it issued, once each, and never
+// included: the Splicer fills only those it issued, once each, and never
 // what it writes in their place.
 func TestSplicerFillsOnlyItsOwnPlaceholders(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	sp := newSplicer(&out)
+	sp := NewSplicer(&out)
 	long := strings.Repeat("x", spliceMin)
-	p0 := sp.text(long)
+	p0 := sp.Text(long)
 	if p0 == long {
 		t.Fatal("a long text was not held")
 	}
 	// The held value itself names a placeholder: it must be written as
 	// text, not filled in turn.
-	p1 := sp.text(long + `"` + sp.prefix + `0"`)
+	p1 := sp.Text(long + `"` + sp.prefix + `0"`)
 	unknown := sp.prefix + "99"
 	foreign := "toolhost-splice-" + strings.Repeat("0", 32) + "-0"
 	tests := []struct{ name, in, want string }{
@@ -50,17 +50,17 @@ func TestSplicerFillsOnlyItsOwnPlaceholders(t *testing.T) {
 // the text is given to the SDK as it is: memory stays bounded.
 func TestSplicerHoldsABoundedNumberOfValues(t *testing.T) {
 	t.Parallel()
-	sp := newSplicer(&bytes.Buffer{})
+	sp := NewSplicer(&bytes.Buffer{})
 	long := strings.Repeat("y", spliceMin)
 	for range spliceMaxPending {
-		if sp.text(long) == long {
+		if sp.Text(long) == long {
 			t.Fatal("held fewer than spliceMaxPending")
 		}
 	}
-	if got := sp.text(long); got != long {
+	if got := sp.Text(long); got != long {
 		t.Errorf("past the bound the text was held: %.60q", got)
 	}
-	if _, ok := sp.value([]byte(`{}`)); ok {
+	if _, ok := sp.Value([]byte(`{}`)); ok {
 		t.Error("past the bound a value was held")
 	}
 }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package server
+package stdio
 
 import (
 	"io"
@@ -14,7 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// stdinInput returns how the stdio server reads f, the process's stdin.
+// StdinInput returns how the stdio server reads f, the process's stdin.
 // A pipe or a socket (an MCP client's stdin always is) is set
 // non-blocking and read by the goroutine that reads the connection itself:
 // through the runtime's poller while calls are in flight, and waiting in
@@ -32,7 +32,7 @@ import (
 // held in poll(2) is lent to other goroutines only when sysmon next looks,
 // which would slow calls running side by side; with one processor
 // (GOMAXPROCS=1) it is always used.
-func stdinInput(f *os.File) io.ReadCloser {
+func StdinInput(f *os.File) io.ReadCloser {
 	if !isPipeOrSocket(f) {
 		return f
 	}

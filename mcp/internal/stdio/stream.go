@@ -1,4 +1,4 @@
-package server
+package stdio
 
 import (
 	"bufio"
@@ -38,7 +38,7 @@ import (
 // and Python SDKs split on newlines as this does.
 type streamConn struct {
 	rc io.Closer // the input, closed by Close to end the reader
-	w  io.Writer // the output: a splicer over stdout
+	w  io.Writer // the output: a Splicer over stdout
 
 	incoming chan lineOrErr
 	closed   chan struct{}
@@ -79,30 +79,33 @@ type lineOrErr struct {
 // maxLine bounds one message, as the SDK's DefaultMaxLineLength does.
 const maxLine = sdk.DefaultMaxLineLength
 
-// maxBatch bounds the messages of one JSON-RPC batch: every request of a
+// MaxBatch bounds the messages of one JSON-RPC batch: every request of a
 // batch is held, and its response kept, until the last is answered, so a
 // line of a few hundred thousand tiny requests would hold them all. The
 // SDK set no bound; clients that batch (before 2025-06-18) send a few.
-const maxBatch = 1000
+const MaxBatch = 1000
 
 // batchesRemoved is the first protocol version without JSON-RPC batches.
 const batchesRemoved = "2025-06-18"
 
 var errFrameTooLarge = fmt.Errorf("an MCP message is longer than %d bytes; send messages of at most that size, one per line", maxLine)
 
-// streamTransport connects a streamConn over r and w (sdk.Transport).
-type streamTransport struct {
-	r io.ReadCloser
-	w io.Writer
+// Transport is the stdio transport over In and Out: an sdk.Transport
+// whose Connect returns this package's connection. Out is usually a
+// Splicer over the process's stdout; In, StdinInput(os.Stdin).
+type Transport struct {
+	In  io.ReadCloser
+	Out io.Writer
 }
 
-func (t *streamTransport) Connect(context.Context) (sdk.Connection, error) {
-	return newStreamConn(t.r, t.w), nil
+// Connect implements sdk.Transport.
+func (t *Transport) Connect(context.Context) (sdk.Connection, error) {
+	return newStreamConn(t.In, t.Out), nil
 }
 
 // deadliner is an input whose blocked Read a deadline or Close ends: a
 // pipe on the runtime's poller, or stdin as ServeStdio reads it
-// (stdinInput).
+// (StdinInput).
 type deadliner interface {
 	SetReadDeadline(time.Time) error
 }
@@ -278,8 +281,8 @@ func (c *streamConn) readBatch(line []byte) ([]jsonrpc.Message, error) {
 	if len(raws) == 0 {
 		return nil, errors.New("empty JSON-RPC batch")
 	}
-	if len(raws) > maxBatch {
-		return nil, fmt.Errorf("a JSON-RPC batch of %d messages is over the limit of %d; send fewer at a time", len(raws), maxBatch)
+	if len(raws) > MaxBatch {
+		return nil, fmt.Errorf("a JSON-RPC batch of %d messages is over the limit of %d; send fewer at a time", len(raws), MaxBatch)
 	}
 	msgs := make([]jsonrpc.Message, 0, len(raws))
 	b := &inBatch{index: map[jsonrpc.ID]int{}}
@@ -348,7 +351,7 @@ func (c *streamConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		}
 	}
 	if resp, ok := msg.(*jsonrpc.Response); ok {
-		if data, ok := appendResult(c.out[:0], resp); ok {
+		if data, ok := AppendResult(c.out[:0], resp); ok {
 			data = append(data, '\n')
 			if cap(data) <= 1<<20 {
 				c.out = data[:0] // kept for the next response, up to 1 MiB
@@ -365,14 +368,14 @@ func (c *streamConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return err
 }
 
-// appendResult appends a successful response as jsonrpc.EncodeMessage
+// AppendResult appends a successful response as jsonrpc.EncodeMessage
 // writes it — {"jsonrpc":"2.0","id":…,"result":…} — or reports false for
 // any other response, which EncodeMessage encodes. The result is the SDK's
 // encoding already, compact; EncodeMessage would scan it again to compact
 // it, at tens of instructions a byte. A result with a line break (not
 // compact, which the SDK never writes) is left to EncodeMessage too, so a
 // message stays one line.
-func appendResult(dst []byte, resp *jsonrpc.Response) ([]byte, bool) {
+func AppendResult(dst []byte, resp *jsonrpc.Response) ([]byte, bool) {
 	if resp.Error != nil || len(resp.Result) == 0 || bytes.IndexByte(resp.Result, '\n') >= 0 {
 		return nil, false
 	}
@@ -381,7 +384,7 @@ func appendResult(dst []byte, resp *jsonrpc.Response) ([]byte, bool) {
 	case int64:
 		dst = strconv.AppendInt(dst, id, 10)
 	case string:
-		dst = appendJSONString(dst, id)
+		dst = AppendJSONString(dst, id)
 	default:
 		return nil, false
 	}
