@@ -1,7 +1,7 @@
 // The constructs that make bash evaluate text as code beyond what the
 // parse shows; each makes its whole command one hole.
 
-package builtins
+package shellperm
 
 import (
 	"regexp"

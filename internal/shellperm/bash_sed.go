@@ -8,7 +8,7 @@
 // understand is unreadable (a Hole): GNU sed would reject it or read it in
 // a way the analysis does not follow.
 
-package builtins
+package shellperm
 
 import "strings"
 

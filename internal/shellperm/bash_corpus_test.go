@@ -1,6 +1,6 @@
 //go:build unix
 
-package builtins
+package shellperm
 
 import (
 	"bufio"
@@ -104,7 +104,7 @@ func corpusRules(t *testing.T) []permission.Ruleset {
 // corpusResult renders what the analysis makes of a command: its request
 // lines and the decisions line.
 func corpusResult(t *testing.T, command string, rulesets []permission.Ruleset) []string {
-	reqs, err := BashPermissionRequests(command, "/project", "/project", inFakeProject)
+	reqs, err := Requests(command, "/project", "/project", inFakeProject)
 	if err != nil {
 		return []string{"error: " + err.Error()}
 	}

@@ -1,7 +1,7 @@
 // Unwrapping commands that run other commands: their options, their
 // assignments, and the command they run.
 
-package builtins
+package shellperm
 
 import (
 	"regexp"

@@ -1,4 +1,4 @@
-package builtins
+package shellperm
 
 import (
 	"os"
@@ -10,13 +10,13 @@ import (
 	"github.com/toolhost/toolhost/runtime/permission"
 )
 
-// BashPermissionRequests returns the permission requests a bash command line
-// running in workdir needs, in the order the bash tool asks them
-// (external_directory, edit, bash), exactly as a call would. It backs
-// `toolhost permissions explain bash "<command>"`. worktree is the project
+// Requests returns the permission requests a bash command line running in
+// workdir needs, in the order the bash tool asks them (external_directory,
+// edit, bash), exactly as a call would: the bash tool asks them, and
+// `toolhost permissions explain bash "<command>"` shows them. worktree is the project
 // root; inProject reports whether a resolved absolute path is in the
 // project (nil: inside worktree, symlinks resolved).
-func BashPermissionRequests(command, workdir, worktree string, inProject func(string) bool) ([]permission.Request, error) {
+func Requests(command, workdir, worktree string, inProject func(string) bool) ([]permission.Request, error) {
 	if inProject == nil {
 		tc := &runtime.Context{Directory: workdir, Worktree: worktree}
 		inProject = tc.Contains
@@ -32,7 +32,7 @@ func BashPermissionRequests(command, workdir, worktree string, inProject func(st
 // each with every pattern that permission must allow.
 func (an *bashAnalysis) requests(scope bashScope) []permission.Request {
 	ext := permission.Request{Permission: runtime.PermissionExternalDirectory}
-	edit := permission.Request{Permission: permissionEdit}
+	edit := permission.Request{Permission: PermissionEdit}
 	bash := permission.Request{Permission: PermissionBash}
 	// seen holds, per request, the patterns and "always" patterns it has,
 	// so a long command line costs linear time.
@@ -71,7 +71,7 @@ func (an *bashAnalysis) requests(scope bashScope) []permission.Request {
 			seenDir[dir] = true
 			dirs = append(dirs, dir)
 		}
-		g := externalGlob(dir)
+		g := ExternalGlob(dir)
 		addTo(&ext, g, "", g)
 	}
 	if !scope.InProject(scope.Workdir) {
@@ -144,7 +144,7 @@ func editPattern(scope bashScope, abs string) string {
 	return abs
 }
 
-// externalGlob is the rule pattern for everything in dir.
-func externalGlob(dir string) string {
+// ExternalGlob is the rule pattern for everything in dir.
+func ExternalGlob(dir string) string {
 	return strings.TrimRight(dir, string(filepath.Separator)) + string(filepath.Separator) + "*"
 }

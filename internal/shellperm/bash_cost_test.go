@@ -1,6 +1,6 @@
 //go:build unix
 
-package builtins
+package shellperm
 
 import (
 	"strings"

@@ -7,7 +7,7 @@
 // call and a call hidden behind one is still found. What cannot be lexed
 // with certainty makes the whole program unreadable (a Hole).
 
-package builtins
+package shellperm
 
 import (
 	"strings"

@@ -1,6 +1,6 @@
 //go:build linux
 
-package builtins
+package shellperm
 
 import (
 	"context"
@@ -118,7 +118,7 @@ func TestBashCorpusDifferential(t *testing.T) {
 		if len(data) == 0 {
 			continue
 		}
-		reqs, err := BashPermissionRequests(c.command, work, work, func(p string) bool { return strings.HasPrefix(p, work) })
+		reqs, err := Requests(c.command, work, work, func(p string) bool { return strings.HasPrefix(p, work) })
 		if err != nil {
 			t.Errorf("%s:%d: %q ran programs but the analysis refused to parse it: %v", bashCorpusFile, c.line, c.command, err)
 			continue

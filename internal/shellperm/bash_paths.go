@@ -1,7 +1,7 @@
 // Paths a command line touches: path commands' operands, redirection
 // targets, cd targets, resolved the way the kernel resolves them.
 
-package builtins
+package shellperm
 
 import (
 	"os"

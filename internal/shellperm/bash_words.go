@@ -1,7 +1,7 @@
 // Words as bash will see them after expansion and quote removal, as far
 // as that can be known before the command runs.
 
-package builtins
+package shellperm
 
 import (
 	"fmt"

@@ -1,6 +1,6 @@
 //go:build unix
 
-package builtins
+package shellperm
 
 import (
 	"fmt"
@@ -139,7 +139,7 @@ func TestBashProgramReasons(t *testing.T) {
 		{`sed 's/a/b/e' f`, "sed s/a/b/e f", "pattern space"},
 		{`echo x > s; sh s`, "sh s", "as a script"},
 	} {
-		reqs, err := BashPermissionRequests(tt.command, "/project", "/project", inFakeProject)
+		reqs, err := Requests(tt.command, "/project", "/project", inFakeProject)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,7 +3,7 @@
 // of its own, asked as the inner command when it is fixed text and as a
 // Hole when it is not.
 
-package builtins
+package shellperm
 
 import (
 	"regexp"

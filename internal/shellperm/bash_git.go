@@ -2,7 +2,7 @@
 // options that name commands (gitSubcommands), `git config` setting a
 // name that runs commands, and ext:: URLs.
 
-package builtins
+package shellperm
 
 import (
 	"strings"

@@ -1,6 +1,6 @@
 //go:build unix
 
-package builtins
+package shellperm
 
 import (
 	"os"
@@ -20,9 +20,9 @@ func inFakeProject(p string) bool { return p == "/project" || strings.HasPrefix(
 // permission.
 func bashRequestsFor(t testing.TB, command string) map[string]permission.Request {
 	t.Helper()
-	reqs, err := BashPermissionRequests(command, "/project", "/project", inFakeProject)
+	reqs, err := Requests(command, "/project", "/project", inFakeProject)
 	if err != nil {
-		t.Fatalf("BashPermissionRequests(%q): %v", command, err)
+		t.Fatalf("Requests(%q): %v", command, err)
 	}
 	out := map[string]permission.Request{}
 	for _, r := range reqs {
@@ -77,8 +77,8 @@ func TestBashPermissionPatterns(t *testing.T) {
 func TestBashRefusesACommandThatDoesNotParse(t *testing.T) {
 	t.Parallel()
 	for _, cmd := range []string{"echo 'unterminated", "ls &&", `bash -c 'echo "open'`, "echo a\x00b"} {
-		if _, err := BashPermissionRequests(cmd, "/project", "/project", inFakeProject); err == nil || !strings.Contains(err.Error(), "parse command") {
-			t.Errorf("BashPermissionRequests(%q) error = %v, want a parse error", cmd, err)
+		if _, err := Requests(cmd, "/project", "/project", inFakeProject); err == nil || !strings.Contains(err.Error(), "parse command") {
+			t.Errorf("Requests(%q) error = %v, want a parse error", cmd, err)
 		}
 	}
 }
@@ -132,7 +132,7 @@ func FuzzBashPermissions(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, command string) {
-		reqs, err := BashPermissionRequests(command, "/project", "/project", inFakeProject)
+		reqs, err := Requests(command, "/project", "/project", inFakeProject)
 		if err != nil {
 			return
 		}

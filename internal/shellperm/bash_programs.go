@@ -1,4 +1,4 @@
-package builtins
+package shellperm
 
 // The programs that run other programs, or write files, through their
 // options and program texts, kept as data beside bash_data.go's tables. An

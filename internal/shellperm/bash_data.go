@@ -1,4 +1,4 @@
-package builtins
+package shellperm
 
 // The bash analysis's knowledge of commands, kept as data so that a new
 // wrapper or a new dangerous variable is a line here, not a new branch in
