@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolhost/toolhost/internal/sandbox"
+	"github.com/toolhost/toolhost/internal/shellperm"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
 	"github.com/toolhost/toolhost/runtime/permission"
@@ -24,7 +25,7 @@ import (
 const bashToolName = "bash"
 
 // PermissionBash is asked with one pattern per simple command.
-const PermissionBash = "bash"
+const PermissionBash = shellperm.PermissionBash
 
 const (
 	// bashMetadataMaxChars caps the output carried in metadata (live and
@@ -108,7 +109,7 @@ func runBash(ctx context.Context, p bashParams, tc *runtime.Context) (runtime.Re
 	if p.Workdir != "" || dir == "" {
 		dir = tc.ResolvePath(p.Workdir)
 	}
-	reqs, err := BashPermissionRequests(p.Command, dir, tc.Worktree, tc.Contains)
+	reqs, err := shellperm.Requests(p.Command, dir, tc.Worktree, tc.Contains)
 	if err != nil {
 		return runtime.Result{}, err
 	}

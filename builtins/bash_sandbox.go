@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/toolhost/toolhost/internal/sandbox"
+	"github.com/toolhost/toolhost/internal/shellperm"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
 	"github.com/toolhost/toolhost/runtime/permission"
@@ -132,7 +133,7 @@ func bashExternalRules(tc *runtime.Context) permission.Ruleset {
 // directories the sandbox makes readable; a deny for one directory among
 // allowed ones is left to the permission rules.
 func externalDenied(rules permission.Ruleset) bool {
-	dec, _ := permission.Evaluate(runtime.PermissionExternalDirectory, externalGlob(string(filepath.Separator)), rules)
+	dec, _ := permission.Evaluate(runtime.PermissionExternalDirectory, shellperm.ExternalGlob(string(filepath.Separator)), rules)
 	return dec.Action == permission.Deny
 }
 
@@ -154,7 +155,7 @@ func externalAllowed(rules permission.Ruleset, home string) []string {
 		if d == "" {
 			continue
 		}
-		if dec, _ := permission.Evaluate(runtime.PermissionExternalDirectory, externalGlob(d), rules); dec.Action == permission.Allow && !slices.Contains(out, d) {
+		if dec, _ := permission.Evaluate(runtime.PermissionExternalDirectory, shellperm.ExternalGlob(d), rules); dec.Action == permission.Allow && !slices.Contains(out, d) {
 			out = append(out, d)
 		}
 	}
@@ -220,7 +221,7 @@ func sandboxNotes(p *sandbox.Policy, output, dir string) []string {
 			notes = append(notes, fmt.Sprintf(`The sandbox may have refused reading %s: external_directory denies reading outside the project, so bash commands may read only the project, the system and toolchain directories and what the config allows. To allow it, add "sandbox": {"readable": [%s]} to toolhost.json.`, r.Path, d))
 		default:
 			d, _ := json.Marshal(r.Dir)
-			glob, _ := json.Marshal(externalGlob(r.Dir))
+			glob, _ := json.Marshal(shellperm.ExternalGlob(r.Dir))
 			notes = append(notes, fmt.Sprintf(`The sandbox may have refused writing %s: bash commands may write only inside the project, the temporary directory, toolchain caches and directories the config allows. To allow it, add "sandbox": {"writable": [%s]} or "permission": {"external_directory": {%s: "allow"}} to toolhost.json.`, r.Path, d, glob))
 		}
 	}

@@ -53,6 +53,11 @@
 // bash_test.go holds the tool's process tests (timeouts,
 // cancellation, output), one idea with many cases.
 //
+// bash decides what a command needs permission for with package
+// internal/shellperm (the analysis of what bash will execute, which the
+// CLI's `permissions explain bash` asks too); this package runs the
+// command, in the sandbox.
+//
 // This package imports runtime and its subpackages, never plugins or front
 // ends.
 package builtins

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/toolhost/toolhost/internal/fspath"
+	"github.com/toolhost/toolhost/internal/shellperm"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/permission"
 )
@@ -22,7 +23,7 @@ var editDescription string
 // permissionEdit is the permission every tool that changes files asks for
 // (edit, multiedit, write, apply_patch), with the path relative to the
 // project as pattern and the unified diff in the metadata.
-const permissionEdit = "edit"
+const permissionEdit = shellperm.PermissionEdit
 
 // editParams are the edit tool's arguments.
 type editParams struct {

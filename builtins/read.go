@@ -102,7 +102,7 @@ func Read() runtime.Tool {
 
 // readTraits: asks "read" for the path itself; changes nothing; one page
 // of one file, quick.
-var readTraits = runtime.Traits{ChecksOwnPermission: true, Quick: true, Hints: &runtime.Hints{ReadOnly: true, Idempotent: true}}
+var readTraits = runtime.Traits{ChecksOwnPermission: true, Hints: &runtime.Hints{ReadOnly: true, Idempotent: true}}
 
 func runRead(ctx context.Context, p readParams, tc *runtime.Context) (runtime.Result, error) {
 	if p.FilePath == "" {

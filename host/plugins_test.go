@@ -15,7 +15,7 @@ import (
 	"sync"
 	"testing"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/toolhost/toolhost/internal/third_party/gosdk/mcp"
 
 	"github.com/toolhost/toolhost/plugins/pkg"
 	"github.com/toolhost/toolhost/plugins/wasm"

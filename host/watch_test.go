@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/toolhost/toolhost/internal/third_party/gosdk/mcp"
 
 	"github.com/toolhost/toolhost/mcp/server"
 	"github.com/toolhost/toolhost/plugins/wasm"
@@ -62,10 +63,7 @@ func TestAModuleDroppedIntoARunningMCPServersToolFolderComesAndGoes(t *testing.T
 	}
 	t.Cleanup(func() { srv.Close() })
 	changed := make(chan struct{}, 1)
-	ct, st := sdk.NewInMemoryTransports()
-	if _, err := srv.Connect(ctx, st); err != nil {
-		t.Fatal(err)
-	}
+	ct := pipeTransport(t, srv)
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "v0"}, &sdk.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
 			select {
@@ -321,4 +319,19 @@ func TestAPluginDroppedIntoARunningHostsPluginFolderComesAndGoes(t *testing.T) {
 	if out := read(); strings.Contains(out, "[checked by guard]") {
 		t.Errorf("the removed plugin's hook still runs: %q", out)
 	}
+}
+
+// pipeTransport serves srv over a pair of pipes, as ServeStdio serves stdin and
+// stdout, and returns the client's end (Server.Connect is not public: the
+// SDK's types are toolhost's internal copy's).
+func pipeTransport(t testing.TB, srv *server.Server) sdk.Transport {
+	t.Helper()
+	cr, sw := io.Pipe() // server to client
+	sr, cw := io.Pipe() // client to server
+	go func() {
+		srv.ServeStream(context.Background(), sr, sw)
+		sw.Close()
+	}()
+	t.Cleanup(func() { cw.Close() })
+	return &sdk.IOTransport{Reader: cr, Writer: cw}
 }

@@ -60,25 +60,12 @@ type Traits struct {
 	// search through a saved output to it.
 	Delegates bool
 
-	// Quick declares that a call is brief — a fraction of a millisecond of
-	// the tool's own work — and waits on nothing but the local file system
-	// and permission questions. A front end may then run it without
-	// handing it to another thread: the MCP stdio server runs it on the
-	// goroutine that reads the connection, which saves a thread's wake-up
-	// per call, and reads nothing else meanwhile (a question the call asks
-	// lets the reading go on first; a call still running after 10 to 20 ms
-	// is handed off by a watchdog). Unset, the safe default: a tool that
-	// runs commands, reaches the network, walks a tree or runs guest code
-	// may take any time, and must not hold up the connection.
-	Quick bool
-
 	// Claimed marks traits declared by code toolhost cannot vouch for (a
 	// wasm module's traits export): they may add questions but never
 	// remove one. A Claimed Permission other than the tool's id is asked
 	// in addition to the id, so a rule written for the tool by name
 	// ({"jira": "deny"}) still applies, and ChecksOwnPermission is
-	// ignored: the gate always asks. So is Quick: such code may take any
-	// time.
+	// ignored: the gate always asks.
 	Claimed bool
 	// Hints are what the tool claims about its effects, shown to MCP
 	// clients as tool annotations. Nil claims nothing, which tells a client

@@ -8,7 +8,7 @@ import (
 
 // The patched jsonschema copy compiles a draft's metaschema the first time
 // a schema of that draft is checked, and only that draft's
-// (third_party/jsonschema/README.md). Every schema must still be checked
+// (internal/third_party/jsonschema/README.md). Every schema must still be checked
 // against the metaschema of the draft it declares, from any goroutine.
 func TestEverySchemaIsCheckedAgainstTheMetaschemaOfItsDraft(t *testing.T) {
 	t.Parallel()

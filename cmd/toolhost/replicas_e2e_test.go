@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"testing"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/toolhost/toolhost/internal/third_party/gosdk/mcp"
 
 	"github.com/toolhost/toolhost/internal/e2e"
 	"github.com/toolhost/toolhost/runtime/session/pgstore/pgtest"

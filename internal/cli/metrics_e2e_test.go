@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/toolhost/toolhost/internal/third_party/gosdk/mcp"
 )
 
 // TestMCPOverHTTPExportsWasmPoolsAndPermissionDecisions scrapes /metrics

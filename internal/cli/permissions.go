@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolhost/toolhost/builtins"
 	"github.com/toolhost/toolhost/host"
+	"github.com/toolhost/toolhost/internal/shellperm"
 	"github.com/toolhost/toolhost/runtime/permission"
 )
 
@@ -100,7 +101,7 @@ func explainBash(ctx context.Context, g *Globals, h *host.Host, rules permission
 	if err != nil {
 		return err
 	}
-	reqs, err := builtins.BashPermissionRequests(opts.Pattern, wd, h.Worktree, nil)
+	reqs, err := shellperm.Requests(opts.Pattern, wd, h.Worktree, nil)
 	if err != nil {
 		return usageError{err}
 	}

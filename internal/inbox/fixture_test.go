@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/toolhost/toolhost/internal/third_party/gosdk/mcp"
 
 	"github.com/toolhost/toolhost/builtins"
 	"github.com/toolhost/toolhost/internal/inbox"
@@ -105,10 +105,7 @@ func (f *fixture) clientSpeaking(t testing.TB, proto string) *sdk.ClientSession 
 // clientWith is a client on proto with opts (nil: no elicitation).
 func (f *fixture) clientWith(t testing.TB, proto string, opts *sdk.ClientOptions) *sdk.ClientSession {
 	t.Helper()
-	ct, st := sdk.NewInMemoryTransports()
-	if _, err := f.srv.Connect(context.Background(), st); err != nil {
-		t.Fatal(err)
-	}
+	ct := pipeTransport(t, f.srv)
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "no-elicitation", Version: "v0"}, opts).Connect(context.Background(), ct, &sdk.ClientSessionOptions{ProtocolVersion: proto})
 	if err != nil {
 		t.Fatal(err)
@@ -206,4 +203,19 @@ func (f *fixture) post(t testing.TB, path string, body any) (int, string) {
 	defer res.Body.Close()
 	text, _ := io.ReadAll(res.Body)
 	return res.StatusCode, string(text)
+}
+
+// pipeTransport serves srv over a pair of pipes, as ServeStdio serves stdin and
+// stdout, and returns the client's end (Server.Connect is not public: the
+// SDK's types are toolhost's internal copy's).
+func pipeTransport(t testing.TB, srv *server.Server) sdk.Transport {
+	t.Helper()
+	cr, sw := io.Pipe() // server to client
+	sr, cw := io.Pipe() // client to server
+	go func() {
+		srv.ServeStream(context.Background(), sr, sw)
+		sw.Close()
+	}()
+	t.Cleanup(func() { cw.Close() })
+	return &sdk.IOTransport{Reader: cr, Writer: cw}
 }

@@ -35,11 +35,11 @@ var layers = []struct {
 	}},
 	{"engines and sources: what tools run on and come from", []string{
 		"builtins/...", "plugins/...", "hostfns/...", "internal/lsp/...", "internal/trust",
-		"internal/toolbuild", "internal/tracing", "mcp/client",
+		"internal/toolbuild", "internal/tracing", "internal/shellperm", "mcp/client",
 	}},
 	{"host: the loop over sources", []string{"host"}},
 	{"front ends: the CLI, the MCP server, the agent loop, the inbox, programs", []string{
-		"agent/...", "mcp/server/...", "internal/cli", "internal/inbox", "cmd/...", "examples/...", "deploy", "internal/release/...",
+		"agent/...", "mcp/server/...", "mcp/internal/...", "internal/cli", "internal/inbox", "cmd/...", "examples/...", "deploy", "internal/release/...",
 	}},
 }
 

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/toolhost/toolhost/internal/third_party/gosdk/mcp"
 
 	"github.com/toolhost/toolhost/runtime"
 )

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/toolhost/toolhost/internal/third_party/gosdk/mcp"
 
 	"github.com/toolhost/toolhost/internal/resources"
 	"github.com/toolhost/toolhost/runtime"

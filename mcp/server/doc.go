@@ -25,11 +25,15 @@
 // protocol with multi-round-trip input requests, and the legacy initialize
 // handshake older clients use), ships stdio, in-memory and Streamable HTTP
 // transports, and is maintained with the specification. The SDK's package
-// is imported as sdk. toolhost links a copy with three patches that cut
-// the CPU of a call (third_party/go-sdk/README.md), and serves stdio over
-// its own connection (stream.go: a message per line, decoded once), under
-// which tool outputs are written straight into the responses (splice.go):
-// together a read call over stdio costs a third of the CPU it did.
+// is imported as sdk. toolhost links a copy of its release with four
+// patches that cut the CPU of a call (internal/third_party/gosdk/README.md),
+// at an internal import path, so that a program importing this package
+// builds against upstream releases of everything else; no exported
+// identifier here names an SDK type. Stdio is served over toolhost's own
+// transport (package mcp/internal/stdio, an sdk.Transport: a message per
+// line, decoded once, stdin on the poller), under which tool outputs are
+// written straight into the responses (toResult, stdio.Splicer): together
+// a read call over stdio costs a third of the CPU it did.
 //
 // Files over 500 lines, and why they stay whole: project.go is one MCP
 // capability, a project's prompts and resources, whose handlers (list,

@@ -2,8 +2,9 @@ package server
 
 import (
 	"context"
-	"io"
 	"time"
+
+	sdk "github.com/toolhost/toolhost/internal/third_party/gosdk/mcp"
 )
 
 // The answer nobody takes is withdrawn sooner in tests; the replicas in
@@ -16,17 +17,9 @@ func (s *Server) WatchedURIs() []string { return s.proj.watchedURIs() }
 // MaxSubscriptions is maxSubscriptions, for tests.
 const MaxSubscriptions = maxSubscriptions
 
-// ServeStream serves one client over r and w as ServeStdio does over the
-// process's stdin and stdout.
-func (s *Server) ServeStream(ctx context.Context, r io.ReadCloser, w io.Writer) error {
-	return s.serveStream(ctx, r, w)
+// Connect serves one client over t (an in-memory transport in tests)
+// until the client disconnects or ctx ends. Not public API: the SDK's
+// types are toolhost's internal copy's (internal/third_party/gosdk).
+func (s *Server) Connect(ctx context.Context, t sdk.Transport) (*sdk.ServerSession, error) {
+	return s.sdk.Connect(ctx, t, nil)
 }
-
-// MaxBatch is maxBatch, for tests.
-const MaxBatch = maxBatch
-
-// AppendResult is appendResult, for tests.
-var AppendResult = appendResult
-
-// StdinInput is stdinInput, for tests: how ServeStdio reads its stdin.
-var StdinInput = stdinInput

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/toolhost/toolhost/internal/third_party/gosdk/mcp"
 
 	"github.com/toolhost/toolhost/runtime"
 )

@@ -5,14 +5,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolhost/toolhost/internal/third_party/gosdk/jsonrpc"
+	sdk "github.com/toolhost/toolhost/internal/third_party/gosdk/mcp"
 
-	"github.com/toolhost/toolhost/mcp/server"
+	"github.com/toolhost/toolhost/mcp/internal/stdio"
 )
 
-// The go-sdk copy encodes a plain tool result without reflection (patch 7,
-// third_party/go-sdk/mcp/marshal_plain.go). These hold it to what the
+// The go-sdk copy encodes a plain tool result without reflection (patch
+// 0003, internal/third_party/gosdk/mcp/marshal_plain.go). These hold it to what the
 // generic path — json.Marshal of the result's wire struct — writes for the
 // same result, mirrored here.
 
@@ -139,7 +139,7 @@ func TestAResponseIsEncodedAsTheSDKEncodesIt(t *testing.T) {
 		}
 		for _, r := range results {
 			resp := &jsonrpc.Response{ID: id, Result: json.RawMessage(r)}
-			got, ok := server.AppendResult(nil, resp)
+			got, ok := stdio.AppendResult(nil, resp)
 			want, err := jsonrpc.EncodeMessage(resp)
 			if !ok || err != nil || string(got) != string(want) {
 				t.Errorf("id %#v result %s: encoded %s (%v), want %s (%v)", idv, r, got, ok, want, err)
@@ -153,7 +153,7 @@ func TestAResponseIsEncodedAsTheSDKEncodesIt(t *testing.T) {
 		{ID: one, Result: json.RawMessage("{\n}")},
 		{Result: json.RawMessage(`{}`)},
 	} {
-		if got, ok := server.AppendResult(nil, resp); ok {
+		if got, ok := stdio.AppendResult(nil, resp); ok {
 			t.Errorf("%+v was encoded here (%s); it is EncodeMessage's", resp, got)
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/toolhost/toolhost/internal/third_party/gosdk/mcp"
 
 	"github.com/toolhost/toolhost/runtime/permission"
 	"github.com/toolhost/toolhost/runtime/session"

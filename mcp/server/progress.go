@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"sync"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/toolhost/toolhost/internal/third_party/gosdk/mcp"
 )
 
 // progress forwards a tool's live metadata (tc.Metadata) to the client as

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"sync"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/toolhost/toolhost/internal/third_party/gosdk/mcp"
 )
 
 // toolList keeps the server's tools in step with the registry. The go-sdk

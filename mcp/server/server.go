@@ -12,7 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/toolhost/toolhost/internal/third_party/gosdk/mcp"
+	"github.com/toolhost/toolhost/mcp/internal/stdio"
 
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
@@ -109,8 +110,8 @@ type Options struct {
 }
 
 // Server serves a registry's tools over MCP. Build it with New, then
-// Connect a transport, ServeStdio, or mount Handler on an HTTP server. It is
-// safe for concurrent use by many client sessions.
+// ServeStdio, ServeStream over any pair of streams, or mount Handler on an
+// HTTP server. It is safe for concurrent use by many client sessions.
 type Server struct {
 	reg  *runtime.Registry
 	opts Options
@@ -118,7 +119,7 @@ type Server struct {
 	sdk  *sdk.Server
 
 	sessions sync.Map // *sdk.ServerSession → toolhost session id
-	splicers sync.Map // *sdk.ServerSession → *splicer (stdio)
+	splicers sync.Map // *sdk.ServerSession → *stdio.Splicer (stdio)
 	parked   parkedCalls
 	relay    *relay     // nil without a shared store (relay.go)
 	drain    drainState // drain.go
@@ -196,28 +197,27 @@ func New(ctx context.Context, reg *runtime.Registry, opts Options) (*Server, err
 	return s, nil
 }
 
-// SDK returns the underlying go-sdk server, for transports this package does
-// not wrap.
-func (s *Server) SDK() *sdk.Server { return s.sdk }
-
-// Connect serves one client over t until the client disconnects or ctx ends.
-// It returns once the session is initialised; wait with session.Wait.
-func (s *Server) Connect(ctx context.Context, t sdk.Transport) (*sdk.ServerSession, error) {
-	return s.sdk.Connect(ctx, t, nil)
-}
-
 // ServeStdio serves one client on the process's stdin and stdout until it
 // disconnects or ctx ends.
 func (s *Server) ServeStdio(ctx context.Context) error {
-	return s.serveStream(ctx, stdinInput(os.Stdin), os.Stdout)
+	return s.serveStream(ctx, stdio.StdinInput(os.Stdin), os.Stdout)
+}
+
+// ServeStream serves one client reading newline-delimited JSON-RPC from r
+// and writing it to w, as ServeStdio does over the process's stdin and
+// stdout (the MCP stdio transport over any pair of streams: pipes, a
+// socket), until the client disconnects or ctx ends. It closes r, not w.
+func (s *Server) ServeStream(ctx context.Context, r io.ReadCloser, w io.Writer) error {
+	return s.serveStream(ctx, r, w)
 }
 
 // serveStream serves one client reading newline-delimited JSON-RPC from r
-// and writing it to w, which it does not close (stream.go). Tool results
-// are spliced into the responses as they are written (splice.go).
+// and writing it to w, which it does not close, over the stdio transport
+// of package mcp/internal/stdio. Tool results are spliced into the
+// responses as they are written (toResult, stdio.Splicer).
 func (s *Server) serveStream(ctx context.Context, r io.ReadCloser, w io.Writer) error {
-	sp := newSplicer(w)
-	ss, err := s.sdk.Connect(ctx, &streamTransport{r: r, w: sp}, nil)
+	sp := stdio.NewSplicer(w)
+	ss, err := s.sdk.Connect(ctx, &stdio.Transport{In: r, Out: sp}, nil)
 	if err != nil {
 		return fmt.Errorf("serve mcp: %w", err)
 	}
@@ -237,9 +237,9 @@ func (s *Server) serveStream(ctx context.Context, r io.ReadCloser, w io.Writer) 
 
 // splicerOf is the splicer under a session's connection, nil for a
 // session that does not splice (Streamable HTTP, in-memory).
-func (s *Server) splicerOf(ss *sdk.ServerSession) *splicer {
+func (s *Server) splicerOf(ss *sdk.ServerSession) *stdio.Splicer {
 	if v, ok := s.splicers.Load(ss); ok {
-		return v.(*splicer)
+		return v.(*stdio.Splicer)
 	}
 	return nil
 }
@@ -265,17 +265,6 @@ func annotations(t runtime.ToolInfo) *sdk.ToolAnnotations {
 
 func (s *Server) handler(id string) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		// On stdio the call may be running on the goroutine that reads the
-		// connection (stream.go, RunsInline): only a quick tool's may, and
-		// a question it asks lets the reading go on before it waits. The
-		// traits are looked up per call: a reload may put another tool
-		// under the id.
-		tr := s.reg.Traits(id)
-		if !tr.Quick || tr.Claimed || req.Params.RequestState != "" {
-			sdk.Detach(ctx)
-		} else {
-			ctx = permission.OnWait(ctx, func() { sdk.Detach(ctx) })
-		}
 		if req.Params.RequestState != "" {
 			return s.resume(ctx, req), nil
 		}
@@ -361,15 +350,15 @@ func (s *Server) sessionID(ctx context.Context, req *sdk.CallToolRequest) string
 // toResult turns a registry result or error into an MCP result. Errors are
 // results with isError set, never protocol errors, so the model reads them.
 // With a splicer (stdio), the output and metadata are encoded here, once,
-// and stand in the result as placeholders (splice.go); sp may be nil.
-func toResult(res runtime.Result, err error, sp *splicer) *sdk.CallToolResult {
+// and stand in the result as placeholders (stdio.Splicer); sp may be nil.
+func toResult(res runtime.Result, err error, sp *stdio.Splicer) *sdk.CallToolResult {
 	if err != nil {
 		r := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: err.Error()}}, IsError: true}
 		return r
 	}
 	text := res.Output
 	if sp != nil {
-		text = sp.text(text)
+		text = sp.Text(text)
 	}
 	content := []sdk.Content{&sdk.TextContent{Text: text}}
 	for _, a := range res.Attachments {
@@ -382,10 +371,10 @@ func toResult(res runtime.Result, err error, sp *splicer) *sdk.CallToolResult {
 	if len(res.Metadata) > 0 {
 		// Metadata that does not encode is left out rather than failing
 		// the call: the output is what the model needs.
-		if raw, err := appendJSONValue(nil, map[string]any(res.Metadata)); err == nil {
+		if raw, err := stdio.AppendJSONValue(nil, map[string]any(res.Metadata)); err == nil {
 			r.Meta[MetaMetadataKey] = json.RawMessage(raw)
 			if sp != nil {
-				if p, ok := sp.value(raw); ok {
+				if p, ok := sp.Value(raw); ok {
 					r.Meta[MetaMetadataKey] = p
 				}
 			}

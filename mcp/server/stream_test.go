@@ -12,8 +12,9 @@ import (
 	"testing"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/toolhost/toolhost/internal/third_party/gosdk/mcp"
 
+	"github.com/toolhost/toolhost/mcp/internal/stdio"
 	"github.com/toolhost/toolhost/mcp/server"
 	"github.com/toolhost/toolhost/runtime"
 )
@@ -240,7 +241,7 @@ func TestStdioHostileInputEndsTheSessionWithoutAnswer(t *testing.T) {
 		"a batch with an id twice":                     `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":1,"method":"ping"}]`,
 		"nesting past the limit":                       strings.Repeat("[", 2000) + strings.Repeat("]", 2000),
 		"a batch nested for ever":                      strings.Repeat("[", 4<<20),
-		"a batch of more messages than the cap":        "[" + strings.TrimSuffix(strings.Repeat(`{"jsonrpc":"2.0","method":"notifications/initialized"},`, server.MaxBatch+1), ",") + "]",
+		"a batch of more messages than the cap":        "[" + strings.TrimSuffix(strings.Repeat(`{"jsonrpc":"2.0","method":"notifications/initialized"},`, stdio.MaxBatch+1), ",") + "]",
 		"nesting a parser would recurse into for ever": `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":` + strings.Repeat("[", 4<<20) + `}}`,
 	}
 	for name, line := range cases {
@@ -270,7 +271,7 @@ func TestStdioAMessageOverTheLimitEndsTheSession(t *testing.T) {
 }
 
 // The go-sdk copy decodes the 2026-07-28 protocol's _meta straight into
-// its types (third_party/go-sdk, validateRequestMeta): what it refused
+// its types (internal/third_party/gosdk, patch 0002): what it refused
 // before, it still refuses, with invalid params, and the session goes on.
 func TestStdioRequestMetaOfTheSessionlessProtocolIsChecked(t *testing.T) {
 	t.Parallel()

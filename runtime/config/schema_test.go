@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/invopop/jsonschema"
-	schemavalidator "github.com/santhosh-tekuri/jsonschema/v6"
+	schemavalidator "github.com/toolhost/toolhost/internal/third_party/jsonschema"
 )
 
 var update = flag.Bool("update", false, "rewrite schema.json from the Config types")

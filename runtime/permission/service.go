@@ -194,26 +194,12 @@ func (s *Service) decide(ctx context.Context, rules Ruleset, req Request) (Outco
 	return s.wait(ctx, rules, req)
 }
 
-// OnWait returns ctx with f to be called when a request asked under it
-// starts waiting for an answer, before the asker is asked: the MCP stdio
-// server, which may run a quick call on the goroutine that reads its
-// connection, lets the reading go on there, since the answer may come
-// through that connection.
-func OnWait(ctx context.Context, f func()) context.Context {
-	return context.WithValue(ctx, onWaitKey{}, f)
-}
-
-type onWaitKey struct{}
-
 // wait registers req as pending, asks the asker in its own goroutine, and
 // returns whichever comes first: the asker's reply, a settlement by another
 // request's reply (or Reply), or ctx's end. The asker runs apart so that a
 // request settled by someone else returns at once even if the asker is slow
 // to notice its cancelled context.
 func (s *Service) wait(ctx context.Context, rules Ruleset, req Request) (Outcome, error) {
-	if f, ok := ctx.Value(onWaitKey{}).(func()); ok {
-		f()
-	}
 	askCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	p := &pending{req: req, rules: rules, cancel: cancel, done: make(chan struct{})}
