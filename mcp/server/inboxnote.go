@@ -79,20 +79,23 @@ func waitingMessage(req permission.Request, url string, waited time.Duration) st
 	return b.String()
 }
 
-// waiting tells the client now and every inboxHeartbeat until stop.
+// waiting tells the client now and every inboxHeartbeat until stop. The
+// messages go out from a goroutine of their own: the question is parked
+// whether or not the client reads its notifications (a client that reads
+// nothing while a call runs must not hold the question back).
 func (n *inboxNote) waiting(ctx context.Context, req permission.Request) (stop func()) {
-	msg := waitingMessage(req, n.url, 0)
-	if n.ss != nil {
-		// Best effort, as every notification: a client that went away
-		// misses it, and the question waits all the same.
-		_ = n.ss.LogByDefault(ctx, &sdk.LoggingMessageParams{Level: "warning", Logger: inboxLogger, Data: msg})
-	}
-	if n.p == nil {
-		return func() {}
-	}
-	n.p.update(msg, nil)
 	done := make(chan struct{})
 	go func() {
+		msg := waitingMessage(req, n.url, 0)
+		if n.ss != nil {
+			// Best effort, as every notification: a client that went away
+			// misses it, and the question waits all the same.
+			_ = n.ss.LogByDefault(ctx, &sdk.LoggingMessageParams{Level: "warning", Logger: inboxLogger, Data: msg})
+		}
+		if n.p == nil {
+			return
+		}
+		n.p.update(msg, nil)
 		start := time.Now()
 		t := time.NewTicker(inboxHeartbeat)
 		defer t.Stop()

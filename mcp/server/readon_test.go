@@ -109,11 +109,11 @@ func TestStdioAQuestionOfACallLetsTheConnectionReadOn(t *testing.T) {
 				t.Fatal("the read did not ask")
 			}
 			w.send(`{"jsonrpc":"2.0","id":21,"method":"ping"}`)
-			if got := w.recv(); !strings.Contains(got, `"id":21`) {
+			if got := w.recvReply(); !strings.Contains(got, `"id":21`) {
 				t.Fatalf("while the read waits, got %.300s, want the ping's answer", got)
 			}
 			inbox.release <- permission.Reply{Kind: permission.Once}
-			if got := w.recv(); !strings.Contains(got, `"id":20`) || !strings.Contains(got, "the secret") {
+			if got := w.recvReply(); !strings.Contains(got, `"id":20`) || !strings.Contains(got, "the secret") {
 				t.Fatalf("the read once allowed: %.300s", got)
 			}
 			// And the connection goes on answering calls.

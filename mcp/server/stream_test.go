@@ -188,6 +188,18 @@ func (w *wire) recv() string {
 	return strings.TrimSpace(line)
 }
 
+// recvReply is the next message that is not a notification: a call
+// waiting in the inbox tells the client so (inboxnote.go) while the
+// replies the test waits for come.
+func (w *wire) recvReply() string {
+	w.t.Helper()
+	for {
+		if got := w.recv(); !strings.Contains(got, `"method":"notifications/`) {
+			return got
+		}
+	}
+}
+
 // ended waits for the server to end the session.
 func (w *wire) ended() {
 	w.t.Helper()
