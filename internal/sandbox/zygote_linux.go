@@ -141,9 +141,9 @@ func signalOf(ws syscall.WaitStatus) string {
 
 // zygote is the parent's side of one zygote process.
 type zygote struct {
-	ctrl int           // the control socket; sends are serialised by mu
-	mu   sync.Mutex    // guards ctrl's use and closed
-	done chan struct{} // closed once the process has exited
+	ctrl   int           // the control socket; sends are serialised by mu
+	mu     sync.Mutex    // guards ctrl's use and closed
+	done   chan struct{} // closed once the process has exited
 	closed bool
 }
 
@@ -203,10 +203,14 @@ func zygoteFor(enc string) (*zygote, error) {
 	return z, nil
 }
 
+// zygoteExecutable is the program a zygote runs: this one (a test makes
+// it one that is not a zygote).
+var zygoteExecutable = os.Executable
+
 // startZygote re-executes this binary as a zygote, in a session of its
 // own (no controlling terminal) and in /.
 func startZygote() (*zygote, error) {
-	self, err := os.Executable()
+	self, err := zygoteExecutable()
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: find this program to re-execute: %w", err)
 	}
