@@ -116,6 +116,9 @@ func runCall(ctx context.Context, g *Globals, opts *CallOptions) error {
 		return err
 	}
 	defer h.Close(context.WithoutCancel(ctx))
+	if opts.Tool == "bash" && (h.Config == nil || !h.Config.Sandbox.On()) {
+		sandbox.DropSpare()
+	}
 	if !h.Registry.Has(opts.Tool) {
 		return usageError{fmt.Errorf("unknown tool %q; available: %s", opts.Tool, strings.Join(h.Registry.IDs(), ", "))}
 	}

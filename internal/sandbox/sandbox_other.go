@@ -34,3 +34,6 @@ func Start(Policy, Spawn) (*Process, error) {
 
 // Prestart does nothing where there is no sandbox.
 func Prestart() {}
+
+// DropSpare does nothing where there is no sandbox.
+func DropSpare() {}

@@ -141,6 +141,7 @@ func signalOf(ws syscall.WaitStatus) string {
 
 // zygote is the parent's side of one zygote process.
 type zygote struct {
+	proc   *os.Process
 	ctrl   int           // the control socket; sends are serialised by mu
 	mu     sync.Mutex    // guards ctrl's use and closed
 	done   chan struct{} // closed once the process has exited
@@ -168,6 +169,19 @@ func Prestart() {
 	}
 	if z, err := startZygote(); err == nil {
 		zygotes.spare = z
+	}
+}
+
+// DropSpare ends the zygote Prestart started, when no command will use
+// it (the sandbox turned off in the config).
+func DropSpare() {
+	zygotes.Lock()
+	z := zygotes.spare
+	zygotes.spare = nil
+	zygotes.Unlock()
+	if z != nil {
+		z.close()
+		_ = z.proc.Kill()
 	}
 }
 
@@ -230,7 +244,7 @@ func startZygote() (*zygote, error) {
 		syscall.Close(fds[0])
 		return nil, &HelperError{Msg: "start the zygote: " + err.Error()}
 	}
-	z := &zygote{ctrl: fds[0], done: make(chan struct{})}
+	z := &zygote{proc: cmd.Process, ctrl: fds[0], done: make(chan struct{})}
 	go func() {
 		_ = cmd.Wait()
 		close(z.done)
