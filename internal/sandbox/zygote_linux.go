@@ -302,7 +302,10 @@ func (z *zygote) request(kind byte, body []byte, files []*os.File) (*bufio.Reade
 	// The zygote reads the body while it is written: it may be large.
 	go func() {
 		_, _ = conn.Write(body) // fails only when the zygote is gone, which the reader sees
-		_ = syscall.Shutdown(int(conn.Fd()), syscall.SHUT_WR)
+		if rc, err := conn.SyscallConn(); err == nil {
+			// Control holds the descriptor: never a closed and reused one.
+			_ = rc.Control(func(fd uintptr) { _ = syscall.Shutdown(int(fd), syscall.SHUT_WR) })
+		}
 	}()
 	return bufio.NewReader(io.LimitReader(conn, maxResponse)), conn, nil
 }
