@@ -3,8 +3,8 @@ package sandbox
 import "os"
 
 // Spawn is one command for Start: Shell (looked up in $PATH) run with Args,
-// in Dir, with Env (nil: this process's) and the three standard files (a
-// nil Stdin reads /dev/null). The command leads a session of its own, so
+// in Dir, with Env (nil: this process's) and the three standard files (nil
+// ones are /dev/null). The command leads a session of its own, so
 // its whole process group can be signalled with kill(-Pid).
 type Spawn struct {
 	Shell                 string

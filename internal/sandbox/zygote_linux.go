@@ -80,15 +80,16 @@ func Start(p Policy, s Spawn) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	stdin := s.Stdin
-	if stdin == nil {
-		if stdin, err = os.Open(os.DevNull); err != nil {
-			return nil, fmt.Errorf("sandbox: open %s: %w", os.DevNull, err)
+	files := []*os.File{s.Stdin, s.Stdout, s.Stderr}
+	for i, f := range files {
+		if f == nil {
+			if files[i], err = os.OpenFile(os.DevNull, os.O_RDWR, 0); err != nil {
+				return nil, fmt.Errorf("sandbox: open %s: %w", os.DevNull, err)
+			}
+			defer files[i].Close()
 		}
-		defer stdin.Close()
 	}
 	req := runRequest{Path: path, Args: append([]string{path}, s.Args...), Env: env, Dir: s.Dir}
-	files := []*os.File{stdin, s.Stdout, s.Stderr}
 	for attempt := 0; ; attempt++ {
 		z, err := zygoteFor(enc)
 		if err != nil {
