@@ -187,3 +187,15 @@ func TestNoZygoteMeansNoCommand(t *testing.T) {
 		t.Error("the command ran although no zygote confined it")
 	}
 }
+
+func TestStartGivesDevNullForTheFilesItIsNotGiven(t *testing.T) {
+	t.Parallel()
+	p, dir := zygotePolicy(t)
+	proc, err := Start(p, Spawn{Shell: "sh", Args: []string{"-c", `read x; echo out; echo err >&2; test "$(readlink /proc/self/fd/0)" = /dev/null`}, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exit, sig, err := proc.Wait(); exit != 0 || err != nil {
+		t.Errorf("exit %d %s %v, want 0: standard input was not /dev/null", exit, sig, err)
+	}
+}
