@@ -261,32 +261,29 @@ func runShell(ctx context.Context, c shellCall) (shellRun, error) {
 	}
 	defer r.Close()
 	var (
-		cmd     *exec.Cmd
-		started func() error
+		pid  int
+		wait func() (exit int, signal string, err error)
 	)
 	if c.sandbox != nil {
-		if cmd, started, err = sandbox.Command(*c.sandbox, c.shell, []string{"-c", c.command}, nil); err != nil {
-			w.Close()
+		proc, err := sandbox.Start(*c.sandbox, sandbox.Spawn{Shell: c.shell, Args: []string{"-c", c.command}, Dir: c.dir, Stdout: w, Stderr: w})
+		w.Close() // the child holds its own copy; EOF comes when every holder closes
+		if err != nil {
 			return shellRun{}, fmt.Errorf("bash: %w", err)
 		}
+		pid, wait = proc.Pid, proc.Wait
 	} else {
-		cmd = exec.Command(c.shell, "-c", c.command)
-	}
-	cmd.Dir = c.dir
-	cmd.Stdout, cmd.Stderr = w, w
-	startInOwnGroup(cmd)
-	err = cmd.Start()
-	w.Close() // the child holds its own copy; EOF comes when every holder closes
-	if err != nil {
-		if started != nil {
-			_ = started() // closes the status pipe
+		cmd := exec.Command(c.shell, "-c", c.command)
+		cmd.Dir = c.dir
+		cmd.Stdout, cmd.Stderr = w, w
+		startInOwnGroup(cmd)
+		err = cmd.Start()
+		w.Close()
+		if err != nil {
+			return shellRun{}, fmt.Errorf("bash: start %s: %w; set bash.shell in the config to a shell that exists", c.shell, err)
 		}
-		return shellRun{}, fmt.Errorf("bash: start %s: %w; set bash.shell in the config to a shell that exists", c.shell, err)
-	}
-	if started != nil {
-		if err := started(); err != nil {
+		pid, wait = cmd.Process.Pid, func() (int, string, error) {
 			_ = cmd.Wait()
-			return shellRun{}, fmt.Errorf("bash: %w", err)
+			return cmd.ProcessState.ExitCode(), exitSignal(cmd.ProcessState), nil
 		}
 	}
 
@@ -343,8 +340,16 @@ func runShell(ctx context.Context, c shellCall) (shellRun, error) {
 			}
 		}
 	}()
-	waitDone := make(chan error, 1)
-	go func() { waitDone <- cmd.Wait() }()
+	var (
+		exit    int
+		signal  string
+		waitErr error
+	)
+	waitDone := make(chan struct{})
+	go func() {
+		defer close(waitDone)
+		exit, signal, waitErr = wait()
+	}()
 
 	var res shellRun
 	timer := time.NewTimer(c.timeout)
@@ -353,11 +358,11 @@ func runShell(ctx context.Context, c shellCall) (shellRun, error) {
 	case <-waitDone:
 	case <-timer.C:
 		res.TimedOut = true
-		killGroup(cmd.Process.Pid, bashKillGrace)
+		killGroup(pid, bashKillGrace)
 		<-waitDone
 	case <-ctx.Done():
 		res.Aborted = true
-		killGroup(cmd.Process.Pid, bashKillGrace)
+		killGroup(pid, bashKillGrace)
 		<-waitDone
 	}
 	// The shell has exited, so the pipe closes as soon as its last data is
@@ -379,8 +384,10 @@ func runShell(ctx context.Context, c shellCall) (shellRun, error) {
 	tr, err := c.out.Result(c.hint)
 	mu.Unlock()
 	res.Output, res.Truncated, res.OutputPath, res.SaveErr = tr.Content, tr.Truncated, tr.Path, err
-	res.Exit = cmd.ProcessState.ExitCode()
-	res.Signal = exitSignal(cmd.ProcessState)
+	if waitErr != nil {
+		return shellRun{}, fmt.Errorf("bash: %w", waitErr)
+	}
+	res.Exit, res.Signal = exit, signal
 	return res, nil
 }
 

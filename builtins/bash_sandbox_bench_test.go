@@ -5,6 +5,7 @@ package builtins
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/toolhost/toolhost/internal/sandbox"
 	"github.com/toolhost/toolhost/runtime"
@@ -53,5 +54,50 @@ func benchBashStart(b *testing.B, cfg *config.Config, rules ...permission.Rule) 
 		if err != nil || res.Metadata["exit"] != 0 {
 			b.Fatalf("bash true: %v %v", err, res.Output)
 		}
+	}
+}
+
+// BenchmarkBashStartSideBySide runs, in each iteration, one bash call of
+// `true` under the sandbox and one without, alternating which goes first,
+// and reports each one's mean and their difference: the machine's load
+// weighs on both alike.
+func BenchmarkBashStartSideBySide(b *testing.B) {
+	requireLandlock(b, 1)
+	off := false
+	sandboxed, plain := bashStarter(b, &config.Config{}), bashStarter(b, &config.Config{Sandbox: config.Sandbox{Enabled: &off}})
+	var tSandboxed, tPlain time.Duration
+	n := 0
+	for b.Loop() {
+		first, second, t1, t2 := sandboxed, plain, &tSandboxed, &tPlain
+		if n%2 == 1 {
+			first, second, t1, t2 = plain, sandboxed, &tPlain, &tSandboxed
+		}
+		*t1 += first()
+		*t2 += second()
+		n++
+	}
+	b.ReportMetric(float64(tSandboxed.Microseconds())/float64(n)/1000, "ms-sandboxed/op")
+	b.ReportMetric(float64(tPlain.Microseconds())/float64(n)/1000, "ms-plain/op")
+	b.ReportMetric(float64((tSandboxed-tPlain).Microseconds())/float64(n)/1000, "ms-delta/op")
+}
+
+// bashStarter returns a function that makes one bash call of `true` under
+// cfg and returns how long it took.
+func bashStarter(b *testing.B, cfg *config.Config) func() time.Duration {
+	def, err := Bash().Init(context.Background(), runtime.InitContext{Agent: &runtime.Agent{Name: "build"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	tc := bashContext(b.TempDir(), &bashProbe{}, cfg)
+	tc.StateDirs = []string{runtime.DefaultDataDir()}
+	args := []byte(`{"command":"true","description":"nothing"}`)
+	return func() time.Duration {
+		start := time.Now()
+		res, err := def.Execute(context.Background(), args, tc)
+		d := time.Since(start)
+		if err != nil || res.Metadata["exit"] != 0 {
+			b.Fatalf("bash true: %v %v", err, res.Output)
+		}
+		return d
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolhost/toolhost/internal/e2e"
+	"github.com/toolhost/toolhost/internal/sandbox"
 )
 
 // BenchmarkStart times whole processes of the built binary, as a user
@@ -180,6 +181,85 @@ func BenchmarkCallStart(b *testing.B) {
 	b.ReportMetric(ms(best[3]-best[1]), "read-gap-ms")
 	if len(best) > 4 {
 		b.ReportMetric(ms(best[5]-best[4]), "before-todoread-gap-ms")
+	}
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkCallBashSandbox measures issue 32's target 1 from the command
+// line: `toolhost call bash` of `true` under the Landlock sandbox against
+// the same call with the sandbox off, rotating which runs first in each
+// iteration. Run it with
+//
+//	go test ./cmd/toolhost -run '^$' -bench CallBashSandbox -benchtime 20x
+//
+// and read gap-best-ms and gap-mean-ms (sandboxed − plain).
+// TOOLHOST_BENCH_BEFORE=/path/to/an/older/toolhost adds that binary's two
+// calls to the rotation (before-*).
+func BenchmarkCallBashSandbox(b *testing.B) {
+	if _, err := sandbox.Available(); err != nil {
+		b.Skip(err)
+	}
+	// The home and the temporary directory outside the shared /tmp:
+	// credential locations and toolhost's state beneath it would make
+	// every call carve /tmp's entries one by one (see package sandbox),
+	// which on a shared machine costs seconds and is not what is measured.
+	project := func(bin, config string) *e2e.Project {
+		root, err := os.MkdirTemp("/var/tmp", "toolhost-bench")
+		if err != nil {
+			b.Skip(err)
+		}
+		b.Cleanup(func() { os.RemoveAll(root) })
+		p := &e2e.Project{T: b, Bin: e2e.Binary(b), Home: filepath.Join(root, "home"), Dir: filepath.Join(root, "project")}
+		if bin != "" {
+			p.Bin = bin
+		}
+		for _, d := range []string{p.Home, filepath.Join(p.Dir, ".git"), filepath.Join(root, "tmp")} {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				b.Fatal(err)
+			}
+		}
+		p.Write("toolhost.json", config)
+		p.Env = append(p.Env, "TMPDIR="+filepath.Join(root, "tmp"))
+		return p
+	}
+	const on, off = `{"permission": {"bash": "allow"}}`, `{"permission": {"bash": "allow"}, "sandbox": {"enabled": false}}`
+	names := []string{"sandboxed", "plain"}
+	sides := []*e2e.Project{project("", on), project("", off)}
+	if before := os.Getenv("TOOLHOST_BENCH_BEFORE"); before != "" {
+		names = append(names, "before-sandboxed", "before-plain")
+		sides = append(sides, project(before, on), project(before, off))
+	}
+	args := []string{"call", "bash", `{"command":"true","description":"nothing"}`}
+	best, total := make([]time.Duration, len(sides)), make([]time.Duration, len(sides))
+	for i, p := range sides { // the session store exists before timing
+		best[i] = 1 << 62
+		if out, err := p.Command(args...).CombinedOutput(); err != nil {
+			b.Fatalf("%v\n%s", err, out)
+		}
+	}
+	n := 0
+	for b.Loop() {
+		for k := range sides {
+			i := (k + n) % len(sides)
+			start := time.Now()
+			out, err := sides[i].Command(args...).CombinedOutput()
+			d := time.Since(start)
+			if err != nil {
+				b.Fatalf("%v\n%s", err, out)
+			}
+			best[i], total[i] = min(best[i], d), total[i]+d
+		}
+		n++
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	for i, name := range names {
+		b.ReportMetric(ms(best[i]), name+"-best-ms")
+		b.ReportMetric(ms(total[i]/time.Duration(n)), name+"-mean-ms")
+	}
+	for i := 0; i < len(sides); i += 2 {
+		prefix := strings.TrimSuffix(names[i], "sandboxed")
+		b.ReportMetric(ms(best[i]-best[i+1]), prefix+"gap-best-ms")
+		b.ReportMetric(ms((total[i]-total[i+1])/time.Duration(n)), prefix+"gap-mean-ms")
 	}
 	b.ReportMetric(0, "ns/op")
 }

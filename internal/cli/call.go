@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/toolhost/toolhost/internal/sandbox"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/permission"
 )
@@ -95,6 +96,13 @@ func runCall(ctx context.Context, g *Globals, opts *CallOptions) error {
 	if !json.Valid([]byte(raw)) {
 		return usageError{fmt.Errorf("arguments are not valid JSON: %s\nPass one JSON object, e.g. toolhost call read '{\"filePath\":\"go.mod\"}'", shorten(raw))}
 	}
+	if opts.Tool == "bash" {
+		// The sandbox's zygote starts the binary again (package init,
+		// runtime start): begun now, it does so while this process loads
+		// the config and the registry, and bash's command finds it
+		// waiting for its plan.
+		sandbox.Prestart()
+	}
 	var asker permission.Asker
 	switch {
 	case opts.Yes:
@@ -111,6 +119,9 @@ func runCall(ctx context.Context, g *Globals, opts *CallOptions) error {
 		return err
 	}
 	defer h.Close(context.WithoutCancel(ctx))
+	if opts.Tool == "bash" && (h.Config == nil || !h.Config.Sandbox.On()) {
+		sandbox.DropSpare()
+	}
 	for _, le := range h.LoadErrors {
 		fmt.Fprintf(g.Streams.ErrOut, "toolhost: skipped %s\n", le)
 	}

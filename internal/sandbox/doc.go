@@ -37,6 +37,32 @@
 // CachedPlan makes it once per host and again only when a directory it was
 // computed from changes.
 //
+// # The zygote
+//
+// Re-executing a binary of toolhost's size costs tens of milliseconds
+// (package initialisation of everything linked), far more than a command.
+// Start therefore keeps, per plan, a zygote: the binary re-executed once
+// with ZygoteArg, which receives its plan over a control socket (a
+// SOCK_SEQPACKET pair on fd 3), restricts itself exactly as the helper
+// does, and then starts commands sent to it — argv, environment and
+// working directory on a per-command stream socket, the three standard
+// files by SCM_RIGHTS (received close-on-exec). It answers with the
+// command's pid, then its wait status. Each command is started from a
+// goroutine locked to a thread that first enters a Landlock domain nested
+// in the zygote's, adding the signal scope (and the abstract socket scope
+// when the network is off); the thread is never unlocked, so it ends
+// with the goroutine and no other work runs in that domain. A command
+// therefore cannot signal or trace the zygote or other commands, as
+// commands of separate helpers could not signal each other. What Landlock
+// does not govern — prlimit and setpriority on the zygote — the zygote
+// checks before each command: changed, it refuses and exits, and the
+// parent starts a fresh one. The parent never falls back to running a
+// command unconfined: a zygote that cannot start, restrict itself or
+// answer is replaced once, then the command fails with a *HelperError.
+// Without scopes (ABI below 6) Start uses the per-command helper. Prestart
+// begins a zygote before its plan is known, for a process that will run
+// one command (`toolhost call bash`).
+//
 // # What is writable
 //
 // Write-type rights are handled (write, truncate, create, remove,

@@ -25,3 +25,15 @@ func SocketFilterSupported() error {
 	_, err := Available()
 	return err
 }
+
+// Start is never used where Available fails; it refuses.
+func Start(Policy, Spawn) (*Process, error) {
+	_, err := Available()
+	return nil, err
+}
+
+// Prestart does nothing where there is no sandbox.
+func Prestart() {}
+
+// DropSpare does nothing where there is no sandbox.
+func DropSpare() {}

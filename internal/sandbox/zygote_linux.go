@@ -1,0 +1,383 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// ZygoteArg is argv[1] of a zygote: a helper that restricts itself once
+// and then starts every command of one plan (see doc.go).
+const ZygoteArg = "__toolhost_sandbox_zygote__"
+
+// zygoteFD is the zygote's control socket: each message is one byte
+// (zygotePlan or zygoteRun) with file descriptors attached, the first of
+// them a stream socket that carries the request and its answers.
+const (
+	zygoteFD    = 3
+	zygotePlan  = 'P'
+	zygoteRun   = 'R'
+	maxZygotes  = 4
+	maxRequest  = 16 << 20
+	maxResponse = 64 << 10
+)
+
+// runRequest is what the zygote starts.
+type runRequest struct {
+	Path string
+	Args []string
+	Env  []string
+	Dir  string
+}
+
+// zygoteReply is one line the zygote writes: the plan's or the start's
+// outcome (Err, with Retry when this zygote must not be used again), the
+// command's Pid, then its wait Status.
+type zygoteReply struct {
+	Err    string `json:",omitempty"`
+	Retry  bool   `json:",omitempty"`
+	Pid    int    `json:",omitempty"`
+	Status *int   `json:",omitempty"`
+}
+
+// Start runs s confined by p. Where Landlock scopes signals (ABI 6), it
+// asks the zygote of p's plan, started on first use, which starts the
+// command in a nested domain of its own; elsewhere it re-executes this
+// binary as the helper (Command). It never runs the command unconfined: a
+// zygote that cannot be started or restricted, or ends, makes Start fail
+// with a *HelperError (once replaced by a fresh zygote, when one ended).
+func Start(p Policy, s Spawn) (*Process, error) {
+	path, err := exec.LookPath(s.Shell)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: find shell %s: %w", s.Shell, err)
+	}
+	env := s.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, HelperEnv+"=") })
+	abi, err := Available()
+	if err != nil {
+		return nil, err
+	}
+	if abi < MinScopeABI {
+		return startHelper(p, path, s, env)
+	}
+	enc, err := helperArgsFor(p, CachedPlan(p)).encode()
+	if err != nil {
+		return nil, err
+	}
+	files := []*os.File{s.Stdin, s.Stdout, s.Stderr}
+	for i, f := range files {
+		if f == nil {
+			if files[i], err = os.OpenFile(os.DevNull, os.O_RDWR, 0); err != nil {
+				return nil, fmt.Errorf("sandbox: open %s: %w", os.DevNull, err)
+			}
+			defer files[i].Close()
+		}
+	}
+	req := runRequest{Path: path, Args: append([]string{path}, s.Args...), Env: env, Dir: s.Dir}
+	for attempt := 0; ; attempt++ {
+		z, err := zygoteFor(enc)
+		if err != nil {
+			return nil, err
+		}
+		proc, retry, err := z.run(req, files)
+		if err == nil {
+			return proc, nil
+		}
+		if !retry || attempt > 0 {
+			return nil, err
+		}
+		// This zygote ended or saw its state changed: a fresh one, once.
+	}
+}
+
+// startHelper is Start by the per-command helper.
+func startHelper(p Policy, path string, s Spawn, env []string) (*Process, error) {
+	cmd, started, err := Command(p, path, s.Args, env)
+	if err != nil {
+		return nil, err
+	}
+	cmd.Dir = s.Dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.Stdin, s.Stdout, s.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		_ = started()
+		return nil, fmt.Errorf("sandbox: start the helper: %w", err)
+	}
+	if err := started(); err != nil {
+		_ = cmd.Wait()
+		return nil, err
+	}
+	return &Process{Pid: cmd.Process.Pid, wait: func() (int, string, error) {
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			return -1, "", err
+		}
+		return cmd.ProcessState.ExitCode(), signalOf(cmd.ProcessState.Sys().(syscall.WaitStatus)), nil
+	}}, nil
+}
+
+func signalOf(ws syscall.WaitStatus) string {
+	if ws.Signaled() {
+		return ws.Signal().String()
+	}
+	return ""
+}
+
+// zygote is the parent's side of one zygote process.
+type zygote struct {
+	proc   *os.Process
+	ctrl   int           // the control socket; sends are serialised by mu
+	mu     sync.Mutex    // guards ctrl's use and closed
+	done   chan struct{} // closed once the process has exited
+	closed bool
+}
+
+var zygotes = struct {
+	sync.Mutex
+	m     map[[32]byte]*zygote
+	spare *zygote
+}{m: map[[32]byte]*zygote{}}
+
+// Prestart starts a zygote that has no plan yet, so that the first
+// sandboxed command of this process (`toolhost call bash`) finds one
+// already past the start of the binary. It does nothing where zygotes are
+// not used or one is waiting.
+func Prestart() {
+	if abi, err := Available(); err != nil || abi < MinScopeABI {
+		return
+	}
+	zygotes.Lock()
+	defer zygotes.Unlock()
+	if zygotes.spare != nil {
+		return
+	}
+	if z, err := startZygote(); err == nil {
+		zygotes.spare = z
+	}
+}
+
+// DropSpare ends the zygote Prestart started, when no command will use
+// it (the sandbox turned off in the config).
+func DropSpare() {
+	zygotes.Lock()
+	z := zygotes.spare
+	zygotes.spare = nil
+	zygotes.Unlock()
+	if z != nil {
+		z.close()
+		_ = z.proc.Kill()
+	}
+}
+
+// zygoteFor returns the running zygote of the plan enc, starting one (or
+// giving the spare the plan) when there is none.
+func zygoteFor(enc string) (*zygote, error) {
+	key := sha256.Sum256([]byte(enc))
+	zygotes.Lock()
+	defer zygotes.Unlock()
+	if z := zygotes.m[key]; z != nil && z.alive() {
+		return z, nil
+	}
+	delete(zygotes.m, key)
+	z := zygotes.spare
+	zygotes.spare = nil
+	if z == nil || !z.alive() {
+		var err error
+		if z, err = startZygote(); err != nil {
+			return nil, err
+		}
+	}
+	if err := z.setPlan(enc); err != nil {
+		z.close()
+		return nil, err
+	}
+	if len(zygotes.m) >= maxZygotes {
+		for k, old := range zygotes.m {
+			old.close() // it ends once its running commands have
+			delete(zygotes.m, k)
+		}
+	}
+	zygotes.m[key] = z
+	return z, nil
+}
+
+// zygoteExecutable is the program a zygote runs: this one (a test makes
+// it one that is not a zygote).
+var zygoteExecutable = os.Executable
+
+// startZygote re-executes this binary as a zygote, in a session of its
+// own (no controlling terminal) and in /.
+func startZygote() (*zygote, error) {
+	self, err := zygoteExecutable()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: find this program to re-execute: %w", err)
+	}
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, &HelperError{Msg: "zygote control socket: " + err.Error()}
+	}
+	child := os.NewFile(uintptr(fds[1]), "sandbox-zygote")
+	defer child.Close()
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, HelperEnv+"=") })
+	cmd := exec.Command(self, ZygoteArg)
+	cmd.Env = append(env, HelperEnv+"="+helperVersion)
+	cmd.Dir = "/"
+	cmd.ExtraFiles = []*os.File{child} // zygoteFD
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		syscall.Close(fds[0])
+		return nil, &HelperError{Msg: "start the zygote: " + err.Error()}
+	}
+	z := &zygote{proc: cmd.Process, ctrl: fds[0], done: make(chan struct{})}
+	go func() {
+		_ = cmd.Wait()
+		close(z.done)
+		z.close()
+	}()
+	return z, nil
+}
+
+func (z *zygote) alive() bool {
+	select {
+	case <-z.done:
+		return false
+	default:
+	}
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	return !z.closed
+}
+
+// close ends the zygote's control socket: it starts nothing more and
+// exits once its commands have.
+func (z *zygote) close() {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if !z.closed {
+		z.closed = true
+		syscall.Close(z.ctrl)
+	}
+}
+
+// request sends kind with a new connection and files, writes body on the
+// connection and returns the connection for the answers.
+func (z *zygote) request(kind byte, body []byte, files []*os.File) (*bufio.Reader, *os.File, error) {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("request socket: %w", err)
+	}
+	conn := os.NewFile(uintptr(fds[0]), "sandbox-zygote-request")
+	send := []int{fds[1]}
+	for _, f := range files {
+		send = append(send, int(f.Fd()))
+	}
+	z.mu.Lock()
+	if z.closed {
+		err = errors.New("the zygote is closed")
+	} else {
+		err = unix.Sendmsg(z.ctrl, []byte{kind}, unix.UnixRights(send...), nil, unix.MSG_NOSIGNAL)
+	}
+	z.mu.Unlock()
+	syscall.Close(fds[1])
+	if err != nil {
+		conn.Close()
+		return nil, nil, err
+	}
+	// The zygote reads the body while it is written: it may be large.
+	go func() {
+		_, _ = conn.Write(body) // fails only when the zygote is gone, which the reader sees
+		if rc, err := conn.SyscallConn(); err == nil {
+			// Control holds the descriptor: never a closed and reused one.
+			_ = rc.Control(func(fd uintptr) { _ = syscall.Shutdown(int(fd), syscall.SHUT_WR) })
+		}
+	}()
+	return bufio.NewReader(io.LimitReader(conn, maxResponse)), conn, nil
+}
+
+func readReply(r *bufio.Reader) (zygoteReply, error) {
+	var rep zygoteReply
+	line, err := r.ReadBytes('\n')
+	if err != nil {
+		return rep, err
+	}
+	return rep, json.Unmarshal(line, &rep)
+}
+
+// setPlan gives the zygote its plan and waits until it has restricted
+// itself by it.
+func (z *zygote) setPlan(enc string) error {
+	r, conn, err := z.request(zygotePlan, []byte(enc), nil)
+	if err != nil {
+		return &HelperError{Msg: "send the zygote its plan: " + err.Error()}
+	}
+	defer conn.Close()
+	rep, err := readReply(r)
+	switch {
+	case err != nil:
+		return &HelperError{Msg: "the zygote ended before confining itself: " + err.Error()}
+	case rep.Err != "":
+		return &HelperError{Msg: rep.Err}
+	}
+	return nil
+}
+
+// run asks the zygote to start req with files as its standard files.
+// retry reports an error after which a fresh zygote may start it.
+func (z *zygote) run(req runRequest, files []*os.File) (proc *Process, retry bool, err error) {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, false, err
+	}
+	r, conn, err := z.request(zygoteRun, body, files)
+	if err != nil {
+		z.close()
+		return nil, true, &HelperError{Msg: "send the zygote a command: " + err.Error()}
+	}
+	rep, err := readReply(r)
+	if err != nil || rep.Retry || rep.Err != "" || rep.Pid <= 0 {
+		conn.Close()
+		if err != nil || rep.Retry {
+			z.close()
+			if err != nil {
+				rep.Err = "the zygote ended: " + err.Error()
+			}
+			return nil, true, &HelperError{Msg: rep.Err}
+		}
+		if rep.Err == "" {
+			rep.Err = fmt.Sprintf("the zygote reported process id %d", rep.Pid)
+		}
+		return nil, false, &HelperError{Msg: rep.Err}
+	}
+	pid := rep.Pid
+	return &Process{Pid: pid, wait: func() (int, string, error) {
+		defer conn.Close()
+		rep, err := readReply(r)
+		if err != nil || rep.Status == nil {
+			// The command's parent is gone: end what is left of it.
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			return -1, "", &HelperError{Msg: fmt.Sprintf("the zygote ended before reporting the exit status of process %d (%v)", pid, err)}
+		}
+		ws := syscall.WaitStatus(*rep.Status)
+		if ws.Signaled() {
+			return -1, signalOf(ws), nil
+		}
+		return ws.ExitStatus(), "", nil
+	}}, false, nil
+}
