@@ -1,11 +1,6 @@
 package host
 
-import (
-	"path/filepath"
-	"strings"
-
-	"github.com/toolhost/toolhost/runtime"
-)
+import "github.com/toolhost/toolhost/runtime"
 
 // UnknownConfigKeys returns the permission keys and tool switches in the
 // configuration that name nothing this host knows (runtime.UnknownKey says
@@ -13,16 +8,7 @@ import (
 // end adds (task) is registered. Tools that failed to load still count as
 // known — a module jira.wasm that did not compile, an MCP server that did
 // not start, a plugin that was skipped — so the one problem is reported
-// once, as the load error it is.
+// once, as the load error it is (runtime.KnownWithoutTools).
 func (h *Host) UnknownConfigKeys() []runtime.UnknownKey {
-	var known []string
-	for _, le := range h.LoadErrors {
-		base := filepath.Base(le.File)
-		base = strings.TrimSuffix(base, filepath.Ext(base))
-		known = append(known, base, base+"_")
-	}
-	for name := range h.Config.MCP {
-		known = append(known, name, name+"_")
-	}
-	return h.Registry.UnknownConfigKeys(known...)
+	return h.Registry.UnknownConfigKeys(runtime.KnownWithoutTools(h.Config, h.LoadErrors)...)
 }

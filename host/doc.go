@@ -1,10 +1,12 @@
 // Package host assembles a ready toolhost: it loads the configuration for a
-// project directory, decides whether the project is trusted, opens the
-// session store, and fills a runtime.Registry by a loop over tool sources
-// (runtime/source) in precedence order — built-in tools, wasm modules, JS
-// and Python tool files, plugins, MCP servers, then any an embedder hands
-// it (sources.go). A watching host follows every source that can change
-// from one loop (source.Follow).
+// project directory, decides whether the project is trusted (internal/
+// trust), opens the session store (runtime/session/configured), and fills
+// a runtime.Registry by a loop over tool sources (runtime/source) in
+// precedence order — built-in tools, wasm modules, JS and Python tool
+// files, plugins, MCP servers, then any an embedder hands it (sources.go).
+// A watching host follows every source that can change from one loop
+// (source.FollowInto); Close undoes what New opened, in reverse order
+// (internal/lifecycle).
 //
 // It is the one place that knows all sources, so runtime stays free of
 // them (runtime never imports builtins or plugins). Front ends — the CLI, the

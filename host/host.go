@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/toolhost/toolhost/hostfns"
+	"github.com/toolhost/toolhost/internal/lifecycle"
 	"github.com/toolhost/toolhost/internal/lsp"
 	"github.com/toolhost/toolhost/internal/sandbox"
 	"github.com/toolhost/toolhost/internal/trust"
@@ -17,6 +18,7 @@ import (
 	"github.com/toolhost/toolhost/runtime/config"
 	"github.com/toolhost/toolhost/runtime/permission"
 	"github.com/toolhost/toolhost/runtime/session"
+	"github.com/toolhost/toolhost/runtime/session/configured"
 	"github.com/toolhost/toolhost/runtime/source"
 )
 
@@ -94,9 +96,9 @@ type Host struct {
 	sources []source.Source // in the order loaded (sources.go)
 	engine  *wasm.Engine    // the wasm tools' and plugins' engine, once one needs it
 	plugins *pkg.Source
-	life    lifecycle      // what Close undoes, and the watcher it stops (lifecycle.go)
-	trust   *trust.Project // whether the project's own config and tools are trusted
-	funcs   *hostfns.Set   // Options.HostFuncs, handed to every guest engine
+	life    *lifecycle.Lifecycle // what Close undoes, and the watcher it stops
+	trust   *trust.Project       // whether the project's own config and tools are trusted
+	funcs   *hostfns.Set         // Options.HostFuncs, handed to every guest engine
 }
 
 // New loads config and assembles the registry from every tool source.
@@ -122,7 +124,7 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 			opts.Logger.Warn("bash sandbox unavailable; commands run under the permission rules alone", "err", err)
 		}
 	}
-	store, err := openStore(ctx, loaded.Config, opts)
+	store, err := configured.Open(ctx, loaded.Config, configured.Options{DataDir: opts.DataDir, Env: opts.Env, Logger: opts.Logger})
 	if err != nil {
 		return nil, err
 	}
@@ -130,8 +132,8 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 		store = opts.WrapStore(store)
 	}
 	h = &Host{Config: loaded.Config, Dirs: loaded.Dirs, Files: loaded.Files, Store: store, Directory: opts.Directory, Worktree: worktree, trust: pt, funcs: funcs}
-	h.life.init()
-	h.life.onClose("session store", func(context.Context) error { return store.Close() })
+	h.life = lifecycle.New()
+	h.life.OnClose("session store", func(context.Context) error { return store.Close() })
 	opened := h // a failing step returns nil, not h: close what it opened
 	defer func() {
 		if err != nil {
@@ -142,7 +144,7 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 	// Language servers for the edit tools' diagnostics: none runs until
 	// an edit needs one; Close shuts down those started.
 	servers := lsp.New(lsp.Options{Config: loaded.Config.LSP, Logger: opts.Logger})
-	h.life.onClose("language servers", servers.Close)
+	h.life.OnClose("language servers", servers.Close)
 	h.Registry, err = runtime.NewRegistry(runtime.Options{
 		Config: loaded.Config, Store: store, Asker: opts.Asker, Questioner: opts.Questioner, Diagnoser: servers,
 		Logger: opts.Logger, DataDir: opts.DataDir, CacheDir: opts.CacheDir, Directory: opts.Directory, Worktree: worktree,
@@ -153,8 +155,10 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 	if err := h.load(ctx, opts); err != nil {
 		return nil, err
 	}
-	if opts.Watch {
-		h.follow(opts.Logger)
+	if opts.Watch { // every source that changes, followed from one loop until Close
+		h.life.Go(func(ctx context.Context) {
+			source.FollowInto(ctx, h.Registry, h.sources, source.FollowOptions{Logger: opts.Logger})
+		})
 	}
 	return h, nil
 }
@@ -182,7 +186,7 @@ func withDefaults(opts Options) (Options, error) {
 		opts.DataDir = runtime.DefaultDataDir()
 	}
 	if opts.CacheDir == "" {
-		opts.CacheDir = DefaultCacheDir(opts.Env)
+		opts.CacheDir = runtime.DefaultCacheDir(opts.Env)
 	}
 	if opts.NoWasm {
 		opts.Off = append(opts.Off, runtime.SourceWasm, runtime.SourceJS, runtime.SourcePython, runtime.SourcePlugin)
@@ -191,13 +195,7 @@ func withDefaults(opts Options) (Options, error) {
 }
 
 // DefaultCacheDir is $XDG_CACHE_HOME/toolhost, else ~/.cache/toolhost.
-func DefaultCacheDir(env func(string) string) string {
-	if d := env("XDG_CACHE_HOME"); d != "" {
-		return filepath.Join(d, "toolhost")
-	}
-	home, _ := os.UserHomeDir()
-	return filepath.Join(home, ".cache", "toolhost")
-}
+func DefaultCacheDir(env func(string) string) string { return runtime.DefaultCacheDir(env) }
 
 // Tools lists the tools offered to agent on model ("" for the default
 // agent and any model), with their descriptions and argument schemas as a
@@ -211,6 +209,15 @@ func (h *Host) Tools(ctx context.Context, model, agent string) ([]runtime.ToolIn
 func (h *Host) Call(ctx context.Context, c runtime.Call) (runtime.Result, error) {
 	return h.Registry.Call(ctx, c)
 }
+
+// Close stops the watchers and waits for them, then closes, in reverse
+// order of opening, MCP servers, compiled wasm modules (waiting for
+// compiles under way; calls in flight finish first), the language servers
+// (asked to shut down, then ended) and the session store.
+// ctx bounds the waiting: when it ends, what is still busy is left open
+// and the error says so. Calling Close again returns the first call's
+// result.
+func (h *Host) Close(ctx context.Context) error { return h.life.Close(ctx) }
 
 // TrustStatus is the project's trust as New found it: Trusted false means
 // the project's config files kept only their deny rules, the MCP and

@@ -3,7 +3,6 @@ package host
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"path/filepath"
 	"slices"
 
@@ -68,15 +67,12 @@ func (h *Host) load(ctx context.Context, opts Options) error {
 	for _, o := range open {
 		s := o(env)
 		h.sources = append(h.sources, s)
-		h.life.onClose(string(s.Kind())+" tools", s.Close)
+		h.life.OnClose(string(s.Kind())+" tools", s.Close)
 		l, err := s.Load(ctx)
 		if err != nil {
 			return fmt.Errorf("load %s tools: %w", s.Kind(), err)
 		}
-		h.Registry.Add(s.Kind(), l.Tools...)
-		for _, hk := range l.Hooks {
-			h.Registry.AddHook(hk)
-		}
+		source.Add(h.Registry, s.Kind(), l)
 		h.LoadErrors = append(h.LoadErrors, l.Errors...)
 		tools = append(tools, l.Tools...)
 	}
@@ -98,30 +94,9 @@ func (h *Host) load(ctx context.Context, opts Options) error {
 func (h *Host) wasmEngine(env source.Env) *wasm.Engine {
 	if h.engine == nil {
 		h.engine = wasm.NewEngine(wasm.EngineOptions{CacheDir: filepath.Join(env.CacheDir, "wasm"), Config: env.Config, Logger: env.Logger, HostFuncs: h.funcs})
-		h.life.onClose("wasm modules", h.engine.Close)
+		h.life.OnClose("wasm modules", h.engine.Close)
 	}
 	return h.engine
-}
-
-// follow keeps the registry in step with every source that is a
-// source.Watcher, from one loop (source.Follow), until Close.
-func (h *Host) follow(log *slog.Logger) {
-	var ws []source.Watcher
-	var kinds []runtime.Source
-	for _, s := range h.sources {
-		if w, ok := s.(source.Watcher); ok {
-			ws = append(ws, w)
-			kinds = append(kinds, s.Kind())
-		}
-	}
-	h.life.goWatch(func(ctx context.Context) {
-		source.Follow(ctx, ws, source.FollowOptions{Logger: log}, func(i int, c source.Change) {
-			h.Registry.Replace(kinds[i], c.Remove, c.Add...)
-			if len(c.OldHooks) > 0 || len(c.NewHooks) > 0 {
-				h.Registry.SwapHooks(c.OldHooks, c.NewHooks)
-			}
-		})
-	})
 }
 
 // WasmPools returns the instance pools of the wasm modules (tools and

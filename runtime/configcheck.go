@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -58,6 +59,27 @@ func (k UnknownKey) String() string {
 		msg += fmt.Sprintf(" (did you mean %q?)", k.Suggestion)
 	}
 	return msg
+}
+
+// KnownWithoutTools are the names config keys may use for tools that are
+// not registered because they failed to load — a module jira.wasm that
+// did not compile (jira, jira_…), a plugin that was skipped — and for the
+// MCP servers cfg names, started or not (name, name_…), for
+// Registry.UnknownConfigKeys: the one problem is reported once, as the
+// load error it is.
+func KnownWithoutTools(cfg *config.Config, failed []LoadError) []string {
+	var known []string
+	for _, le := range failed {
+		base := filepath.Base(le.File)
+		base = strings.TrimSuffix(base, filepath.Ext(base))
+		known = append(known, base, base+"_")
+	}
+	if cfg != nil {
+		for name := range cfg.MCP {
+			known = append(known, name, name+"_")
+		}
+	}
+	return known
 }
 
 // UnknownConfigKeys checks the configuration's permission keys and tool

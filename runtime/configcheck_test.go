@@ -90,3 +90,14 @@ func TestUnknownConfigKeysAreFoundWithTheirLineAndTheLikelyName(t *testing.T) {
 		})
 	}
 }
+
+func TestNamesOfToolsThatFailedToLoadAndOfMCPServersAreKnown(t *testing.T) {
+	t.Parallel()
+	cfg, _ := loadConfig(t, `{"mcp": {"jira": {"type": "local", "command": ["jira-mcp"]}}}`)
+	failed := []LoadError{{Source: SourceWasm, File: "/p/.toolhost/tools/deploy.wasm", Reason: "does not compile"}}
+	got := KnownWithoutTools(cfg, failed)
+	want := []string{"deploy", "deploy_", "jira", "jira_"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("KnownWithoutTools = %v, want %v", got, want)
+	}
+}

@@ -133,6 +133,16 @@ func DefaultDataDir() string {
 	return filepath.Join(home, ".local", "share", "toolhost")
 }
 
+// DefaultCacheDir is $XDG_CACHE_HOME/toolhost, else ~/.cache/toolhost,
+// reading the environment through env.
+func DefaultCacheDir(env func(string) string) string {
+	if d := env("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(d, "toolhost")
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".cache", "toolhost")
+}
+
 // Permissions returns the permission service (approvals, pending requests).
 func (r *Registry) Permissions() *permission.Service { return r.perms }
 

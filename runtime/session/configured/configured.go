@@ -1,8 +1,14 @@
-package host
+// Package configured opens the session store a configuration names: the
+// PostgreSQL database of "store": {"url"} or TOOLHOST_STORE_URL, shared by
+// replicas, else the bbolt file in the data directory. It sits beside
+// package session, not in it, because it chooses among the stores
+// (session and session/pgstore), and pgstore imports session.
+package configured
 
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 
 	"github.com/toolhost/toolhost/runtime/config"
@@ -10,14 +16,25 @@ import (
 	"github.com/toolhost/toolhost/runtime/session/pgstore"
 )
 
-// openStore opens the session store in effect: PostgreSQL when
+// Options say where a store the config does not place lives, and how to
+// read the environment.
+type Options struct {
+	// DataDir holds sessions.db when no database is named.
+	DataDir string
+	// Env reads environment variables (TOOLHOST_STORE_URL and the rest).
+	Env func(string) string
+	// Logger reports the database opened. Nil: nothing is logged.
+	Logger *slog.Logger
+}
+
+// Open opens the session store in effect: PostgreSQL when
 // TOOLHOST_STORE_URL or "store": {"url"} names one, else the bbolt file in
 // the data directory. A PostgreSQL database must be reachable at start (a
 // replica that cannot reach it should not report ready): Open keeps trying
 // for "store.start_wait" and then fails with an error saying the process
 // stops and what to do. Once open, the store reconnects by itself and
 // calls made while it is down fail with an error saying so.
-func openStore(ctx context.Context, cfg *config.Config, opts Options) (session.Store, error) {
+func Open(ctx context.Context, cfg *config.Config, opts Options) (session.Store, error) {
 	st, err := cfg.StoreSettings(opts.Env)
 	if err != nil {
 		return nil, fmt.Errorf("session store: %w", err)
@@ -47,6 +64,8 @@ func openStore(ctx context.Context, cfg *config.Config, opts Options) (session.S
 	if err != nil {
 		return nil, err
 	}
-	opts.Logger.Info("session store", "postgres", s.Addr(), "migrate", st.Migrate, "retention", st.Retention)
+	if opts.Logger != nil {
+		opts.Logger.Info("session store", "postgres", s.Addr(), "migrate", st.Migrate, "retention", st.Retention)
+	}
 	return s, nil
 }

@@ -1,0 +1,64 @@
+package source
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/toolhost/toolhost/runtime"
+)
+
+// swapSource is a watching source that, on its first look, replaces its
+// tool "old" with "new".
+type swapSource struct {
+	fixed
+	looked chan struct{}
+}
+
+func (*swapSource) Folders() []string { return nil }
+
+func (s *swapSource) Look(_ context.Context, apply func(Change)) {
+	select {
+	case <-s.looked:
+		return
+	default:
+	}
+	apply(Change{Remove: []string{"old"}, Add: []runtime.Tool{runtime.Define[struct{}]("new", "the new tool", nil)}})
+	close(s.looked)
+}
+
+func TestFollowIntoReplacesTheToolsOfTheWatchingSourceInTheRegistry(t *testing.T) {
+	t.Parallel()
+	reg, err := runtime.NewRegistry(runtime.Options{DataDir: t.TempDir(), Directory: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	still := Tools(runtime.SourceBuiltin, runtime.Define[struct{}]("still", "a tool that stays", nil))
+	watching := &swapSource{fixed: fixed{runtime.SourceJS, []runtime.Tool{runtime.Define[struct{}]("old", "the old tool", nil)}}, looked: make(chan struct{})}
+	for _, s := range []Source{still, watching} {
+		l, err := s.Load(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		Add(reg, s.Kind(), l)
+	}
+	if !reg.Has("old") || !reg.Has("still") {
+		t.Fatalf("after Add: ids %v, want old and still", reg.IDs())
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() {
+		FollowInto(ctx, reg, []Source{still, watching}, FollowOptions{NoEvents: true, Interval: time.Hour})
+		close(done)
+	}()
+	select {
+	case <-watching.looked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the watching source was never looked at")
+	}
+	cancel()
+	<-done
+	if reg.Has("old") || !reg.Has("new") || !reg.Has("still") {
+		t.Errorf("after the change: ids %v, want new and still", reg.IDs())
+	}
+}
