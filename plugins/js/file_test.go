@@ -77,6 +77,34 @@ func TestCallAppliesZodDefaultsAndReturnsResults(t *testing.T) {
 	}
 }
 
+// TestArgsParsersAreCompiledAtLoadNotPerCall: zod compiles an object's
+// parser with new Function on its first parse; done in describe, the
+// compiled parser is in the snapshot, so calls (which start from it) do
+// not compile it again — that was two thirds of a warm call.
+func TestArgsParsersAreCompiledAtLoadNotPerCall(t *testing.T) {
+	f := loadFixture(t, "compiled.ts")
+	ctx := context.Background()
+	for i := range 3 {
+		out, err := f.Call(ctx, "default", json.RawMessage(`{"word":"w"}`), CallInfo{}, Limits{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(out.Output, "w1 made=") || strings.Contains(out.Output, "made=0") || !strings.HasSuffix(out.Output, "inCall=0") {
+			t.Fatalf("call %d = %q; want the defaults applied and the parser compiled at load (made>0), not in the call (inCall=0)", i, out.Output)
+		}
+	}
+	if _, err := f.Call(ctx, "default", json.RawMessage(`{"word":3}`), CallInfo{}, Limits{}, nil); err == nil || !strings.Contains(err.Error(), "invalid arguments") {
+		t.Fatalf("a number for a string = %v; want invalid arguments from the cached parser", err)
+	}
+	var te *ToolError
+	if _, err := f.Call(ctx, "throws", json.RawMessage(`{}`), CallInfo{}, Limits{}, nil); !errorsAs(err, &te) || !strings.Contains(te.Message, "no default here") {
+		t.Fatalf("a transform that throws on the default = %v; want the file loaded and the call reporting the tool's error", err)
+	}
+	if out, err := f.Call(ctx, "throws", json.RawMessage(`{"a":"given"}`), CallInfo{}, Limits{}, nil); err != nil || out.Output != "given" {
+		t.Fatalf("a throwing transform not reached = %v, %v; want given", out, err)
+	}
+}
+
 func TestTheProjectsOwnOpenCodePluginPackageIsUsed(t *testing.T) {
 	dir := project(t, "greet.ts")
 	nm := filepath.Join(filepath.Dir(dir), "node_modules")
