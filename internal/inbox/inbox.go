@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/toolhost/toolhost/internal/httpguard"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/permission"
 )
@@ -104,8 +105,12 @@ type parked struct {
 type Request struct {
 	// ID names the question in the API; it is random (128 bits), so it
 	// cannot be guessed by a page that has not read the list.
-	ID         string   `json:"id"`
-	SessionID  string   `json:"sessionID,omitempty"`
+	ID        string `json:"id"`
+	SessionID string `json:"sessionID,omitempty"`
+	// Caller is who made the call that asks (httpguard.CallerOf): where
+	// several callers share the inbox, only it and the operators see and
+	// answer the question (scope.go).
+	Caller     string   `json:"caller,omitempty"`
 	Tool       string   `json:"tool,omitempty"`
 	Permission string   `json:"permission"`
 	Patterns   []string `json:"patterns"`
@@ -214,6 +219,7 @@ func (ib *Inbox) Ask(ctx context.Context, req permission.Request) (permission.Re
 		req: Request{
 			ID:         newID(),
 			SessionID:  req.SessionID,
+			Caller:     httpguard.CallerOf(ctx),
 			Tool:       req.Tool,
 			Permission: req.Permission,
 			Patterns:   clipAll(req.Patterns), // [] for scripts, not null
