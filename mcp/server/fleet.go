@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolhost/toolhost/internal/httpguard"
@@ -266,13 +267,36 @@ func (f *fleet) claim(ctx context.Context, sid, caller string) error {
 }
 
 // claimSession is the check of a tools/call: the toolhost session it
-// names must be its caller's. Calls not served by a fleet are not checked.
+// names must be its caller's. Outside a fleet (one stateful server with
+// named callers) the owners are kept the same way, in the server's store;
+// a call with no authenticated caller (stdio, loopback without a token)
+// has nobody to tell apart and is not checked.
 func (s *Server) claimSession(ctx context.Context, sid string) error {
-	c := fleetOf(ctx)
-	if c == nil {
+	caller := httpguard.CallerOf(ctx)
+	if c := fleetOf(ctx); c != nil {
+		return c.f.claim(ctx, sid, caller)
+	}
+	if caller == "" {
 		return nil
 	}
-	return c.f.claim(ctx, sid, httpguard.CallerOf(ctx))
+	return s.claims().claim(ctx, sid, caller)
+}
+
+// bindSDKSessions binds each MCP session the go-sdk's stateful handler h
+// opens to the caller that opened it: the go-sdk refuses a session to a
+// request whose auth.TokenInfo names another user (403), so a stolen
+// Mcp-Session-Id is worth nothing to another caller.
+func bindSDKSessions(h http.Handler) http.Handler {
+	withUser := auth.RequireBearerToken(func(_ context.Context, _ string, r *http.Request) (*auth.TokenInfo, error) {
+		return &auth.TokenInfo{UserID: httpguard.CallerOf(r.Context()), Expiration: time.Now().Add(time.Hour)}, nil
+	}, nil)(h)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if httpguard.CallerOf(r.Context()) == "" {
+			h.ServeHTTP(w, r) // no token: one caller
+			return
+		}
+		withUser.ServeHTTP(w, r)
+	})
 }
 
 // fleetSessionID is the toolhost session of a call served by a fleet

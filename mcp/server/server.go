@@ -120,6 +120,7 @@ type Server struct {
 	splicers sync.Map // *sdk.ServerSession → *splicer (stdio)
 	parked   parkedCalls
 	relay    *relay     // nil without a shared store (relay.go)
+	claims   func() *fleet // owners of toolhost sessions outside a fleet (fleet.go)
 	drain    drainState // drain.go
 	list     toolList   // the offered tools, kept in step with the registry (refresh.go)
 	proj     *project   // prompts and resources (project.go)
@@ -154,6 +155,13 @@ func New(ctx context.Context, reg *runtime.Registry, opts Options) (*Server, err
 	}
 	opts.Agent = agent.Name
 	s := &Server{reg: reg, opts: opts, log: opts.Logger}
+	s.claims = sync.OnceValue(func() *fleet {
+		store := opts.Relay
+		if store == nil {
+			store = session.NewMemory()
+		}
+		return &fleet{s: s, store: store, owners: map[string]string{}}
+	})
 	s.parked.init()
 	if opts.Metrics != nil {
 		opts.Metrics.watchParked(s.parked.count)
