@@ -119,11 +119,11 @@ type Server struct {
 	sessions sync.Map // *sdk.ServerSession → toolhost session id
 	splicers sync.Map // *sdk.ServerSession → *splicer (stdio)
 	parked   parkedCalls
-	relay    *relay     // nil without a shared store (relay.go)
+	relay    *relay        // nil without a shared store (relay.go)
 	claims   func() *fleet // owners of toolhost sessions outside a fleet (fleet.go)
-	drain    drainState // drain.go
-	list     toolList   // the offered tools, kept in step with the registry (refresh.go)
-	proj     *project   // prompts and resources (project.go)
+	drain    drainState    // drain.go
+	list     toolList      // the offered tools, kept in step with the registry (refresh.go)
+	proj     *project      // prompts and resources (project.go)
 }
 
 // New lists the registry's tools for the agent and model and returns a
