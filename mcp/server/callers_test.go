@@ -1,10 +1,12 @@
 package server_test
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -62,5 +64,53 @@ func TestAStatefulServerBindsSessionsToTheirCallerToo(t *testing.T) {
 	}
 	if res := alice.call(t, "todoread", map[string]any{}); !strings.Contains(text(res), "secret") {
 		t.Errorf("alice's own todoread = %q", text(res))
+	}
+}
+
+// writesStore is a memory store that remembers every key written.
+type writesStore struct {
+	*session.Memory
+	mu   sync.Mutex
+	keys map[[3]string]bool
+}
+
+func (w *writesStore) Update(ctx context.Context, sid, ns, key string, fn func([]byte, bool) ([]byte, error)) error {
+	w.mu.Lock()
+	w.keys[[3]string{sid, ns, key}] = true
+	w.mu.Unlock()
+	return w.Memory.Update(ctx, sid, ns, key, fn)
+}
+
+// Retention forgets a session once nothing in it has been written for a
+// while (pgstore's sweep deletes the session's rows). What binds an MCP
+// session and a named toolhost session to their caller must go with
+// them: kept elsewhere, in one always-active bookkeeping session, they
+// were never swept, so every MCP session ever opened — one per request
+// of a client that does not keep the id — stayed in the store for good.
+func TestWhatRetentionForgetsOfASessionTakesItsBindingsAlong(t *testing.T) {
+	t.Parallel()
+	store := &writesStore{Memory: session.NewMemory(), keys: map[[3]string]bool{}}
+	front := fleetOf(t, store, 2)
+	alice := connectPlain(t, front, "tok-alice", "2025-11-25", "always")
+	alice.call(t, "todowrite", map[string]any{"todos": []any{map[string]any{"content": "mine", "status": "pending", "priority": "high"}}})
+	if res, err := alice.cs.CallTool(t.Context(), &sdk.CallToolParams{Meta: sdk.Meta{server.MetaSessionKey: "ses_named"}, Name: "todoread", Arguments: map[string]any{}}); err != nil || res.IsError {
+		t.Fatalf("alice's call in a named session: %v %v", err, res)
+	}
+	id := alice.cs.ID()
+	// The sweep of both idle sessions.
+	for _, sid := range []string{"mcp_" + id, "ses_named"} {
+		if err := store.DeleteSession(t.Context(), sid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	store.mu.Lock()
+	defer store.mu.Unlock()
+	for k := range store.keys {
+		if !strings.Contains(k[0]+k[2], id) && !strings.Contains(k[0]+k[2], "ses_named") {
+			continue
+		}
+		if _, ok, _ := store.Memory.Get(t.Context(), k[0], k[1], k[2]); ok {
+			t.Errorf("after the sweep of alice's sessions the store still holds session %q namespace %q key %q", k[0], k[1], k[2])
+		}
 	}
 }

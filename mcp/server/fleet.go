@@ -47,12 +47,25 @@ import (
 // naming its own session in _meta (MetaSessionKey) still may; that session
 // too is bound to the first caller that uses it (claimSession).
 
+// Where the bindings live. An MCP session's record and a toolhost
+// session's owner are kept inside the toolhost session they bind ("mcp_<id>"
+// for an MCP session), so the retention sweep, which forgets a session
+// once nothing in it has been written for a while (pgstore), forgets them
+// with its data: the store does not fill with one record per connection
+// ever opened, and a session swept and named again starts empty for
+// whoever names it. (Tools' own state is in namespaces "wasm:<tool>", and
+// no tool writes "toolhost:" ones.)
 const (
-	fleetStoreSession = "toolhost-mcp-sessions" // the store's session id for MCP sessions
-	fleetSessionNS    = "mcp"                   // MCP session id → JSON fleetRecord
-	fleetOwnerNS      = "owner"                 // toolhost session id → caller
-	headerSessionID   = "Mcp-Session-Id"
-	headerProtocol    = "Mcp-Protocol-Version"
+	fleetStoreSession = "toolhost-mcp-sessions" // questions in flight (fleet_elicit.go); rows expire one by one
+	fleetRecordNS     = "toolhost:mcp"          // in session "mcp_<id>": fleetRecordKey → JSON fleetRecord
+	fleetRecordKey    = "session"
+	fleetOwnerNS      = "toolhost:owner" // in each toolhost session a fleet serves: fleetOwnerKey → caller
+	fleetOwnerKey     = "caller"
+	// ownerCacheTTL is how long a replica trusts the owner it read: not
+	// for ever, since a session swept by retention may be claimed anew.
+	ownerCacheTTL   = time.Minute
+	headerSessionID = "Mcp-Session-Id"
+	headerProtocol  = "Mcp-Protocol-Version"
 	// maxFleetBody bounds the request body the fleet handler reads to
 	// learn what a request is (the go-sdk's own default limit).
 	maxFleetBody = sdk.DefaultMaxRequestBodyBytes
@@ -78,9 +91,15 @@ type fleet struct {
 	// owners caches the owners read from the store (an owner never
 	// changes once stored), up to maxOwnersCached, then starts over.
 	ownersMu sync.Mutex
-	owners   map[string]string // toolhost session id → caller
+	owners   map[string]ownerSeen // toolhost session id → caller
 
 	asks fleetAsks // fleet_elicit.go
+}
+
+// ownerSeen is a session's owner as read at a time.
+type ownerSeen struct {
+	caller string
+	at     time.Time
 }
 
 // fleetCtxKey carries the fleet session of a request to the tool handler.
@@ -100,7 +119,7 @@ func fleetOf(ctx context.Context) *fleetConn {
 
 // newFleet returns the fleet handler serving through sdkh.
 func (s *Server) newFleet(store session.Store, sdkh http.Handler) *fleet {
-	f := &fleet{s: s, store: store, sdkh: sdkh, owners: map[string]string{}}
+	f := &fleet{s: s, store: store, sdkh: sdkh, owners: map[string]ownerSeen{}}
 	f.asks.init()
 	return f
 }
@@ -149,7 +168,7 @@ func (f *fleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch r.Method {
 	case http.MethodDelete:
-		if err := session.Delete(r.Context(), f.store, fleetStoreSession, fleetSessionNS, id); err != nil {
+		if err := session.Delete(r.Context(), f.store, "mcp_"+id, fleetRecordNS, fleetRecordKey); err != nil {
 			http.Error(w, "delete the MCP session: "+err.Error(), http.StatusServiceUnavailable)
 			return
 		}
@@ -203,7 +222,7 @@ func (f *fleet) put(ctx context.Context, id string, rec fleetRecord) error {
 	if err != nil {
 		return err
 	}
-	if err := session.Put(ctx, f.store, fleetStoreSession, fleetSessionNS, id, b); err != nil {
+	if err := session.Put(ctx, f.store, "mcp_"+id, fleetRecordNS, fleetRecordKey, b); err != nil {
 		return err
 	}
 	// The toolhost session of the MCP session is the same caller's.
@@ -215,7 +234,7 @@ func (f *fleet) get(ctx context.Context, id string) (*fleetRecord, error) {
 	if len(id) > 200 {
 		return nil, nil
 	}
-	raw, ok, err := f.store.Get(ctx, fleetStoreSession, fleetSessionNS, id)
+	raw, ok, err := f.store.Get(ctx, "mcp_"+id, fleetRecordNS, fleetRecordKey)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -236,14 +255,14 @@ func (f *fleet) claim(ctx context.Context, sid, caller string) error {
 	f.ownersMu.Lock()
 	known, ok := f.owners[sid]
 	f.ownersMu.Unlock()
-	if ok {
-		if known != caller {
+	if ok && time.Since(known.at) < ownerCacheTTL {
+		if known.caller != caller {
 			return errForeignSession
 		}
 		return nil
 	}
 	var owner string
-	err := f.store.Update(ctx, fleetStoreSession, fleetOwnerNS, sid, func(old []byte, exists bool) ([]byte, error) {
+	err := f.store.Update(ctx, sid, fleetOwnerNS, fleetOwnerKey, func(old []byte, exists bool) ([]byte, error) {
 		if exists {
 			owner = string(old)
 			return old, nil
@@ -258,7 +277,7 @@ func (f *fleet) claim(ctx context.Context, sid, caller string) error {
 	if len(f.owners) >= maxOwnersCached {
 		clear(f.owners)
 	}
-	f.owners[sid] = owner
+	f.owners[sid] = ownerSeen{caller: owner, at: time.Now()}
 	f.ownersMu.Unlock()
 	if owner != caller {
 		return errForeignSession

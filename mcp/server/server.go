@@ -160,7 +160,7 @@ func New(ctx context.Context, reg *runtime.Registry, opts Options) (*Server, err
 		if store == nil {
 			store = session.NewMemory()
 		}
-		return &fleet{s: s, store: store, owners: map[string]string{}}
+		return &fleet{s: s, store: store, owners: map[string]ownerSeen{}}
 	})
 	s.parked.init()
 	if opts.Metrics != nil {
