@@ -2,17 +2,22 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolhost/toolhost/internal/httpguard"
 	"github.com/toolhost/toolhost/mcp/server"
+	"github.com/toolhost/toolhost/runtime/config"
+	"github.com/toolhost/toolhost/runtime/permission"
 	"github.com/toolhost/toolhost/runtime/session"
 )
 
@@ -112,5 +117,63 @@ func TestWhatRetentionForgetsOfASessionTakesItsBindingsAlong(t *testing.T) {
 		if _, ok, _ := store.Memory.Get(t.Context(), k[0], k[1], k[2]); ok {
 			t.Errorf("after the sweep of alice's sessions the store still holds session %q namespace %q key %q", k[0], k[1], k[2])
 		}
+	}
+}
+
+// heldAsker holds every question until the test ends.
+type heldAsker struct{ waiting atomic.Int32 }
+
+func (h *heldAsker) Ask(ctx context.Context, _ permission.Request) (permission.Reply, error) {
+	h.waiting.Add(1)
+	defer h.waiting.Add(-1)
+	<-ctx.Done()
+	return permission.Reply{}, ctx.Err()
+}
+
+// Questions waiting in the permission inbox are parked calls too: each
+// holds its call (goroutines, a wasm instance, a child process) for as
+// long as nobody answers. --max-parked bounds them as it bounds the
+// calls parked for a round trip.
+func TestCallsWaitingInTheInboxAreBoundedByMaxParked(t *testing.T) {
+	t.Parallel()
+	held := &heldAsker{}
+	r := newReplica(t, session.NewMemory(), server.Options{AskFallback: config.AskFallbackInbox, Inbox: held, MaxParked: 2})
+	hs := httptest.NewServer(r.srv.Handler(server.HTTPOptions{}))
+	t.Cleanup(hs.Close)
+	ctx, cancel := context.WithCancel(t.Context())
+	t.Cleanup(cancel)
+	connect := func() *sdk.ClientSession {
+		client := sdk.NewClient(&sdk.Implementation{Name: "no-elicitation", Version: "v0"}, nil)
+		cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: hs.URL, MaxRetries: -1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	for i := range 2 {
+		cs := connect()
+		go func() {
+			_, _ = cs.CallTool(ctx, &sdk.CallToolParams{Name: "guarded", Arguments: map[string]any{"path": fmt.Sprint("p", i)}})
+		}()
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for held.waiting.Load() < 2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := held.waiting.Load(); n != 2 {
+		t.Fatalf("%d questions wait in the inbox; want 2", n)
+	}
+	callCtx, stop := context.WithTimeout(ctx, 10*time.Second)
+	defer stop()
+	res, err := connect().CallTool(callCtx, &sdk.CallToolParams{Name: "guarded", Arguments: map[string]any{"path": "third"}})
+	if err != nil {
+		t.Fatalf("the third call: %v (it waited instead of being refused)", err)
+	}
+	if !res.IsError || !strings.Contains(text(res), "--max-parked") {
+		t.Fatalf("the third call = %q (error %v); want a refusal naming --max-parked", text(res), res.IsError)
+	}
+	if n := held.waiting.Load(); n != 2 {
+		t.Errorf("%d questions wait in the inbox after the refusal; want 2", n)
 	}
 }

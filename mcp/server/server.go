@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -116,14 +117,15 @@ type Server struct {
 	log  *slog.Logger
 	sdk  *sdk.Server
 
-	sessions sync.Map // *sdk.ServerSession → toolhost session id
-	splicers sync.Map // *sdk.ServerSession → *splicer (stdio)
-	parked   parkedCalls
-	relay    *relay        // nil without a shared store (relay.go)
-	claims   func() *fleet // owners of toolhost sessions outside a fleet (fleet.go)
-	drain    drainState    // drain.go
-	list     toolList      // the offered tools, kept in step with the registry (refresh.go)
-	proj     *project      // prompts and resources (project.go)
+	sessions     sync.Map // *sdk.ServerSession → toolhost session id
+	splicers     sync.Map // *sdk.ServerSession → *splicer (stdio)
+	parked       parkedCalls
+	relay        *relay        // nil without a shared store (relay.go)
+	claims       func() *fleet // owners of toolhost sessions outside a fleet (fleet.go)
+	inboxWaiting atomic.Int64  // calls waiting in the permission inbox (limits.go)
+	drain        drainState    // drain.go
+	list         toolList      // the offered tools, kept in step with the registry (refresh.go)
+	proj         *project      // prompts and resources (project.go)
 }
 
 // New lists the registry's tools for the agent and model and returns a
@@ -303,7 +305,7 @@ func (s *Server) handler(id string) sdk.ToolHandler {
 			// Whatever the client: one that cannot elicit parks its
 			// questions there, one that can but leaves one unanswered
 			// (cancel) too.
-			ctx = withInbox(ctx, s.opts.Inbox)
+			ctx = withInbox(ctx, boundedInbox{s})
 		}
 		switch elicitMode(req) {
 		case elicitRoundTrip:
