@@ -177,3 +177,30 @@ func TestCallsWaitingInTheInboxAreBoundedByMaxParked(t *testing.T) {
 		t.Errorf("%d questions wait in the inbox after the refusal; want 2", n)
 	}
 }
+
+// A POST that asks nothing (a notification, a body that is not JSON-RPC)
+// opens no MCP session: it would store a record per request for nothing.
+func TestAPostThatAsksNothingOpensNoSession(t *testing.T) {
+	t.Parallel()
+	store := &writesStore{Memory: session.NewMemory(), keys: map[[3]string]bool{}}
+	front := fleetOf(t, store, 1)
+	for _, body := range []string{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, `not json`, `[]`} {
+		req, _ := http.NewRequest(http.MethodPost, front, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer tok-alice")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
+			t.Errorf("POST %s opened session %s", body, id)
+		}
+	}
+	store.mu.Lock()
+	defer store.mu.Unlock()
+	if len(store.keys) != 0 {
+		t.Errorf("POSTs that ask nothing wrote %d keys: %v", len(store.keys), store.keys)
+	}
+}

@@ -138,7 +138,9 @@ func (f *fleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
 	if id == "" {
-		if r.Method != http.MethodPost {
+		if r.Method != http.MethodPost || !asksSomething(body) {
+			// Nothing to keep a session for (a GET, a notification,
+			// a body that is not JSON-RPC): no record is stored.
 			f.sdkh.ServeHTTP(w, r)
 			return
 		}
@@ -364,6 +366,16 @@ func initializeOf(body []byte) *sdk.InitializeParams {
 		}
 	}
 	return nil
+}
+
+// asksSomething reports whether body holds a request (a method and an id).
+func asksSomething(body []byte) bool {
+	for _, m := range messagesOf(body) {
+		if m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null" {
+			return true
+		}
+	}
+	return false
 }
 
 // onlyResponses reports whether body holds responses and nothing else.
