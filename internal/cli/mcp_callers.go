@@ -44,7 +44,7 @@ func addCallerFlags(fs *pflag.FlagSet, o *CallerOptions) {
 	fs.StringVar(&o.OIDCIssuer, "oidc-issuer", "", "with --http: accept JWT access tokens of this `issuer` (with --oidc-audience and --oidc-jwks; default $"+oidcIssuerEnv+")")
 	fs.StringVar(&o.OIDCAudience, "oidc-audience", "", "with --oidc-issuer: the `audience` tokens must name (default $"+oidcAudienceEnv+")")
 	fs.StringVar(&o.OIDCJWKS, "oidc-jwks", "", "with --oidc-issuer: `URL` of the issuer's signing keys (default $"+oidcJWKSEnv+")")
-	fs.StringVar(&o.InboxOperators, "inbox-operators", "", "with --inbox-on-mcp and named callers: the caller `names` (tokens' names, or issuer#subject; comma-separated) who see and answer every caller's questions and may trust the project; the others see only their own")
+	fs.StringVar(&o.InboxOperators, "inbox-operators", "", "with --inbox-on-mcp and named callers: the caller `names` (tokens' names, issuer#subject, or token for the holders of --token; comma-separated) who see and answer every caller's questions and may trust the project; the others see only their own")
 	fs.BoolVar(&o.InboxOnMCP, "inbox-on-mcp", false, "with --http and --ask-fallback inbox: serve the permission inbox at /inbox of the MCP server, behind its authentication, instead of on its own port")
 }
 
