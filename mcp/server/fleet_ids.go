@@ -52,12 +52,15 @@ func (f *fleet) hmacKey(ctx context.Context) ([]byte, error) {
 	_, _ = rand.Read(fresh)
 	var key []byte
 	err := f.store.Update(ctx, fleetStoreSession, fleetKeyNS, fleetKeyKey, func(old []byte, exists bool) ([]byte, error) {
-		if exists && len(old) == len(fresh) {
+		switch {
+		case exists && len(old) == len(fresh):
 			key = old // rewritten, so the row's time moves
-			return old, nil
+		case f.key.key != nil:
+			key = f.key.key // swept after all: put back, not remade
+		default:
+			key = fresh
 		}
-		key = fresh
-		return fresh, nil
+		return key, nil
 	})
 	if err != nil {
 		if f.key.key != nil {
