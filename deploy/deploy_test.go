@@ -278,6 +278,12 @@ func TestTheHelmChartsOtherChoicesRenderAsTheySay(t *testing.T) {
 				t.Errorf("server args %v lack the OTLP endpoint", dargs)
 			}
 		}},
+		{"inbox operators reach the arguments as one list", []string{"--kube-version", "1.31.0", "--set", "server.inboxOperators={token,ops}"}, func(t *testing.T, docs []doc) {
+			dargs, _ := get(find(docs, "Deployment"), "spec", "template", "spec", "containers", 0, "args").([]any)
+			if argValue(dargs, "--inbox-operators") != "token,ops" {
+				t.Errorf("server args %v lack --inbox-operators token,ops", dargs)
+			}
+		}},
 		{"an existing secret is used, none made", []string{"--kube-version", "1.31.0", "--set", "secret.create=false", "--set", "secret.existingSecret=mine"}, func(t *testing.T, docs []doc) {
 			if find(docs, "Secret") != nil {
 				t.Error("a Secret made beside secret.existingSecret")

@@ -221,7 +221,7 @@ func runMCP(ctx context.Context, g *Globals, opts *MCPOptions) error {
 		}
 		var ib *inbox.Inbox
 		if opts.Callers.InboxOnMCP && opts.HTTP != "" {
-			ib, inboxHandler = mountInbox(g, opts.Inbox, agentName)
+			ib, inboxHandler = mountInbox(g, opts.Inbox, agentName, opts.Callers.InboxOperators)
 			defer ib.Close()
 		} else {
 			var stop func()

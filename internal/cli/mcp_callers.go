@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -32,6 +33,10 @@ type CallerOptions struct {
 	// InboxOnMCP serves the permission inbox on the MCP HTTP server
 	// (/inbox) instead of its own port.
 	InboxOnMCP bool
+	// InboxOperators are the callers (comma-separated) who see and
+	// answer every question of the inbox on the MCP port; the others
+	// only their own.
+	InboxOperators string
 }
 
 func addCallerFlags(fs *pflag.FlagSet, o *CallerOptions) {
@@ -39,6 +44,7 @@ func addCallerFlags(fs *pflag.FlagSet, o *CallerOptions) {
 	fs.StringVar(&o.OIDCIssuer, "oidc-issuer", "", "with --http: accept JWT access tokens of this `issuer` (with --oidc-audience and --oidc-jwks; default $"+oidcIssuerEnv+")")
 	fs.StringVar(&o.OIDCAudience, "oidc-audience", "", "with --oidc-issuer: the `audience` tokens must name (default $"+oidcAudienceEnv+")")
 	fs.StringVar(&o.OIDCJWKS, "oidc-jwks", "", "with --oidc-issuer: `URL` of the issuer's signing keys (default $"+oidcJWKSEnv+")")
+	fs.StringVar(&o.InboxOperators, "inbox-operators", "", "with --inbox-on-mcp and named callers: the caller `names` (tokens' names, issuer#subject, or token for the holders of --token; comma-separated) who see and answer every caller's questions and may trust the project; the others see only their own")
 	fs.BoolVar(&o.InboxOnMCP, "inbox-on-mcp", false, "with --http and --ask-fallback inbox: serve the permission inbox at /inbox of the MCP server, behind its authentication, instead of on its own port")
 }
 
@@ -89,10 +95,21 @@ func (o *CallerOptions) authenticator(ctx context.Context) (httpguard.Authentica
 // mountInbox is startInbox for an inbox served by the MCP server: no port
 // of its own; its handler takes the server's tokens and callers.
 // handler is called with the server's address once it listens.
-func mountInbox(g *Globals, o InboxOptions, agent string) (ib *inbox.Inbox, handler func(addr, token string, callers httpguard.Authenticator) http.Handler) {
+func mountInbox(g *Globals, o InboxOptions, agent string, operators string) (ib *inbox.Inbox, handler func(addr, token string, callers httpguard.Authenticator) http.Handler) {
 	ib = inbox.New(inbox.Options{Timeout: o.Timeout, Agent: agent, Logger: g.logger()})
 	return ib, func(addr, token string, callers httpguard.Authenticator) http.Handler {
 		fmt.Fprintf(g.Streams.ErrOut, "toolhost: permission inbox on http://%s/inbox (a browser: open it once with ?token=<your token>, and it keeps the token)\n", addr)
-		return ib.Handler(inbox.HandlerOptions{Addr: addr, Token: token, Callers: callers})
+		return ib.Handler(inbox.HandlerOptions{Addr: addr, Token: token, Callers: callers, Operators: splitNames(operators)})
 	}
+}
+
+// splitNames is a comma-separated list of names, without blanks.
+func splitNames(list string) []string {
+	var out []string
+	for _, n := range strings.Split(list, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
 }

@@ -78,6 +78,9 @@ func (t *Tokens) AddHash(name string, sum [sha256.Size]byte) error {
 	if name == "" || strings.ContainsFunc(name, unicode.IsSpace) || strings.Contains(name, "#") {
 		return fmt.Errorf("token name %q: want a non-empty name without white space or '#'", name)
 	}
+	if name == SharedCaller {
+		return fmt.Errorf("token name %q is the caller of the shared --token; name it otherwise", name)
+	}
 	for i, n := range t.names {
 		if n == name {
 			return fmt.Errorf("token name %q given twice", name)

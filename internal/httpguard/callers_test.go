@@ -107,3 +107,16 @@ func TestTheSharedTokenIsOneCallerBesideTheNamedOnes(t *testing.T) {
 		}
 	}
 }
+
+// The one shared token's holders are the caller SharedCaller; a named
+// token of that name would be the same caller, its sessions theirs.
+func TestANamedTokenCannotTakeTheSharedTokensCallerName(t *testing.T) {
+	t.Parallel()
+	if _, err := ParseTokens(strings.NewReader(hashLine(SharedCaller, "tok-x")), "tokens"); err == nil {
+		t.Fatalf("a tokens file naming a caller %q was accepted", SharedCaller)
+	}
+	var toks Tokens
+	if err := toks.Add(SharedCaller, "tok-x"); err == nil {
+		t.Fatalf("a named token %q was accepted", SharedCaller)
+	}
+}

@@ -54,12 +54,19 @@ func Wrap(opts Options, h http.Handler) http.Handler {
 	case opts.Callers != nil:
 		auth = opts.Callers
 	}
+	// Bound to every interface behind a required token, the server is
+	// reached by names it cannot know (a Service's, an ingress's, behind
+	// a port mapping): the Host check, which keeps a DNS-rebound page off
+	// a server that trusts whoever reaches it, has nothing to add there —
+	// a rebound page has no token to send, and the browser keeps the
+	// inbox's cookie for the name it was set on.
+	anyHost := auth != nil && boundHost != "" && IsUnspecified(boundHost)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !HostAllowed(r.Host, boundHost, boundPort) {
+		if !anyHost && !HostAllowed(r.Host, boundHost, boundPort) {
 			http.Error(w, fmt.Sprintf("Forbidden: Host %q is not this server's address", r.Host), http.StatusForbidden)
 			return
 		}
-		if o := r.Header.Get("Origin"); o != "" && !OriginAllowed(o) {
+		if o := r.Header.Get("Origin"); o != "" && !OriginAllowed(o) && !sameOrigin(o, r.Host) {
 			http.Error(w, fmt.Sprintf("Forbidden: Origin %q may not call this server; only pages served from localhost may", o), http.StatusForbidden)
 			return
 		}
@@ -111,6 +118,13 @@ func HostAllowed(hostHeader, boundHost, boundPort string) bool {
 		return IsLoopback(host)
 	}
 	return false
+}
+
+// sameOrigin reports whether origin is a page of the host the request
+// names (the inbox's page, served by this server under that name).
+func sameOrigin(origin, host string) bool {
+	u, err := url.Parse(origin)
+	return err == nil && u.Host != "" && u.User == nil && strings.EqualFold(u.Host, host)
 }
 
 // OriginAllowed accepts pages served from a loopback host.

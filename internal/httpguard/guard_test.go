@@ -1,6 +1,7 @@
 package httpguard
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -40,6 +41,13 @@ func TestWrapRefusesWhatIsNotThisServersAndLetsTheRestThrough(t *testing.T) {
 		{name: "the token in the query signs in", opts: Options{Addr: "127.0.0.1:8766", Token: "t", Cookie: "c"}, host: "127.0.0.1:8766", target: "/?token=t", want: http.StatusSeeOther},
 		{name: "a wrong token in the query", opts: Options{Addr: "127.0.0.1:8766", Token: "t", Cookie: "c"}, host: "127.0.0.1:8766", target: "/?token=x", want: http.StatusUnauthorized},
 		{name: "the bound address beyond loopback", opts: Options{Addr: "10.1.2.3:8766", Token: "t"}, host: "10.1.2.3:8766", header: map[string]string{"Authorization": "Bearer t"}, want: http.StatusTeapot},
+		{name: "a Service's name when bound to every interface, with the token", opts: Options{Addr: "0.0.0.0:8080", Token: "t"}, host: "toolhost.default.svc:8080", header: map[string]string{"Authorization": "Bearer t"}, want: http.StatusTeapot},
+		{name: "an ingress's name when bound to every interface, with a named caller", opts: Options{Addr: "[::]:8080", Callers: fixedCaller("alice")}, host: "mcp.example.com", header: map[string]string{"Authorization": "Bearer a"}, want: http.StatusTeapot},
+		{name: "a Service's name when bound to every interface, without the token", opts: Options{Addr: "0.0.0.0:8080", Token: "t"}, host: "toolhost.default.svc:8080", want: http.StatusUnauthorized},
+		{name: "a foreign name when bound to every interface with no token", opts: Options{Addr: "0.0.0.0:8080"}, host: "evil.example:8080", want: http.StatusForbidden},
+		{name: "a page of this server's own origin", opts: Options{Addr: "0.0.0.0:8080", Token: "t"}, host: "mcp.example.com", header: map[string]string{"Authorization": "Bearer t", "Origin": "https://mcp.example.com"}, want: http.StatusTeapot},
+		{name: "a page of another origin", opts: Options{Addr: "0.0.0.0:8080", Token: "t"}, host: "mcp.example.com", header: map[string]string{"Authorization": "Bearer t", "Origin": "https://evil.example"}, want: http.StatusForbidden},
+		{name: "a page of another port of this host", opts: Options{Addr: "0.0.0.0:8080", Token: "t"}, host: "mcp.example.com", header: map[string]string{"Authorization": "Bearer t", "Origin": "https://mcp.example.com:8443"}, want: http.StatusForbidden},
 		{name: "localhost when bound beyond loopback", opts: Options{Addr: "10.1.2.3:8766", Token: "t"}, host: "localhost:8766", header: map[string]string{"Authorization": "Bearer t"}, want: http.StatusForbidden},
 	}
 	for _, tt := range tests {
@@ -61,4 +69,14 @@ func TestWrapRefusesWhatIsNotThisServersAndLetsTheRestThrough(t *testing.T) {
 			}
 		})
 	}
+}
+
+// fixedCaller accepts the token "a" as caller.
+type fixedCaller string
+
+func (f fixedCaller) Authenticate(_ context.Context, token string) (string, error) {
+	if token == "a" {
+		return string(f), nil
+	}
+	return "", ErrUnknownToken
 }

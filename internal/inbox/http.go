@@ -73,6 +73,12 @@ type HandlerOptions struct {
 	// (the named tokens and identity provider of the MCP server the inbox
 	// is mounted on).
 	Callers httpguard.Authenticator
+	// Operators are the callers (of Callers) who see and answer every
+	// question, revoke in any session and may trust the project. With
+	// Callers set, everyone else sees only what its own calls asked
+	// (scope.go); without Callers, whoever passes the token check is an
+	// operator.
+	Operators []string
 }
 
 // CheckBind refuses to serve the inbox beyond loopback without a token:
@@ -113,7 +119,7 @@ func (ib *Inbox) Handler(opts HandlerOptions) http.Handler {
 		Callers: opts.Callers,
 		Remedy:  "the inbox token (a browser: run `toolhost inbox` in the project, which opens the page signed in, or open the URL it prints)",
 		Cookie:  tokenCookie,
-	}, securityHeaders(cop.Handler(mux)))
+	}, scoped(opts, securityHeaders(cop.Handler(mux))))
 }
 
 // Serve serves the inbox on ln until ctx ends.
@@ -158,7 +164,11 @@ type pageData struct {
 }
 
 func (ib *Inbox) data(r *http.Request) pageData {
-	d := pageData{Requests: ib.pendingFor(r.Context()), Sessions: ib.Sessions(r.Context()), TimeoutLabel: ib.opts.Timeout.String(), Trust: ib.banner()}
+	v := viewerOf(r)
+	d := pageData{Requests: v.requests(ib.Pending()), Sessions: v.sessions(ib.Sessions(r.Context())), TimeoutLabel: ib.opts.Timeout.String()}
+	if v.operator {
+		d.Trust = ib.banner()
+	}
 	rules, err := ib.AgentRules(r.URL.Query().Get("agent"))
 	d.Rules = rules
 	if err != nil {
@@ -196,11 +206,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func (ib *Inbox) apiRequests(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"requests": ib.pendingFor(r.Context())})
+	writeJSON(w, http.StatusOK, map[string]any{"requests": viewerOf(r).requests(ib.Pending())})
 }
 
 func (ib *Inbox) apiSessions(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"sessions": ib.Sessions(r.Context())})
+	writeJSON(w, http.StatusOK, map[string]any{"sessions": viewerOf(r).sessions(ib.Sessions(r.Context()))})
 }
 
 func (ib *Inbox) apiRules(w http.ResponseWriter, r *http.Request) {
@@ -232,7 +242,8 @@ func (ib *Inbox) apiEvents(w http.ResponseWriter, r *http.Request) {
 	keepAlive := time.NewTicker(eventKeepAlive)
 	defer keepAlive.Stop()
 	send := func() error {
-		b, err := json.Marshal(map[string]any{"requests": ib.pendingFor(r.Context()), "sessions": ib.Sessions(r.Context())})
+		v := viewerOf(r)
+		b, err := json.Marshal(map[string]any{"requests": v.requests(ib.Pending()), "sessions": v.sessions(ib.Sessions(r.Context()))})
 		if err != nil {
 			return err
 		}
@@ -271,7 +282,14 @@ func (ib *Inbox) apiReply(w http.ResponseWriter, r *http.Request) {
 	if !decodeJSON(w, r, &body) {
 		return
 	}
-	err := ib.replyFor(r.Context(), r.PathValue("id"), permission.Reply{Kind: body.Reply, Message: body.Message})
+	id := r.PathValue("id")
+	if caller, ok := ib.questionCaller(r.Context(), id); ok && !viewerOf(r).sees(caller) {
+		// Another caller's question: as if absent, so its id tells
+		// nothing.
+		apiError(w, http.StatusNotFound, fmt.Sprintf("reply to %s: %v", id, ErrUnknown))
+		return
+	}
+	err := ib.Reply(id, permission.Reply{Kind: body.Reply, Message: body.Message})
 	switch {
 	case errors.Is(err, ErrUnknown):
 		apiError(w, http.StatusNotFound, err.Error())
@@ -298,6 +316,12 @@ func (ib *Inbox) apiRevoke(w http.ResponseWriter, r *http.Request) {
 	if body.Permission == "" || body.Pattern == "" {
 		apiError(w, http.StatusBadRequest, `send {"permission": ..., "pattern": ...} of the approval to revoke`)
 		return
+	}
+	if v := viewerOf(r); !v.operator {
+		if caller, ok := ib.sessionCaller(r.PathValue("id")); !ok || !v.sees(caller) {
+			apiError(w, http.StatusNotFound, fmt.Sprintf("no session %s of yours in the inbox's history", r.PathValue("id")))
+			return
+		}
 	}
 	found, err := ib.Revoke(r.Context(), r.PathValue("id"), body.Permission, body.Pattern)
 	switch {

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/toolhost/toolhost/internal/httpguard"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/permission"
 )
@@ -110,8 +111,12 @@ type parked struct {
 type Request struct {
 	// ID names the question in the API; it is random (128 bits), so it
 	// cannot be guessed by a page that has not read the list.
-	ID         string   `json:"id"`
-	SessionID  string   `json:"sessionID,omitempty"`
+	ID        string `json:"id"`
+	SessionID string `json:"sessionID,omitempty"`
+	// Caller is who made the call that asks (httpguard.CallerOf): where
+	// several callers share the inbox, only it and the operators see and
+	// answer the question (scope.go).
+	Caller     string   `json:"caller,omitempty"`
 	Tool       string   `json:"tool,omitempty"`
 	Permission string   `json:"permission"`
 	Patterns   []string `json:"patterns"`
@@ -131,10 +136,6 @@ type Request struct {
 	ScopeNote string           `json:"scopeNote,omitempty"`
 	Asked     time.Time        `json:"asked"`
 	Deadline  time.Time        `json:"deadline"`
-	// Caller is the named caller (a token's name, a JWT's issuer#subject)
-	// whose call asked; only that caller sees and answers the question
-	// (callers.go). Empty for a call of no named caller.
-	Caller string `json:"caller,omitempty"`
 }
 
 // Preview is what a request would do, in the form its tool reported it.
@@ -227,6 +228,7 @@ func (ib *Inbox) Ask(ctx context.Context, req permission.Request) (permission.Re
 		req: Request{
 			ID:         newID(),
 			SessionID:  req.SessionID,
+			Caller:     httpguard.CallerOf(ctx),
 			Tool:       req.Tool,
 			Permission: req.Permission,
 			Patterns:   clipAll(req.Patterns), // [] for scripts, not null
@@ -237,7 +239,6 @@ func (ib *Inbox) Ask(ctx context.Context, req permission.Request) (permission.Re
 			ScopeNote:  permission.AlwaysNote(req),
 			Asked:      now,
 			Deadline:   now.Add(ib.opts.Timeout),
-			Caller:     namedCaller(ctx),
 		},
 		reply: make(chan permission.Reply, 1),
 	}

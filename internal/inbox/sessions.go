@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolhost/toolhost/internal/httpguard"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/permission"
 )
@@ -22,8 +23,10 @@ const (
 // Session is one session as the page shows it: its calls, newest last,
 // and its "always" approvals.
 type Session struct {
-	ID        string             `json:"id"`
-	Agent     string             `json:"agent,omitempty"`
+	ID    string `json:"id"`
+	Agent string `json:"agent,omitempty"`
+	// Caller is who made the session's first call seen here (scope.go).
+	Caller    string             `json:"caller,omitempty"`
 	Calls     []Call             `json:"calls"`
 	Approvals permission.Ruleset `json:"approvals"`
 	// ApprovalsError says why the approvals could not be read.
@@ -47,17 +50,21 @@ type Call struct {
 // sessionLog is what the inbox keeps of a session.
 type sessionLog struct {
 	id, agent  string
+	caller     string // who made its first call (scope.go)
 	calls      []*Call
 	lastActive time.Time
 }
 
 // CallStarted implements runtime.CallWatcher.
-func (ib *Inbox) CallStarted(_ context.Context, c runtime.WatchedCall) {
+func (ib *Inbox) CallStarted(ctx context.Context, c runtime.WatchedCall) {
 	if c.SessionID == "" {
 		return
 	}
 	ib.mu.Lock()
 	s := ib.sessionLocked(c.SessionID, c.Agent)
+	if len(s.calls) == 0 && s.caller == "" {
+		s.caller = httpguard.CallerOf(ctx)
+	}
 	s.calls = append(s.calls, &Call{ID: c.CallID, Tool: c.Tool, Title: c.Tool, Status: StatusRunning, Start: c.Start})
 	if len(s.calls) > maxCalls {
 		s.calls = slices.Delete(s.calls, 0, len(s.calls)-maxCalls)
@@ -126,7 +133,7 @@ func (ib *Inbox) Sessions(ctx context.Context) []Session {
 	reg := ib.reg
 	out := make([]Session, 0, len(ib.sessions))
 	for _, s := range ib.sessions {
-		v := Session{ID: s.id, Agent: s.agent, LastActive: s.lastActive, Calls: make([]Call, 0, len(s.calls))}
+		v := Session{ID: s.id, Agent: s.agent, Caller: s.caller, LastActive: s.lastActive, Calls: make([]Call, 0, len(s.calls))}
 		for _, c := range s.calls {
 			cc := *c
 			if cc.Status == StatusRunning {

@@ -58,7 +58,10 @@ type trustBody struct {
 
 // apiTrustGet returns the project's review: {"project", "trusted",
 // "digest", "summary", "files", ...}.
-func (ib *Inbox) apiTrustGet(w http.ResponseWriter, _ *http.Request) {
+func (ib *Inbox) apiTrustGet(w http.ResponseWriter, r *http.Request) {
+	if !operatorOnly(w, r) {
+		return
+	}
 	ib.mu.Lock()
 	t := ib.trust
 	ib.mu.Unlock()
@@ -73,6 +76,9 @@ func (ib *Inbox) apiTrustGet(w http.ResponseWriter, _ *http.Request) {
 // digest the body names. It is a write like a reply: a JSON body, behind
 // the token and Origin checks and CrossOriginProtection.
 func (ib *Inbox) apiTrust(w http.ResponseWriter, r *http.Request) {
+	if !operatorOnly(w, r) {
+		return
+	}
 	var body trustBody
 	if !decodeJSON(w, r, &body) {
 		return

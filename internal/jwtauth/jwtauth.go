@@ -15,7 +15,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
 
@@ -39,6 +44,40 @@ type Config struct {
 	Algorithms []string
 }
 
+// keyPairAlgs are the signing algorithms a Config may name.
+var keyPairAlgs = []string{oidc.RS256, oidc.RS384, oidc.RS512, oidc.ES256, oidc.ES384, oidc.ES512, oidc.PS256, oidc.PS384, oidc.PS512, oidc.EdDSA}
+
+// keyFetchInterval is the least time between two fetches of the
+// provider's keys; a key the provider rotates in is accepted at most that
+// long after its first token arrives. keyFetchTimeout bounds one fetch.
+const (
+	keyFetchInterval = 10 * time.Second
+	keyFetchTimeout  = 10 * time.Second
+)
+
+// errFetchedRecently refuses a fetch of the keys within keyFetchInterval
+// of the last.
+var errFetchedRecently = errors.New("the signing keys were fetched moments ago; a token naming a key they lack is refused until the next fetch")
+
+// fetchLimit is a transport that lets one request through per every.
+type fetchLimit struct {
+	base  http.RoundTripper
+	every time.Duration
+	mu    sync.Mutex
+	last  time.Time
+}
+
+func (l *fetchLimit) RoundTrip(r *http.Request) (*http.Response, error) {
+	l.mu.Lock()
+	if !l.last.IsZero() && time.Since(l.last) < l.every {
+		l.mu.Unlock()
+		return nil, errFetchedRecently
+	}
+	l.last = time.Now()
+	l.mu.Unlock()
+	return l.base.RoundTrip(r)
+}
+
 // Verifier is a httpguard.Authenticator of JWTs.
 type Verifier struct {
 	issuer string
@@ -47,8 +86,8 @@ type Verifier struct {
 
 var _ httpguard.Authenticator = (*Verifier)(nil)
 
-// New returns a Verifier of cfg; ctx carries the HTTP client the keys are
-// fetched with (oidc.ClientContext), and must outlive the Verifier.
+// New returns a Verifier of cfg; ctx must outlive the Verifier (it bounds
+// the fetches of the keys).
 func New(ctx context.Context, cfg Config) (*Verifier, error) {
 	if cfg.Issuer == "" || cfg.Audience == "" || cfg.JWKSURL == "" {
 		return nil, errors.New("jwt authentication: issuer, audience and JWKS URL are all required (--oidc-issuer, --oidc-audience, --oidc-jwks)")
@@ -60,6 +99,15 @@ func New(ctx context.Context, cfg Config) (*Verifier, error) {
 	if len(algs) == 0 {
 		algs = []string{oidc.RS256, oidc.ES256}
 	}
+	for _, a := range algs {
+		if !slices.Contains(keyPairAlgs, a) {
+			return nil, fmt.Errorf("jwt authentication: signing algorithm %q: want one of %s (signatures by a key pair; with an HMAC the secret would be the key the provider publishes)", a, strings.Join(keyPairAlgs, ", "))
+		}
+	}
+	// The provider's keys are fetched through a client that fetches at
+	// most once a keyFetchInterval: go-oidc fetches again for any token
+	// naming a key it has not cached, and tokens are anyone's to forge.
+	ctx = oidc.ClientContext(ctx, &http.Client{Timeout: keyFetchTimeout, Transport: &fetchLimit{base: http.DefaultTransport, every: keyFetchInterval}})
 	keys := oidc.NewRemoteKeySet(ctx, cfg.JWKSURL)
 	return &Verifier{
 		issuer: cfg.Issuer,

@@ -6,9 +6,11 @@ import (
 	"crypto/rsa"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -100,6 +102,80 @@ func TestAVerifierWithoutAudienceOrKeysIsNotBuilt(t *testing.T) {
 	for _, cfg := range []Config{{Issuer: "i", JWKSURL: "http://x"}, {Issuer: "i", Audience: "a"}, {Issuer: "i", Audience: "a", JWKSURL: "file:///etc/keys"}} {
 		if _, err := New(context.Background(), cfg); err == nil {
 			t.Errorf("New(%+v) succeeded", cfg)
+		}
+	}
+}
+
+// A token is anyone's to forge, and go-oidc fetches the provider's keys
+// again for every token naming a key it has not cached: without a bound,
+// each forged request would be a request to the identity provider.
+func TestForgedTokensNamingUnknownKeysDoNotFetchTheKeysEachTime(t *testing.T) {
+	t.Parallel()
+	p := newProvider(t)
+	var fetches atomic.Int32
+	counted := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fetches.Add(1)
+		p.jwks.Config.Handler.ServeHTTP(w, r)
+	}))
+	t.Cleanup(counted.Close)
+	const iss, aud = "https://id.test", "toolhost"
+	v, err := New(context.Background(), Config{Issuer: iss, Audience: aud, JWKSURL: counted.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	good := jwt.Claims{Issuer: iss, Subject: "alice", Audience: jwt.Audience{aud}, Expiry: jwt.NewNumericDate(now.Add(time.Hour))}
+	if _, err := v.Authenticate(context.Background(), p.sign(t, p.key, good)); err != nil {
+		t.Fatalf("a valid token: %v", err)
+	}
+	other, _ := rsa.GenerateKey(rand.Reader, 2048)
+	for i := range 30 {
+		sig, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: other}, (&jose.SignerOptions{}).WithHeader("kid", fmt.Sprintf("forged-%d", i)))
+		raw, _ := jwt.Signed(sig).Claims(good).Serialize()
+		if _, err := v.Authenticate(context.Background(), raw); err == nil {
+			t.Fatal("a forged token was accepted")
+		}
+	}
+	if n := fetches.Load(); n > 2 {
+		t.Errorf("30 forged tokens fetched the keys %d times; want at most one fetch more than the first", n)
+	}
+	if _, err := v.Authenticate(context.Background(), p.sign(t, p.key, good)); err != nil {
+		t.Errorf("a valid token after the forgeries: %v", err)
+	}
+}
+
+// Only signatures by a key pair: with an HMAC algorithm the "secret" would
+// be the key the provider publishes, and anyone could sign with it.
+func TestAVerifierOfSymmetricOrNoAlgorithmsIsNotBuilt(t *testing.T) {
+	t.Parallel()
+	for _, alg := range []string{"HS256", "HS512", "none", "hs256"} {
+		if _, err := New(context.Background(), Config{Issuer: "i", Audience: "a", JWKSURL: "http://x", Algorithms: []string{alg}}); err == nil {
+			t.Errorf("New accepted the algorithm %q", alg)
+		}
+	}
+}
+
+func TestAnHMACTokenSignedWithThePublicKeyAndATokenNotYetValidAreRefused(t *testing.T) {
+	t.Parallel()
+	p := newProvider(t)
+	const iss, aud = "https://id.test", "toolhost"
+	v, err := New(context.Background(), Config{Issuer: iss, Audience: aud, JWKSURL: p.jwks.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	good := jwt.Claims{Issuer: iss, Subject: "alice", Audience: jwt.Audience{aud}, Expiry: jwt.NewNumericDate(now.Add(time.Hour))}
+	pub, _ := json.Marshal(jose.JSONWebKey{Key: &p.key.PublicKey, KeyID: "k1"})
+	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.HS256, Key: pub}, (&jose.SignerOptions{}).WithHeader("kid", "k1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hmac, _ := jwt.Signed(sig).Claims(good).Serialize()
+	early := good
+	early.NotBefore = jwt.NewNumericDate(now.Add(time.Hour))
+	for name, tok := range map[string]string{"HS256 with the public key": hmac, "nbf an hour ahead": p.sign(t, p.key, early)} {
+		if got, err := v.Authenticate(context.Background(), tok); err == nil {
+			t.Errorf("%s: accepted as %q", name, got)
 		}
 	}
 }

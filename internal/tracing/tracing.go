@@ -176,10 +176,26 @@ func (c *callSpan) End(res runtime.Result, err error) {
 		// A refusal is the permission system working, not a failure of
 		// the service; only errors mark the span as failed.
 		if outcome == "error" && !errors.Is(err, context.Canceled) {
-			c.span.RecordError(err)
+			// The kind of error, not its text: a tool's error often
+			// quotes its arguments (a URL with credentials, a
+			// command, a file's text), and the trace backend sees
+			// every caller's calls. The text is in the caller's
+			// result and the server's log.
+			c.span.AddEvent("exception", trace.WithAttributes(attribute.String("exception.type", errorType(err))))
 			c.span.SetStatus(codes.Error, "tool call failed")
 		}
 	}
 	c.span.SetAttributes(AttrOutcome.String(outcome), AttrOutputBytes.Int(len(res.Output)))
 	c.span.End()
+}
+
+// errorType is the Go type of the innermost error err wraps.
+func errorType(err error) string {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return fmt.Sprintf("%T", err)
+		}
+		err = next
+	}
 }

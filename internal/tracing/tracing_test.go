@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -188,5 +190,50 @@ func TestSpansReachAnOTLPReceiverOverHTTP(t *testing.T) {
 	}
 	if !slices.Equal(names, []string{"execute_tool guarded"}) || replica != "replica-http" {
 		t.Fatalf("the receiver got spans %v with replica %q; want the call's span from replica-http", names, replica)
+	}
+}
+
+// A trace goes to an observability stack that sees every call of every
+// caller; a tool's error often quotes its arguments (a URL with its
+// credentials, a command, a file's text). The span says that the call
+// failed and what kind of error it was, never the message.
+func TestAFailedCallsSpanHoldsNoneOfItsErrorText(t *testing.T) {
+	t.Parallel()
+	exp := tracetest.NewInMemoryExporter()
+	tr, err := tracing.New(t.Context(), tracing.Options{Exporter: exp, Sync: true, Replica: "r", Env: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := registry(t)
+	reg.Add(runtime.SourceRuntime, runtime.Define("leaky", "Fails quoting its path.", func(_ context.Context, p pathParams, _ *runtime.Context) (runtime.Result, error) {
+		return runtime.Result{}, fmt.Errorf("cannot fetch %q", p.Path)
+	}))
+	reg.TraceCalls(tr)
+	args, _ := json.Marshal(pathParams{"https://user:hunter2@example.test/"})
+	if _, err := reg.Call(t.Context(), runtime.Call{Tool: "leaky", SessionID: "ses_1", CallID: "call_1", Args: args}); err == nil {
+		t.Fatal("the leaky call succeeded")
+	}
+	spans := exp.GetSpans()
+	if len(spans) != 1 {
+		t.Fatalf("%d spans; want 1", len(spans))
+	}
+	s := spans[0]
+	texts := []string{s.Status.Description}
+	for _, kv := range s.Attributes {
+		texts = append(texts, kv.Value.Emit())
+	}
+	for _, ev := range s.Events {
+		texts = append(texts, ev.Name)
+		for _, kv := range ev.Attributes {
+			texts = append(texts, kv.Value.Emit())
+		}
+	}
+	for _, txt := range texts {
+		if strings.Contains(txt, "hunter2") {
+			t.Errorf("the span holds the error's text: %q", txt)
+		}
+	}
+	if a := attrs(s.Attributes); a[tracing.AttrOutcome].AsString() != "error" {
+		t.Errorf("outcome %q; want error", a[tracing.AttrOutcome].AsString())
 	}
 }

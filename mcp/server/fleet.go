@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/toolhost/toolhost/internal/third_party/gosdk/auth"
 	sdk "github.com/toolhost/toolhost/internal/third_party/gosdk/mcp"
 
 	"github.com/toolhost/toolhost/internal/httpguard"
@@ -46,12 +47,25 @@ import (
 // naming its own session in _meta (MetaSessionKey) still may; that session
 // too is bound to the first caller that uses it (claimSession).
 
+// Where the bindings live. An MCP session's record and a toolhost
+// session's owner are kept inside the toolhost session they bind ("mcp_<id>"
+// for an MCP session), so the retention sweep, which forgets a session
+// once nothing in it has been written for a while (pgstore), forgets them
+// with its data: the store does not fill with one record per connection
+// ever opened, and a session swept and named again starts empty for
+// whoever names it. (Tools' own state is in namespaces "wasm:<tool>", and
+// no tool writes "toolhost:" ones.)
 const (
-	fleetStoreSession = "toolhost-mcp-sessions" // the store's session id for MCP sessions
-	fleetSessionNS    = "mcp"                   // MCP session id → JSON fleetRecord
-	fleetOwnerNS      = "owner"                 // toolhost session id → caller
-	headerSessionID   = "Mcp-Session-Id"
-	headerProtocol    = "Mcp-Protocol-Version"
+	fleetStoreSession = "toolhost-mcp-sessions" // questions in flight (fleet_elicit.go); rows expire one by one
+	fleetRecordNS     = "toolhost:mcp"          // in session "mcp_<id>": fleetRecordKey → JSON fleetRecord
+	fleetRecordKey    = "session"
+	fleetOwnerNS      = "toolhost:owner" // in each toolhost session a fleet serves: fleetOwnerKey → caller
+	fleetOwnerKey     = "caller"
+	// ownerCacheTTL is how long a replica trusts the owner it read: not
+	// for ever, since a session swept by retention may be claimed anew.
+	ownerCacheTTL   = time.Minute
+	headerSessionID = "Mcp-Session-Id"
+	headerProtocol  = "Mcp-Protocol-Version"
 	// maxFleetBody bounds the request body the fleet handler reads to
 	// learn what a request is (the go-sdk's own default limit).
 	maxFleetBody = sdk.DefaultMaxRequestBodyBytes
@@ -77,10 +91,16 @@ type fleet struct {
 	// owners caches the owners read from the store (an owner never
 	// changes once stored), up to maxOwnersCached, then starts over.
 	ownersMu sync.Mutex
-	owners   map[string]string // toolhost session id → caller
+	owners   map[string]ownerSeen // toolhost session id → caller
 
 	asks fleetAsks // fleet_elicit.go
 	key  fleetKey  // fleet_ids.go
+}
+
+// ownerSeen is a session's owner as read at a time.
+type ownerSeen struct {
+	caller string
+	at     time.Time
 }
 
 // fleetCtxKey carries the fleet session of a request to the tool handler.
@@ -100,7 +120,7 @@ func fleetOf(ctx context.Context) *fleetConn {
 
 // newFleet returns the fleet handler serving through sdkh.
 func (s *Server) newFleet(store session.Store, sdkh http.Handler) *fleet {
-	f := &fleet{s: s, store: store, sdkh: sdkh, owners: map[string]string{}}
+	f := &fleet{s: s, store: store, sdkh: sdkh, owners: map[string]ownerSeen{}}
 	f.asks.init()
 	return f
 }
@@ -119,7 +139,9 @@ func (f *fleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
 	if id == "" {
-		if r.Method != http.MethodPost {
+		if r.Method != http.MethodPost || !asksSomething(body) {
+			// Nothing to keep a session for (a GET, a notification,
+			// a body that is not JSON-RPC): no record is stored.
 			f.sdkh.ServeHTTP(w, r)
 			return
 		}
@@ -152,7 +174,7 @@ func (f *fleet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch r.Method {
 	case http.MethodDelete:
-		if err := session.Delete(r.Context(), f.store, fleetStoreSession, fleetSessionNS, id); err != nil {
+		if err := session.Delete(r.Context(), f.store, "mcp_"+id, fleetRecordNS, fleetRecordKey); err != nil {
 			http.Error(w, "delete the MCP session: "+err.Error(), http.StatusServiceUnavailable)
 			return
 		}
@@ -224,7 +246,10 @@ func (f *fleet) put(ctx context.Context, id string, rec fleetRecord) error {
 	if err != nil {
 		return err
 	}
-	return session.Put(ctx, f.store, fleetStoreSession, fleetSessionNS, id, b)
+	// In the session it binds, so retention forgets it with the
+	// session's data; its owner is in its id (fleet_ids.go), so nothing
+	// is claimed.
+	return session.Put(ctx, f.store, "mcp_"+id, fleetRecordNS, fleetRecordKey, b)
 }
 
 // get reads an MCP session; nil when the store holds none under id.
@@ -232,7 +257,7 @@ func (f *fleet) get(ctx context.Context, id string) (*fleetRecord, error) {
 	if len(id) > 200 {
 		return nil, nil
 	}
-	raw, ok, err := f.store.Get(ctx, fleetStoreSession, fleetSessionNS, id)
+	raw, ok, err := f.store.Get(ctx, "mcp_"+id, fleetRecordNS, fleetRecordKey)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -253,14 +278,14 @@ func (f *fleet) claim(ctx context.Context, sid, caller string) error {
 	f.ownersMu.Lock()
 	known, ok := f.owners[sid]
 	f.ownersMu.Unlock()
-	if ok {
-		if known != caller {
+	if ok && time.Since(known.at) < ownerCacheTTL {
+		if known.caller != caller {
 			return errForeignSession
 		}
 		return nil
 	}
 	var owner string
-	err := f.store.Update(ctx, fleetStoreSession, fleetOwnerNS, sid, func(old []byte, exists bool) ([]byte, error) {
+	err := f.store.Update(ctx, sid, fleetOwnerNS, fleetOwnerKey, func(old []byte, exists bool) ([]byte, error) {
 		if exists {
 			owner = string(old)
 			return old, nil
@@ -275,7 +300,7 @@ func (f *fleet) claim(ctx context.Context, sid, caller string) error {
 	if len(f.owners) >= maxOwnersCached {
 		clear(f.owners)
 	}
-	f.owners[sid] = owner
+	f.owners[sid] = ownerSeen{caller: owner, at: time.Now()}
 	f.ownersMu.Unlock()
 	if owner != caller {
 		return errForeignSession
@@ -284,15 +309,41 @@ func (f *fleet) claim(ctx context.Context, sid, caller string) error {
 }
 
 // claimSession is the check of a tools/call: the toolhost session it
-// names must be its caller's. Calls not served by a fleet are not checked.
+// names must be its caller's. Outside a fleet (one stateful server with
+// named callers) the owners are kept the same way, in the server's store;
+// a call with no authenticated caller (stdio, loopback without a token)
+// has nobody to tell apart and is not checked.
 func (s *Server) claimSession(ctx context.Context, sid string) error {
-	c := fleetOf(ctx)
-	if c == nil || sid == "mcp_"+c.id {
-		// Outside a fleet, or the MCP session's own, whose id names
-		// its owner (fleet_ids.go).
+	caller := httpguard.CallerOf(ctx)
+	if c := fleetOf(ctx); c != nil {
+		if sid == "mcp_"+c.id {
+			// The MCP session's own, whose id names its owner
+			// (fleet_ids.go): nothing to read or write.
+			return nil
+		}
+		return c.f.claim(ctx, sid, caller)
+	}
+	if caller == "" {
 		return nil
 	}
-	return c.f.claim(ctx, sid, httpguard.CallerOf(ctx))
+	return s.claims().claim(ctx, sid, caller)
+}
+
+// bindSDKSessions binds each MCP session the go-sdk's stateful handler h
+// opens to the caller that opened it: the go-sdk refuses a session to a
+// request whose auth.TokenInfo names another user (403), so a stolen
+// Mcp-Session-Id is worth nothing to another caller.
+func bindSDKSessions(h http.Handler) http.Handler {
+	withUser := auth.RequireBearerToken(func(_ context.Context, _ string, r *http.Request) (*auth.TokenInfo, error) {
+		return &auth.TokenInfo{UserID: httpguard.CallerOf(r.Context()), Expiration: time.Now().Add(time.Hour)}, nil
+	}, nil)(h)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if httpguard.CallerOf(r.Context()) == "" {
+			h.ServeHTTP(w, r) // no token: one caller
+			return
+		}
+		withUser.ServeHTTP(w, r)
+	})
 }
 
 // fleetSessionID is the toolhost session of a call served by a fleet
@@ -341,6 +392,16 @@ func initializeOf(body []byte) *sdk.InitializeParams {
 		}
 	}
 	return nil
+}
+
+// asksSomething reports whether body holds a request (a method and an id).
+func asksSomething(body []byte) bool {
+	for _, m := range messagesOf(body) {
+		if m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null" {
+			return true
+		}
+	}
+	return false
 }
 
 // onlyResponses reports whether body holds responses and nothing else.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Session ids that carry their owner. An MCP session id minted by a fleet
@@ -27,33 +28,48 @@ const (
 )
 
 // fleetKey is the fleet's HMAC key, read (or made, by the first replica
-// that needs it) once.
+// that needs it) once, and rewritten unchanged every keyTouch: its row is
+// bookkeeping whose rows expire one by one (BookkeepingSessions), and a
+// key swept while replicas run would be remade by the next one to start,
+// whose ids the others would refuse.
 type fleetKey struct {
-	mu  sync.Mutex
-	key []byte
+	mu      sync.Mutex
+	key     []byte
+	touched time.Time
 }
+
+// keyTouch is how often a replica rewrites the key; far below any
+// retention.
+const keyTouch = 10 * time.Minute
 
 func (f *fleet) hmacKey(ctx context.Context) ([]byte, error) {
 	f.key.mu.Lock()
 	defer f.key.mu.Unlock()
-	if f.key.key != nil {
+	if f.key.key != nil && time.Since(f.key.touched) < keyTouch {
 		return f.key.key, nil
 	}
 	fresh := make([]byte, 32)
 	_, _ = rand.Read(fresh)
 	var key []byte
 	err := f.store.Update(ctx, fleetStoreSession, fleetKeyNS, fleetKeyKey, func(old []byte, exists bool) ([]byte, error) {
-		if exists && len(old) == len(fresh) {
-			key = old
-			return old, nil
+		switch {
+		case exists && len(old) == len(fresh):
+			key = old // rewritten, so the row's time moves
+		case f.key.key != nil:
+			key = f.key.key // swept after all: put back, not remade
+		default:
+			key = fresh
 		}
-		key = fresh
-		return fresh, nil
+		return key, nil
 	})
 	if err != nil {
+		if f.key.key != nil {
+			f.key.touched = time.Now() // tried again after keyTouch
+			return f.key.key, nil
+		}
 		return nil, fmt.Errorf("read the key of session ids: %w", err)
 	}
-	f.key.key = key
+	f.key.key, f.key.touched = key, time.Now()
 	return key, nil
 }
 

@@ -124,11 +124,21 @@ func TestAPlainClientKeepsOneSessionAcrossReplicasOnBothProtocols(t *testing.T) 
 			if res := bob.call(t, "todoread", map[string]any{}); strings.Contains(text(res), "ship it") {
 				t.Fatalf("bob reads alice's todos: %q", text(res))
 			}
-			// Only an initialize to remember is stored: none on
+			// Only an initialize to remember is stored, in the
+			// session it binds (so retention sweeps it): none on
 			// 2026-07-28, one per client before.
-			kvs, err := store.List(t.Context(), "toolhost-mcp-sessions", "mcp")
-			if want := map[bool]int{true: 0, false: 2}[version >= "2026-07-28"]; err != nil || len(kvs) != want {
-				t.Fatalf("%d MCP sessions stored (%v); want %d", len(kvs), err, want)
+			stored := 0
+			for _, c := range []*plainClient{alice, bob} {
+				_, ok, err := store.Get(t.Context(), "mcp_"+c.cs.ID(), "toolhost:mcp", "session")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ok {
+					stored++
+				}
+			}
+			if want := map[bool]int{true: 0, false: 2}[version >= "2026-07-28"]; stored != want {
+				t.Fatalf("%d MCP sessions stored; want %d", stored, want)
 			}
 		})
 	}

@@ -77,7 +77,7 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 		}
 		return guard(opts, f)
 	}
-	return guard(opts, h)
+	return guard(opts, bindSDKSessions(h))
 }
 
 // ShutdownGrace is how long ListenAndServe lets tool calls in flight

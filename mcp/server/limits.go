@@ -1,12 +1,14 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"sync/atomic"
 
 	sdk "github.com/toolhost/toolhost/internal/third_party/gosdk/mcp"
 
 	"github.com/toolhost/toolhost/runtime"
+	"github.com/toolhost/toolhost/runtime/permission"
 )
 
 // Bounded parked calls. Each parked call (parked.go) holds goroutines, and
@@ -77,4 +79,22 @@ func (s *Server) refuseFull(pc *parkedCall) *sdk.CallToolResult {
 	s.opts.Metrics.parkRefused()
 	s.log.Warn("a call needing a permission answer refused: parked calls at their limit", "max", s.maxParked())
 	return toResult(runtime.Result{}, parkFullError{s.maxParked()}, nil)
+}
+
+// boundedInbox is the permission inbox as a server's calls ask it: a call
+// waiting there for a person is parked as much as one waiting for a round
+// trip (it holds its goroutines, instance or process until answered), so
+// past Options.MaxParked such calls the question is refused at once.
+type boundedInbox struct{ s *Server }
+
+func (b boundedInbox) Ask(ctx context.Context, req permission.Request) (permission.Reply, error) {
+	s := b.s
+	n := s.inboxWaiting.Add(1)
+	defer s.inboxWaiting.Add(-1)
+	if max := s.maxParked(); max > 0 && int(n) > max {
+		s.opts.Metrics.parkRefused()
+		s.log.Warn("a call needing a permission answer refused: calls waiting in the permission inbox at their limit", "max", max)
+		return permission.Reply{}, parkFullError{max}
+	}
+	return s.opts.Inbox.Ask(ctx, req)
 }

@@ -41,7 +41,7 @@ const (
 // state shared by all its calls (relayed answers and rounds, released
 // calls), rather than a client's: a store's retention should expire their
 // rows one by one (pgstore.Store.SweepRowsOf), not with the session.
-func BookkeepingSessions() []string { return []string{relaySession} }
+func BookkeepingSessions() []string { return []string{relaySession, fleetStoreSession} }
 
 // relayAckTimeout is how long a replica waits for another to take an
 // answer before deciding that no replica holds the call. A variable only

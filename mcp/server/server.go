@@ -118,13 +118,15 @@ type Server struct {
 	log  *slog.Logger
 	sdk  *sdk.Server
 
-	sessions sync.Map // *sdk.ServerSession → toolhost session id
-	splicers sync.Map // *sdk.ServerSession → *stdio.Splicer (stdio)
-	parked   parkedCalls
-	relay    *relay     // nil without a shared store (relay.go)
-	drain    drainState // drain.go
-	list     toolList   // the offered tools, kept in step with the registry (refresh.go)
-	proj     *project   // prompts and resources (project.go)
+	sessions     sync.Map // *sdk.ServerSession → toolhost session id
+	splicers     sync.Map // *sdk.ServerSession → *stdio.Splicer (stdio)
+	parked       parkedCalls
+	relay        *relay        // nil without a shared store (relay.go)
+	claims       func() *fleet // owners of toolhost sessions outside a fleet (fleet.go)
+	inboxWaiting atomic.Int64  // calls waiting in the permission inbox (limits.go)
+	drain        drainState    // drain.go
+	list         toolList      // the offered tools, kept in step with the registry (refresh.go)
+	proj         *project      // prompts and resources (project.go)
 
 	unknown  sync.Map     // client names whose tool naming is not known, logged once (clients.go)
 	unknownN atomic.Int32 // how many
@@ -159,6 +161,13 @@ func New(ctx context.Context, reg *runtime.Registry, opts Options) (*Server, err
 	}
 	opts.Agent = agent.Name
 	s := &Server{reg: reg, opts: opts, log: opts.Logger}
+	s.claims = sync.OnceValue(func() *fleet {
+		store := opts.Relay
+		if store == nil {
+			store = session.NewMemory()
+		}
+		return &fleet{s: s, store: store, owners: map[string]ownerSeen{}}
+	})
 	s.parked.init()
 	if opts.Metrics != nil {
 		opts.Metrics.watchParked(s.parked.count)
@@ -288,7 +297,7 @@ func (s *Server) handler(id string) sdk.ToolHandler {
 			// Whatever the client: one that cannot elicit parks its
 			// questions there, one that can but leaves one unanswered
 			// (cancel) too.
-			ctx = withInbox(ctx, s.opts.Inbox)
+			ctx = withInbox(ctx, boundedInbox{s})
 		}
 		switch elicitMode(req) {
 		case elicitRoundTrip:
