@@ -73,7 +73,7 @@ func TestCallRunsToolsAndMapsFailuresToExitCodes(t *testing.T) {
 		{"arguments can come from stdin", `{"filePath":"hello.txt"}`, []string{"call", "read", "-"}, 0, "1: hello", ""},
 		{"an allowed command runs", "", []string{"call", "bash", `{"command":"echo hi","description":"Say hi"}`}, 0, "hi", ""},
 		{"a denied command exits 3 naming the rule", "", []string{"call", "bash", `{"command":"rm -rf x","description":"Remove"}`}, 3, "", "rm *"},
-		{"an ask without a terminal is refused with the way to allow it", "", []string{"call", "bash", `{"command":"ls","description":"List"}`}, 3, "", "--yes"},
+		{"an ask without a terminal is refused with the way to allow it", "", []string{"call", "bash", `{"command":"ls","description":"List"}`}, 4, "", "--yes"},
 		{"--yes answers asks once", "", []string{"call", "bash", `{"command":"ls","description":"List"}`, "--yes"}, 0, "hello.txt", ""},
 		{"an unknown tool is a usage error", "", []string{"call", "nosuch", `{}`}, 2, "", "unknown tool"},
 		{"arguments that are not JSON are a usage error", "", []string{"call", "read", `{"filePath":`}, 2, "", "not valid JSON"},

@@ -75,7 +75,7 @@ func TestCallApplyPatchMatchesAcrossNormalisation(t *testing.T) {
 	path := e.Write("menu.txt", "cafe\u0301\nold\n")                                                        // NFD
 	patch := "*** Begin Patch\n*** Update File: menu.txt\n@@\n caf\u00e9\n-old\n+cr\u00e8me\n*** End Patch" // NFC
 	args, _ := json.Marshal(map[string]string{"patchText": patch})
-	if _, stderr, code := e.Run("", "call", "apply_patch", string(args), "--yes"); code != 0 {
+	if _, stderr, code := e.Run("", "call", "apply_patch", string(args), "--yes", "--model", "gpt-5"); code != 0 {
 		t.Fatalf("apply_patch: exit %d: %s", code, stderr)
 	}
 	if b, _ := os.ReadFile(path); string(b) != "cafe\u0301\ncre\u0300me\n" {

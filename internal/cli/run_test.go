@@ -41,7 +41,7 @@ func TestRunFlags(t *testing.T) {
 			cmd.SetArgs(tt.args)
 			cmd.SilenceErrors, cmd.SilenceUsage = true, true
 			cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-			err := cmd.Execute()
+			err := Execute(context.Background(), cmd)
 			if code := ExitCode(err); code != tt.code {
 				t.Fatalf("exit code %d (%v), want %d", code, err, tt.code)
 			}

@@ -1,8 +1,10 @@
 package client_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -120,8 +122,9 @@ func TestAServerThatDiesIsRestartedOnTheNextCall(t *testing.T) {
 	t.Cleanup(func() { m.Close() })
 	m.Start(context.Background())
 	reg := registryWith(t, m, "")
-	// The served toolhost runs bash as its child: the command names its
-	// parent, the server, which the test kills in the middle of the call
+	// The served toolhost runs bash as its child, or as its sandbox
+	// zygote's: the command names its parent, and the test kills the
+	// server (that parent, or the zygote's) in the middle of the call
 	// (bash itself may not: the sandbox keeps its signals to its own
 	// processes).
 	pidFile := filepath.Join(inner.dir, "server.pid")
@@ -130,6 +133,7 @@ func TestAServerThatDiesIsRestartedOnTheNextCall(t *testing.T) {
 		for time.Now().Before(deadline) {
 			if b, err := os.ReadFile(pidFile); err == nil && strings.HasSuffix(string(b), "\n") {
 				if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+					pid = serverOf(pid)
 					if proc, err := os.FindProcess(pid); err == nil {
 						proc.Kill()
 					}
@@ -266,4 +270,29 @@ func TestToolhostCallsAndListsConfiguredServers(t *testing.T) {
 	if !strings.Contains(out, "NAME") || !strings.Contains(out, "connected") {
 		t.Errorf("toolhost mcp list:\n%s", out)
 	}
+}
+
+// zygoteArg is sandbox.ZygoteArg, which only Linux builds define.
+const zygoteArg = "__toolhost_sandbox_zygote__"
+
+// serverOf is pid, or its parent when pid is a sandbox zygote (which
+// starts the served toolhost's commands on Linux with Landlock).
+func serverOf(pid int) int {
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil || !bytes.Contains(cmdline, []byte(zygoteArg)) {
+		return pid
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return pid
+	}
+	// pid (comm) state ppid ...: comm may hold spaces, so count from its end.
+	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	if len(fields) < 2 {
+		return pid
+	}
+	if ppid, err := strconv.Atoi(fields[1]); err == nil {
+		return ppid
+	}
+	return pid
 }
