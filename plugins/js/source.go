@@ -2,7 +2,6 @@ package js
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -144,7 +143,7 @@ func (s *Source) sync(ctx context.Context) ([]string, []runtime.LoadError, sourc
 	files := source.AdmitFiles(s.opts.Trust, Files(s.opts.Where))
 	want := map[string]string{}
 	for _, f := range files {
-		want[f] = stampOf(f)
+		want[f] = source.Stamp(f)
 	}
 	affected := map[string]bool{} // ids whose tool may change
 	var stale []*File
@@ -278,15 +277,6 @@ func (s *Source) Close(ctx context.Context) error {
 		return s.rt.Close(ctx)
 	}
 	return nil
-}
-
-// stampOf is path's modification time and size, "" when it is gone.
-func stampOf(path string) string {
-	st, err := os.Stat(path)
-	if err != nil {
-		return ""
-	}
-	return fmt.Sprintf("%s/%d", st.ModTime(), st.Size())
 }
 
 var (

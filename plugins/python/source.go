@@ -2,9 +2,7 @@ package python
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"sync"
 
@@ -121,7 +119,7 @@ func (s *Source) sync(ctx context.Context) (source.Change, []runtime.LoadError) 
 	seen := map[string]bool{}
 	for _, f := range files {
 		seen[f] = true
-		stamp := stampOf(f)
+		stamp := source.Stamp(f)
 		if lf, ok := s.loaded[f]; ok {
 			if lf.stamp == stamp {
 				continue
@@ -195,15 +193,6 @@ func (s *Source) Close(ctx context.Context) error {
 		return s.rt.Close(ctx)
 	}
 	return nil
-}
-
-// stampOf is path's modification time and size, "" when it is gone.
-func stampOf(path string) string {
-	st, err := os.Stat(path)
-	if err != nil {
-		return ""
-	}
-	return fmt.Sprintf("%s/%d", st.ModTime(), st.Size())
 }
 
 var (
