@@ -2,6 +2,7 @@ package inbox_test
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"net/http/httptest"
 	"os"
@@ -126,5 +127,43 @@ func TestWaitingCountsTheQuestionsOfALiveInbox(t *testing.T) {
 	}
 	if _, err := inbox.Waiting(context.Background(), url, "wrong"); err == nil {
 		t.Error("a wrong token was answered")
+	}
+}
+
+// TestARecordRewrittenToPointAwayIsNotFollowed: a record file edited by
+// another process to name a host off this machine (where `toolhost inbox`
+// would send the user's token) is skipped, as one naming no port is.
+func TestARecordRewrittenToPointAwayIsNotFollowed(t *testing.T) {
+	t.Parallel()
+	for _, url := range []string{
+		"http://example.com:80/",
+		"http://10.0.0.1:27345/",
+		"http://evil.example@127.0.0.1:27345/",
+		"https://127.0.0.1:27345/",
+		"http://127.0.0.1/",
+	} {
+		t.Run(url, func(t *testing.T) {
+			t.Parallel()
+			data := t.TempDir()
+			rec := inbox.Record{Project: "/p/one", URL: "http://127.0.0.1:27345/", PID: os.Getpid(), Started: time.Now(), UserToken: true}
+			if _, err := inbox.Publish(data, rec); err != nil {
+				t.Fatal(err)
+			}
+			files, _ := filepath.Glob(filepath.Join(data, "*", "*.json"))
+			if len(files) != 1 {
+				t.Fatalf("record files %v; want one", files)
+			}
+			rec.URL = url
+			b, err := json.Marshal(rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(files[0], b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := inbox.Published(data, "/p/one"); err != nil || len(got) != 0 {
+				t.Fatalf("Published = %+v, %v; want the rewritten record skipped", got, err)
+			}
+		})
 	}
 }
