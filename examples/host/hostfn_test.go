@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/toolhost/toolhost/host"
+	"github.com/toolhost/toolhost/plugins/js/jstooltest"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/permission"
 )
@@ -34,13 +34,13 @@ func TestAGoGuestAndAJSToolCallTheHostFunctionThisProgramAdds(t *testing.T) {
 	}
 	copyFile(t, forecastWasm(t), filepath.Join(toolDir, "forecast.wasm"))
 	copyFile(t, filepath.Join("testdata", "sky.ts"), filepath.Join(toolDir, "sky.ts"))
-	linkTree(t, zodModules(t), filepath.Join(project, "node_modules"))
+	jstooltest.LinkZod(t, project)
 	rules := `{"permission": {"weather": {"*": "allow", "mars": "deny"}}}`
 	if err := os.WriteFile(filepath.Join(project, "toolhost.json"), []byte(rules), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cache := t.TempDir()
-	seedJSEngine(t, cache)
+	jstooltest.SeedEngine(t, cache)
 
 	opts, err := options()
 	if err != nil {
@@ -153,57 +153,6 @@ func forecastWasm(t *testing.T) string {
 	return forecastBuild.path
 }
 
-// unavailable skips the test for a missing toolchain piece, or fails it
-// on CI, which installs everything (.ci/run).
-func unavailable(t *testing.T, format string, args ...any) {
-	t.Helper()
-	if os.Getenv("CI") == "true" {
-		t.Fatalf(format, args...)
-	}
-	t.Skipf(format, args...)
-}
-
-// zodModules is a node_modules holding zod, which every JS tool's
-// arguments are described with: TOOLHOST_ZOD_DIR's (set by .ci/run), else
-// one installed with npm into the user cache once per machine.
-func zodModules(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("TOOLHOST_ZOD_DIR")
-	if dir == "" {
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			unavailable(t, "no user cache directory for zod: %v", err)
-		}
-		dir = filepath.Join(cache, "toolhost-e2e", "zod-4.6.7")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "zod", "package.json")); err != nil {
-		out, err := exec.Command("npm", "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", dir, "zod@4.6.7").CombinedOutput()
-		if err != nil {
-			unavailable(t, "JS tools need zod, and npm could not install it: %v\n%s", err, out)
-		}
-	}
-	return filepath.Join(dir, "node_modules")
-}
-
-// seedJSEngine copies the JS engine a toolhost on this machine already
-// fetched (the user cache's toolhost/engines) into cache, so the test
-// does not fetch it again; without one, host.New fetches it with npm.
-func seedJSEngine(t *testing.T, cache string) {
-	t.Helper()
-	user, err := os.UserCacheDir()
-	if err != nil {
-		return
-	}
-	src := filepath.Join(user, "toolhost", "engines")
-	if _, err := os.Stat(src); err != nil {
-		if _, err := exec.LookPath("npm"); err != nil {
-			unavailable(t, "no JS engine cached and no npm to fetch it: %v", err)
-		}
-		return
-	}
-	linkTree(t, src, filepath.Join(cache, "engines"))
-}
-
 func copyFile(t *testing.T, from, to string) {
 	t.Helper()
 	b, err := os.ReadFile(from)
@@ -211,41 +160,6 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(to, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// linkTree copies the folder src to dst, with hard links where it can:
-// a JS tool's bundle takes packages only from inside the project, judged
-// where links lead, so a symbolic link out of it would not do.
-func linkTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		to := filepath.Join(dst, rel)
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(to, 0o755)
-		case d.Type()&fs.ModeSymlink != 0:
-			l, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(l, to)
-		}
-		if os.Link(p, to) == nil {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(to, b, 0o644)
-	})
-	if err != nil {
 		t.Fatal(err)
 	}
 }
