@@ -122,7 +122,10 @@ func load(ctx context.Context, rt *Runtime, path string, opts LoadOptions) (*Fil
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
-	s := &session{vm: v, deadline: time.Now().Add(timeout)}
+	// The limit counts the top level's own run, not bundling and
+	// compiling before it (seconds for zod, more on a loaded machine), so
+	// the clock starts once the bytecode is there.
+	s := &session{vm: v}
 	b := &Bridge{Tool: filepath.Base(path)}
 	s.handle = func(ctx context.Context, op string, arg json.RawMessage) (any, error) {
 		return b.Handle(ctx, s, op, arg)
@@ -137,6 +140,9 @@ func load(ctx context.Context, rt *Runtime, path string, opts LoadOptions) (*Fil
 	if snap, defs := readSnapshot(spath); snap != nil {
 		return &File{Path: path, Defs: defs, rt: rt, snap: snap, pool: make(chan *vm, size), funcs: opts.HostFuncs}, nil
 	}
+	s.mu.Lock()
+	s.deadline = time.Now().Add(timeout)
+	s.mu.Unlock()
 	if err := v.runBytecode(ctx, bc); err != nil {
 		return nil, loadError(path, s, timeout, err)
 	}

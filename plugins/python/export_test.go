@@ -34,3 +34,13 @@ func (r *Runtime) RunPass(ctx context.Context) error {
 	}
 	return nil
 }
+
+// StartLoop starts python.wasm on an endless loop; the channel closes
+// when the instance has ended.
+func (r *Runtime) StartLoop(ctx context.Context) (<-chan struct{}, error) {
+	in, err := r.startArgs(ctx, []string{"python", "-I", "-S", "-c", "while True: pass"}, src{}, Sandbox{}, time.Minute)
+	if err != nil {
+		return nil, err
+	}
+	return in.done, nil
+}

@@ -55,9 +55,12 @@ type Runtime struct {
 	engine []byte
 	cache  wazero.CompilationCache
 
-	mu   sync.Mutex
-	rts  map[int]*memRuntime // by memory cap in MB
-	warm chan struct{}       // bounds background pool refills
+	mu     sync.Mutex
+	rts    map[int]*memRuntime // by memory cap in MB
+	warm   chan struct{}       // bounds background pool refills
+	live   map[*instance]struct{}
+	closed bool
+	wg     sync.WaitGroup // one per live instance, until its module is closed
 }
 
 type memRuntime struct {
@@ -78,7 +81,7 @@ func NewRuntime(engine []byte, cacheDir string) *Runtime {
 	if cc == nil {
 		cc = wazero.NewCompilationCache()
 	}
-	return &Runtime{engine: engine, cache: cc, rts: map[int]*memRuntime{}, warm: make(chan struct{}, 1)}
+	return &Runtime{engine: engine, cache: cc, rts: map[int]*memRuntime{}, warm: make(chan struct{}, 1), live: map[*instance]struct{}{}}
 }
 
 // CompiledDir is where wazero keeps the engine's compiled code under a
@@ -104,6 +107,10 @@ const compiledSettings = "terminate-nodwarf"
 // forMemory returns the runtime whose instances are capped at memMB.
 func (r *Runtime) forMemory(ctx context.Context, memMB int) (*memRuntime, error) {
 	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil, fmt.Errorf("%w: the Python runtime is closed", ErrEngine)
+	}
 	m, ok := r.rts[memMB]
 	if !ok {
 		m = &memRuntime{}
@@ -126,11 +133,34 @@ func (r *Runtime) forMemory(ctx context.Context, memMB int) (*memRuntime, error)
 	return m, m.err
 }
 
-// Close releases every runtime and its instances.
+// closeWait bounds how long Close waits for stopped instances to end: a
+// cancelled guest ends at its next loop header or host call.
+const closeWait = 10 * time.Second
+
+// Close stops every running instance, waits until each has let go of its
+// module (or ctx ends), then releases every runtime. An instance still
+// starting or running while its runtime is closed would race with the
+// close inside wazero, so nothing starts once Close has begun.
 func (r *Runtime) Close(ctx context.Context) error {
+	r.mu.Lock()
+	r.closed = true
+	for in := range r.live {
+		in.cancel(nil)
+	}
+	r.mu.Unlock()
+	done := make(chan struct{})
+	go func() { r.wg.Wait(); close(done) }()
+	wait := time.NewTimer(closeWait)
+	defer wait.Stop()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	case <-wait.C:
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for k, m := range r.rts {
+		m.once.Do(func() {}) // waits for a runtime being made
 		if m.rt != nil {
 			m.rt.Close(ctx)
 		}
@@ -221,6 +251,9 @@ func (r *Runtime) startArgs(ctx context.Context, args []string, s src, sb Sandbo
 		fsc = fsc.(sysfs.FSConfig).WithSysFSMount(m, sb.Paths[host])
 	}
 	in := newInstance(ctx, memMB)
+	if err := r.track(in); err != nil {
+		return nil, err
+	}
 	cfg := wazero.NewModuleConfig().WithName("").
 		WithArgs(args...).
 		WithStdin(in.stdin).WithStdout(in.stdout).WithStderr(in.stderr).
@@ -235,6 +268,7 @@ func (r *Runtime) startArgs(ctx context.Context, args []string, s src, sb Sandbo
 		for _, m := range mounts {
 			m.Close()
 		}
+		r.untrack(in)
 		return nil, fmt.Errorf("start Python: %w", err)
 	}
 	in.mod, in.mounts = mod, mounts
@@ -245,8 +279,29 @@ func (r *Runtime) startArgs(ctx context.Context, args []string, s src, sb Sandbo
 		for _, m := range mounts {
 			m.Close()
 		}
+		r.untrack(in)
 	}()
 	return in, nil
+}
+
+// track records in as live until untrack; it refuses once Close began.
+func (r *Runtime) track(in *instance) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		in.cancel(nil)
+		return fmt.Errorf("%w: the Python runtime is closed", ErrEngine)
+	}
+	r.live[in] = struct{}{}
+	r.wg.Add(1)
+	return nil
+}
+
+func (r *Runtime) untrack(in *instance) {
+	r.mu.Lock()
+	delete(r.live, in)
+	r.mu.Unlock()
+	r.wg.Done()
 }
 
 // isExit0 reports whether err is the guest's sys.exit(0).
