@@ -163,7 +163,7 @@ func createTemp(root *os.Root, dir, base string) (*os.File, string, error) {
 func openConfined(project, target string) (*os.Root, string, error) {
 	base := ""
 	if project != "" {
-		if p, err := filepath.EvalSymlinks(project); err == nil && pathWithin(p, target) && p != target {
+		if p, err := filepath.EvalSymlinks(project); err == nil && fspath.Within(p, target) && p != target {
 			base = p
 		}
 	}

@@ -21,11 +21,15 @@
 // matter; github.com/bmatcuk/doublestar/v4
 // matches ** globs; github.com/pmezard/go-difflib aligns lines for the
 // unified diffs shown to people; github.com/JohannesKaufmann/html-to-markdown
-// converts fetched pages. The .gitignore matcher in walk.go is written here
-// on doublestar's wildcards because github.com/sabhiram/go-gitignore gets
-// several of git's rules wrong (directory-only patterns, anchoring by an
-// inner slash, nested files overriding); grep, glob and list share it. Hunks are formatted here because go-difflib omits
+// converts fetched pages. Hunks are formatted here because go-difflib omits
 // the "\ No newline at end of file" marker.
+//
+// grep, glob and list search with package internal/search: its parallel
+// walk honouring .gitignore (Walk), ripgrep's path filter (MatchGlob) and
+// its regular-expression search (Compile, Grep). Each tool's file here
+// holds only the tool — its arguments, permission, output and description —
+// and links.go the rule for symbolic links they hand the walk
+// (search.LinkPolicy).
 //
 // Symbolic links are judged by where they lead. glob, grep and list
 // follow a link out of the project only when external_directory already
@@ -40,17 +44,12 @@
 // todo lists live in the call's session store (runtime.Context.Store),
 // which a Registry always provides, in memory when the host has no other.
 //
-// Files over 500 lines, and why they stay whole: grep.go is one search
-// engine (literal extraction, whole-file scanning, RE2 on candidate lines,
-// result ordering) whose parts only make sense together; replacers.go keeps
+// Files over 500 lines, and why they stay whole: replacers.go keeps
 // OpenCode's nine edit replacers in their order, side by side, so they can
 // be compared with the original one for one; lsp.go is one LSP client
 // (framing, lifecycle, diagnostics) for one purpose; read.go is the read
 // tool with its paging, binary detection and attachments, whose helpers
-// have no other user; walk.go is the parallel directory walker grep, glob
-// and list share together with the .gitignore matcher it consults in every
-// directory, to be cut in two when the search engine leaves builtins.
-// bash_test.go holds the tool's process tests (timeouts,
+// have no other user; bash_test.go holds the tool's process tests (timeouts,
 // cancellation, output), one idea with many cases.
 //
 // bash decides what a command needs permission for with package

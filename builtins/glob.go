@@ -14,6 +14,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/toolhost/toolhost/internal/search"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/permission"
 )
@@ -82,13 +83,13 @@ func runGlob(ctx context.Context, p globParams, tc *runtime.Context) (runtime.Re
 	var mu sync.Mutex
 	var hits []hit
 	links := newExternalLinks(ctx, tc, root)
-	_, err := walk(ctx, root, walkOptions{links: links}, func(_ int, e walkEntry) {
-		if !matchFileGlob(pattern, e.relPath(), e.name) {
+	err := search.Walk(ctx, root, search.Options{Links: links}, func(_ int, e search.Entry) {
+		if !search.MatchGlob(pattern, e.RelPath(), e.Name()) {
 			return
 		}
 		var mtime int64
-		path := e.path()
-		if info, err := os.Lstat(cmp.Or(e.target, path)); err == nil {
+		path := e.Path()
+		if info, err := os.Lstat(cmp.Or(e.Target(), path)); err == nil {
 			mtime = info.ModTime().UnixNano()
 		}
 		mu.Lock()

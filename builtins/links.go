@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/toolhost/toolhost/internal/fspath"
+	"github.com/toolhost/toolhost/internal/search"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/permission"
 )
@@ -30,7 +32,7 @@ import (
 // linkExamples is how many skipped links the footer names.
 const linkExamples = 3
 
-// externalLinks is the linkPolicy of a file tool's call.
+// externalLinks is the search.LinkPolicy of a file tool's call.
 type externalLinks struct {
 	ctx  context.Context
 	tc   *runtime.Context
@@ -56,8 +58,9 @@ func newExternalLinks(ctx context.Context, tc *runtime.Context, root string) *ex
 	return &externalLinks{ctx: ctx, tc: tc, root: root}
 }
 
-func (g *externalLinks) follow(resolved string, isDir bool, link string) (ok, outside bool) {
-	if pathWithin(g.root, resolved) {
+// Follow decides a link by where it leads (see the top of this file).
+func (g *externalLinks) Follow(resolved string, isDir bool, link string) (ok, outside bool) {
+	if fspath.Within(g.root, resolved) {
 		return true, false
 	}
 	d := g.tc.DecideExternal(g.ctx, resolved, isDir)
@@ -139,4 +142,4 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-var _ linkPolicy = (*externalLinks)(nil)
+var _ search.LinkPolicy = (*externalLinks)(nil)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/toolhost/toolhost/internal/search"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/permission"
 )
@@ -76,7 +77,7 @@ func runList(ctx context.Context, p listParams, tc *runtime.Context) (runtime.Re
 		for _, g := range p.Ignore {
 			dirOnly := strings.HasSuffix(g, "/")
 			g = strings.TrimSuffix(g, "/")
-			if (!dirOnly || isDir) && (matchFileGlob(g, rel, name) || doublestar.MatchUnvalidated(g, rel)) {
+			if (!dirOnly || isDir) && (search.MatchGlob(g, rel, name) || doublestar.MatchUnvalidated(g, rel)) {
 				return true
 			}
 		}
@@ -85,9 +86,9 @@ func runList(ctx context.Context, p listParams, tc *runtime.Context) (runtime.Re
 	var mu sync.Mutex
 	var files []string
 	links := newExternalLinks(ctx, tc, root)
-	if _, err := walk(ctx, root, walkOptions{skip: skip, links: links}, func(_ int, e walkEntry) {
+	if err := search.Walk(ctx, root, search.Options{Skip: skip, Links: links}, func(_ int, e search.Entry) {
 		mu.Lock()
-		files = append(files, e.relPath())
+		files = append(files, e.RelPath())
 		mu.Unlock()
 	}); err != nil {
 		return runtime.Result{}, fmt.Errorf("list %s: %w", root, err)

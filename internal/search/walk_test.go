@@ -1,18 +1,13 @@
-package builtins
+package search
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"time"
-
-	"github.com/toolhost/toolhost/runtime"
-	"github.com/toolhost/toolhost/runtime/permission"
 )
 
 // searchTree creates files under a new temporary directory; a name ending
@@ -38,68 +33,13 @@ func searchTree(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-// setMtime sets a file's modification time to base plus offset seconds.
-func setMtime(t *testing.T, path string, offset int) {
-	t.Helper()
-	when := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(offset) * time.Second)
-	if err := os.Chtimes(path, when, when); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// searchAsks records the permission requests of a test call.
-type searchAsks struct {
-	mu   sync.Mutex
-	reqs []permission.Request
-	deny string // a permission to reject
-}
-
-func (a *searchAsks) ask(_ context.Context, r permission.Request) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.reqs = append(a.reqs, r)
-	if r.Permission == a.deny {
-		return &permission.RejectedError{Permission: r.Permission}
-	}
-	return nil
-}
-
-func (a *searchAsks) find(perm string) *permission.Request {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	for i := range a.reqs {
-		if a.reqs[i].Permission == perm {
-			return &a.reqs[i]
-		}
-	}
-	return nil
-}
-
-// callSearchTool runs tool with args in a project rooted at dir.
-func callSearchTool(t *testing.T, tool runtime.Tool, dir string, args any, asks *searchAsks) (runtime.Result, error) {
-	t.Helper()
-	def, err := tool.Init(context.Background(), runtime.InitContext{Agent: &runtime.Agent{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := json.Marshal(args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if asks == nil {
-		asks = &searchAsks{}
-	}
-	tc := runtime.NewContext(runtime.Context{Directory: dir, Worktree: dir, SessionID: "s"}, nil, asks.ask)
-	return def.Execute(context.Background(), raw, tc)
-}
-
-func walkRels(t *testing.T, root string, opts walkOptions) []string {
+func walkRels(t *testing.T, root string, opts Options) []string {
 	t.Helper()
 	var mu sync.Mutex
 	var got []string
-	if _, err := walk(context.Background(), root, opts, func(_ int, e walkEntry) {
+	if _, err := walk(context.Background(), root, opts, func(_ int, e Entry) {
 		mu.Lock()
-		got = append(got, e.relPath())
+		got = append(got, e.RelPath())
 		mu.Unlock()
 	}); err != nil {
 		t.Fatal(err)
@@ -185,7 +125,7 @@ func TestWalkHonoursGitignore(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			root := searchTree(t, tt.files)
-			if got := walkRels(t, root, walkOptions{}); !slices.Equal(got, tt.want) {
+			if got := walkRels(t, root, Options{}); !slices.Equal(got, tt.want) {
 				t.Errorf("walk = %q, want %q", got, tt.want)
 			}
 		})
@@ -253,7 +193,7 @@ func TestWalkHonoursIgnoreFilesAndTheRepositorysExclude(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			root := searchTree(t, tt.files)
-			if got := walkRels(t, root, walkOptions{}); !slices.Equal(got, tt.want) {
+			if got := walkRels(t, root, Options{}); !slices.Equal(got, tt.want) {
 				t.Errorf("walk = %q, want %q", got, tt.want)
 			}
 		})
@@ -266,16 +206,16 @@ func TestWalkReadsTheIgnoreFilesAboveASearchedSubdirectory(t *testing.T) {
 		".git/HEAD": "", ".git/info/exclude": "*.tmp\n", ".ignore": "*.cache\n",
 		"sub/a.go": "", "sub/a.tmp": "", "sub/a.cache": "",
 	})
-	if got, want := walkRels(t, filepath.Join(repo, "sub"), walkOptions{}), []string{"a.go"}; !slices.Equal(got, want) {
+	if got, want := walkRels(t, filepath.Join(repo, "sub"), Options{}), []string{"a.go"}; !slices.Equal(got, want) {
 		t.Errorf("walk of a subdirectory = %q, want %q", got, want)
 	}
 	// Without git, ancestors' .ignore files still count; .gitignore files
 	// do not, as git would not read them.
 	plain := searchTree(t, map[string]string{".ignore": "*.cache\n", ".gitignore": "*.go\n", "sub/a.go": "", "sub/a.cache": ""})
-	if got, want := walkRels(t, filepath.Join(plain, "sub"), walkOptions{}), []string{"a.go"}; !slices.Equal(got, want) {
+	if got, want := walkRels(t, filepath.Join(plain, "sub"), Options{}), []string{"a.go"}; !slices.Equal(got, want) {
 		t.Errorf("walk of a subdirectory outside git = %q, want %q", got, want)
 	}
-	if got, want := walkRels(t, plain, walkOptions{noIgnore: true}), []string{".gitignore", ".ignore", "sub/a.cache", "sub/a.go"}; !slices.Equal(got, want) {
+	if got, want := walkRels(t, plain, Options{NoIgnore: true}), []string{".gitignore", ".ignore", "sub/a.cache", "sub/a.go"}; !slices.Equal(got, want) {
 		t.Errorf("walk without ignore files = %q, want %q", got, want)
 	}
 }
@@ -285,7 +225,7 @@ func TestWalkReadsTheGitignoreOfTheEnclosingRepository(t *testing.T) {
 	repo := searchTree(t, map[string]string{
 		".git/HEAD": "", ".gitignore": "*.gen\nsub/skip/\n", "sub/a.go": "", "sub/a.gen": "", "sub/skip/x": "",
 	})
-	got := walkRels(t, filepath.Join(repo, "sub"), walkOptions{})
+	got := walkRels(t, filepath.Join(repo, "sub"), Options{})
 	// sub/skip is anchored to the repository root; searching sub must still
 	// leave it out.
 	want := []string{"a.go"}
@@ -303,7 +243,7 @@ func TestWalkUsesEveryWorkerIndexWithinRange(t *testing.T) {
 	root := searchTree(t, files)
 	var mu sync.Mutex
 	count := 0
-	_, err := walk(context.Background(), root, walkOptions{workers: 4}, func(w int, _ walkEntry) {
+	_, err := walk(context.Background(), root, Options{Workers: 4}, func(w int, _ Entry) {
 		if w < 0 || w >= 4 {
 			t.Errorf("worker index %d out of range", w)
 		}
@@ -324,7 +264,7 @@ func TestWalkStopsWhenCancelled(t *testing.T) {
 	root := searchTree(t, map[string]string{"a/b/c.txt": "", "d.txt": ""})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := walk(ctx, root, walkOptions{}, func(int, walkEntry) {}); err != context.Canceled {
+	if _, err := walk(ctx, root, Options{}, func(int, Entry) {}); err != context.Canceled {
 		t.Errorf("walk with a cancelled context = %v, want context.Canceled", err)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package builtins
+package search
 
 import (
 	"io"
@@ -24,7 +24,7 @@ type grepFileHandle int
 // the last component: the walker hands over files it has resolved, so a
 // link there was put in after the walker looked; a link's target is
 // opened by its resolved path.
-func openForGrep(e *walkEntry, path string, scratch *[]byte) (grepFileHandle, error) {
+func openForGrep(e *Entry, path string, scratch *[]byte) (grepFileHandle, error) {
 	for {
 		var fd int
 		var err error

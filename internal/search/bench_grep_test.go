@@ -1,25 +1,22 @@
-package builtins
+package search
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"os/exec"
 	"path/filepath"
 	goruntime "runtime"
 	"testing"
 	"time"
-
-	"github.com/toolhost/toolhost/runtime"
-	"github.com/toolhost/toolhost/runtime/permission"
 )
 
-// The grep benchmark compares the grep tool with ripgrep on the Go
+// The grep benchmark compares the search engine with ripgrep on the Go
 // toolchain's source tree, $(go env GOROOT)/src, on the same job:
 //
-//   - ours: one full grep tool call (walk honouring .gitignore, every file
-//     searched, every matching line found and counted, results sorted
-//     newest first, output rendered with the 100-match cap);
+//   - ours: one Grep, as the grep tool runs it (walk honouring .gitignore,
+//     every file searched, every matching line found and counted, the
+//     first 100 of each file kept, results sorted newest first; the tool
+//     adds only its permission check and the rendering of 100 lines);
 //   - ripgrep: `rg -n --no-heading --hidden --no-require-git PATTERN DIR`
 //     with its output read from a pipe and discarded. --hidden and
 //     --no-require-git make it walk what our walker walks (hidden files
@@ -30,7 +27,7 @@ import (
 // On a shared machine their ratio drifts with the load, so
 // BenchmarkGrepVsRipgrepGoroot alternates the two within every iteration
 // and reports both times and the ratio ours/rg of their totals: that is the
-// number to quote (go test -run '^$' -bench GrepVsRipgrep ./builtins/).
+// number to quote (go test -run '^$' -bench GrepVsRipgrep ./internal/search/).
 var grepBenchPatterns = []struct{ name, pattern string }{
 	{"literal", "ErrUnexpectedEOF"},
 	{"regex", `func \(\w+ \*\w+\) Close\(\)`},
@@ -47,24 +44,20 @@ func gorootSrc(b *testing.B) string {
 	return root
 }
 
-// grepBenchCall returns a function running one grep tool call for pattern
-// on root, returning the number of matches.
+// grepBenchCall returns a function running one search for pattern on root
+// as the grep tool does (pattern compiled per call, 100 lines kept per
+// file), returning the number of matches.
 func grepBenchCall(b *testing.B, root, pattern string) func() int {
-	def, err := Grep().Init(context.Background(), runtime.InitContext{Agent: &runtime.Agent{}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	allow := func(context.Context, permission.Request) error { return nil }
-	args, _ := json.Marshal(grepParams{Pattern: pattern})
 	return func() int {
-		// A Context per call, as the registry makes: it caches resolved
-		// paths for the call only.
-		tc := runtime.NewContext(runtime.Context{Directory: root, Worktree: root}, nil, allow)
-		res, err := def.Execute(context.Background(), args, tc)
+		m, err := Compile(pattern)
 		if err != nil {
 			b.Fatal(err)
 		}
-		return res.Metadata["matches"].(int)
+		res, err := Grep(context.Background(), root, m, GrepOptions{MaxLines: 100})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return res.Total
 	}
 }
 

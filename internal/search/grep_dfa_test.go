@@ -1,4 +1,4 @@
-package builtins
+package search
 
 import (
 	"strings"
@@ -10,7 +10,7 @@ import (
 // answer, when it gives one, must be the regexp's.
 func dfaAgrees(t *testing.T, pattern string, lines []string) (decided int) {
 	t.Helper()
-	m, err := compileMatcher(pattern)
+	m, err := Compile(pattern)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestLineDFALeavesWordBoundariesAndNonASCIIToTheRegexp(t *testing.T) {
 func TestLineDFAStopsGrowingAtItsStateLimit(t *testing.T) {
 	t.Parallel()
 	// (a|b)*a(a|b){12}: a DFA needs 2^13 states for it.
-	m, err := compileMatcher(`[ab]*a[ab]{12}`)
+	m, err := Compile(`[ab]*a[ab]{12}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func FuzzLineDFA(f *testing.F) {
 		if !utf8.ValidString(pattern) || len(pattern) > 64 || len(line) > 256 {
 			return
 		}
-		m, err := compileMatcher(pattern)
+		m, err := Compile(pattern)
 		if err != nil {
 			return
 		}

@@ -1,4 +1,4 @@
-package builtins
+package search
 
 import (
 	"bytes"
@@ -291,7 +291,7 @@ func TestWalkClosesEveryDirectory(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			var mu sync.Mutex
 			seen := 0
-			walk(ctx, root, walkOptions{workers: workers}, func(int, walkEntry) {
+			walk(ctx, root, Options{Workers: workers}, func(int, Entry) {
 				mu.Lock()
 				defer mu.Unlock()
 				if seen++; seen >= stopAfter {

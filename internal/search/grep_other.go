@@ -1,13 +1,13 @@
 //go:build !unix
 
-package builtins
+package search
 
 import "os"
 
 // grepFileHandle is an *os.File where bare system calls are not available.
 type grepFileHandle = *os.File
 
-func openForGrep(_ *walkEntry, path string, _ *[]byte) (grepFileHandle, error) {
+func openForGrep(_ *Entry, path string, _ *[]byte) (grepFileHandle, error) {
 	return os.Open(path)
 }
 

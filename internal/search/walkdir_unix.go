@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package builtins
+package search
 
 import (
 	"os"

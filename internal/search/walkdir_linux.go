@@ -1,4 +1,4 @@
-package builtins
+package search
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 
@@ -18,6 +19,12 @@ import (
 // (whose creation also asks fcntl whether the descriptor blocks). On the
 // Go tree that was most of a search's garbage, and the collections it
 // caused stopped both workers two or three times per search.
+
+// noOpenat2 is set once openat2 turned out missing (Linux before 5.6, or
+// a seccomp filter that refuses it): openWalkDir uses open with
+// O_NOFOLLOW from then on. (The read tool's openBeneath, in builtins,
+// learns the same on its own.)
+var noOpenat2 atomic.Bool
 
 // dirHandle is a directory the walk holds open while it visits the
 // directory's entries, for openForGrep.

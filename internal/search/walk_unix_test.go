@@ -1,6 +1,6 @@
 //go:build unix
 
-package builtins
+package search
 
 import (
 	"context"
@@ -33,7 +33,7 @@ func TestWalkDoesNotFollowAParentSwappedForALink(t *testing.T) {
 		}
 	}
 	swapped := false
-	opts := walkOptions{workers: 1, skip: func(rel, name string, isDir bool) bool {
+	opts := Options{Workers: 1, Skip: func(rel, name string, isDir bool) bool {
 		// Called while a is listed, before a/sub is queued: swap a now.
 		if rel == "a/sub" && !swapped {
 			swapped = true
@@ -47,7 +47,7 @@ func TestWalkDoesNotFollowAParentSwappedForALink(t *testing.T) {
 		return false
 	}}
 	var seen []string
-	if _, err := walk(context.Background(), root, opts, func(_ int, e walkEntry) {
+	if _, err := walk(context.Background(), root, opts, func(_ int, e Entry) {
 		seen = append(seen, e.name)
 	}); err != nil {
 		t.Fatal(err)
@@ -111,7 +111,7 @@ func TestGrepDoesNotWaitOnAFIFOPutInPlaceOfAFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer d.close()
-			m, err := compileMatcher("needle")
+			m, err := Compile("needle")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -121,7 +121,7 @@ func TestGrepDoesNotWaitOnAFIFOPutInPlaceOfAFile(t *testing.T) {
 			go func() {
 				defer close(done)
 				// The walk listed it as a regular file (typ 0).
-				w.searchFile(&walkEntry{dirAbs: dir, name: "was-a-file", dir: d}, m)
+				w.searchFile(&Entry{dirAbs: dir, name: "was-a-file", dir: d}, m)
 			}()
 			select {
 			case <-done:
@@ -203,9 +203,9 @@ func TestIgnoreFilesThatAreNotPlainFiles(t *testing.T) {
 func walkRelsNoHelper(root string) []string {
 	var mu sync.Mutex
 	var got []string
-	walk(context.Background(), root, walkOptions{}, func(_ int, e walkEntry) {
+	walk(context.Background(), root, Options{}, func(_ int, e Entry) {
 		mu.Lock()
-		got = append(got, e.relPath())
+		got = append(got, e.RelPath())
 		mu.Unlock()
 	})
 	return got
@@ -221,10 +221,10 @@ func TestGrepStopsAtALineLongerThanTheCap(t *testing.T) {
 		"long.txt": "needle before\n" + strings.Repeat("x", 10*grepChunk) + "needle after",
 	})
 	res := searchNeedle(t, root)
-	if res.skipped != 1 {
-		t.Errorf("skipped = %d, want 1", res.skipped)
+	if res.Skipped != 1 {
+		t.Errorf("skipped = %d, want 1", res.Skipped)
 	}
-	if len(res.files) != 1 || res.files[0].count != 1 || res.files[0].lines[0].num != 1 {
-		t.Fatalf("found %+v, want the line before the long one", res.files)
+	if len(res.Files) != 1 || res.Files[0].Count != 1 || res.Files[0].Lines[0].Num != 1 {
+		t.Fatalf("found %+v, want the line before the long one", res.Files)
 	}
 }
