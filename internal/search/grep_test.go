@@ -303,3 +303,44 @@ func TestGrepNeverSeesAnEarlierSearchsBytes(t *testing.T) {
 		}
 	}
 }
+
+func TestGrepKeepsMaxLinesPerFileAndCountsThemAll(t *testing.T) {
+	t.Parallel()
+	root := searchTree(t, map[string]string{
+		"many.txt": strings.Repeat("needle\nhay\n", 7),
+		"few.txt":  "needle\n",
+	})
+	m, err := Compile("needle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		maxLines int
+		kept     map[string]int // file name → lines kept
+	}{
+		{"zero keeps every line", 0, map[string]int{"many.txt": 7, "few.txt": 1}},
+		{"a bound keeps the first lines of each file", 3, map[string]int{"many.txt": 3, "few.txt": 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res, err := Grep(t.Context(), root, m, GrepOptions{MaxLines: tt.maxLines})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Total != 8 {
+				t.Errorf("total = %d, want 8: the count covers lines not kept", res.Total)
+			}
+			for _, f := range res.Files {
+				name := filepath.Base(f.Path)
+				if len(f.Lines) != tt.kept[name] {
+					t.Errorf("%s: kept %d lines, want %d", name, len(f.Lines), tt.kept[name])
+				}
+				if len(f.Lines) > 0 && f.Lines[0].Num != 1 {
+					t.Errorf("%s: first line kept is %d, want 1", name, f.Lines[0].Num)
+				}
+			}
+		})
+	}
+}
