@@ -94,7 +94,7 @@ type Host struct {
 	Plugins []*wasm.Plugin
 
 	sources []source.Source // in the order loaded (sources.go)
-	engine  *wasm.Engine    // the wasm tools' and plugins' engine, once one needs it
+	engine  *wasm.Shared    // the wasm tools' and plugins' engine
 	plugins *pkg.Source
 	life    *lifecycle.Lifecycle // what Close undoes, and the watcher it stops
 	trust   *trust.Project       // whether the project's own config and tools are trusted
@@ -124,23 +124,14 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 			opts.Logger.Warn("bash sandbox unavailable; commands run under the permission rules alone", "err", err)
 		}
 	}
-	store, err := configured.Open(ctx, loaded.Config, configured.Options{DataDir: opts.DataDir, Env: opts.Env, Logger: opts.Logger})
+	life := lifecycle.New()
+	defer life.CloseOnError(ctx, &err) // a later step failed: close what the earlier ones opened
+	store, err := configured.Open(ctx, loaded.Config, configured.Options{DataDir: opts.DataDir, Env: opts.Env, Logger: opts.Logger, Wrap: opts.WrapStore})
 	if err != nil {
 		return nil, err
 	}
-	if opts.WrapStore != nil {
-		store = opts.WrapStore(store)
-	}
-	h = &Host{Config: loaded.Config, Dirs: loaded.Dirs, Files: loaded.Files, Store: store, Directory: opts.Directory, Worktree: worktree, trust: pt, funcs: funcs}
-	h.life = lifecycle.New()
-	h.life.OnClose("session store", func(context.Context) error { return store.Close() })
-	opened := h // a failing step returns nil, not h: close what it opened
-	defer func() {
-		if err != nil {
-			opened.Close(context.WithoutCancel(ctx))
-			h = nil
-		}
-	}()
+	life.OnClose("session store", func(context.Context) error { return store.Close() })
+	h = &Host{Config: loaded.Config, Dirs: loaded.Dirs, Files: loaded.Files, Store: store, Directory: opts.Directory, Worktree: worktree, life: life, trust: pt, funcs: funcs}
 	// Language servers for the edit tools' diagnostics: none runs until
 	// an edit needs one; Close shuts down those started.
 	servers := lsp.New(lsp.Options{Config: loaded.Config.LSP, Logger: opts.Logger})
@@ -194,9 +185,6 @@ func withDefaults(opts Options) (Options, error) {
 	return opts, nil
 }
 
-// DefaultCacheDir is $XDG_CACHE_HOME/toolhost, else ~/.cache/toolhost.
-func DefaultCacheDir(env func(string) string) string { return runtime.DefaultCacheDir(env) }
-
 // Tools lists the tools offered to agent on model ("" for the default
 // agent and any model), with their descriptions and argument schemas as a
 // model should see them.
@@ -223,18 +211,19 @@ func (h *Host) Close(ctx context.Context) error { return h.life.Close(ctx) }
 // the project's config files kept only their deny rules, the MCP and
 // language servers they name were not started and the project's tool
 // files are listed but not loaded. Notice is the line to show a person.
-func (h *Host) TrustStatus() trust.Status {
-	if h.trust == nil {
-		return trust.Status{Trusted: true}
-	}
-	return h.trust.Status
-}
+func (h *Host) TrustStatus() trust.Status { return h.trust.Status }
 
 // TrustReviewer reviews and trusts the host's project now, for a front
 // end that lets a person trust it (the inbox page).
-func (h *Host) TrustReviewer() trust.Reviewer {
-	if h.trust == nil {
-		return trust.Reviewer{}
-	}
-	return h.trust.Reviewer()
+func (h *Host) TrustReviewer() trust.Reviewer { return h.trust.Reviewer() }
+
+// UnknownConfigKeys returns the permission keys and tool switches in the
+// configuration that name nothing this host knows (runtime.UnknownKey says
+// where and suggests the likely name). Call it once every tool the front
+// end adds (task) is registered. Tools that failed to load still count as
+// known — a module jira.wasm that did not compile, an MCP server that did
+// not start, a plugin that was skipped — so the one problem is reported
+// once, as the load error it is (runtime.KnownWithoutTools).
+func (h *Host) UnknownConfigKeys() []runtime.UnknownKey {
+	return h.Registry.UnknownConfigKeys(runtime.KnownWithoutTools(h.Config, h.LoadErrors)...)
 }

@@ -27,23 +27,15 @@ var sources = []struct {
 	{runtime.SourceBuiltin, func(_ *Host, env source.Env) source.Source {
 		return builtins.Source(builtins.Options{ConfigDirs: env.Dirs})
 	}},
-	{runtime.SourceWasm, func(h *Host, env source.Env) source.Source { return wasm.NewToolSource(h.wasmEngine(env), env) }},
-	{runtime.SourceJS, func(h *Host, env source.Env) source.Source {
-		o := js.OptionsFor(env)
-		o.HostFuncs = h.funcs // the embedder's host functions
-		return js.NewSource(o)
-	}},
-	{runtime.SourcePython, func(h *Host, env source.Env) source.Source {
-		o := python.OptionsFor(env)
-		o.HostFuncs = h.funcs
-		return python.NewSource(o)
-	}},
+	{runtime.SourceWasm, func(h *Host, env source.Env) source.Source { return wasm.NewToolSource(h.engine.Engine(), env) }},
+	{runtime.SourceJS, func(h *Host, env source.Env) source.Source { return js.NewSource(js.OptionsFor(env, h.funcs)) }},
+	{runtime.SourcePython, func(h *Host, env source.Env) source.Source { return python.NewSource(python.OptionsFor(env, h.funcs)) }},
 	{runtime.SourcePlugin, func(h *Host, env source.Env) source.Source {
-		h.plugins = pkg.NewSource(pkg.SourceOptions{Engine: h.wasmEngine(env), Env: env, ProjectTrusted: h.trust.Status.Trusted})
+		h.plugins = pkg.NewSource(pkg.SourceOptions{Engine: h.engine.Engine(), Env: env, ProjectTrusted: h.trust.Status.Trusted})
 		return h.plugins
 	}},
 	{runtime.SourceMCP, func(_ *Host, env source.Env) source.Source {
-		return client.NewSource(env.Config.MCP, client.Options{Directory: env.Directory, Logger: env.Logger})
+		return client.NewSource(env.Config.MCP, client.OptionsFor(env))
 	}},
 }
 
@@ -56,6 +48,10 @@ func (h *Host) load(ctx context.Context, opts Options) error {
 		Directory: h.Directory, Worktree: h.Worktree, CacheDir: opts.CacheDir, Getenv: opts.Env,
 		Logger: opts.Logger, Watch: opts.Watch, Trust: h.trust,
 	}
+	// The engine wasm tools and plugins share, made when the first of
+	// them needs it and closed after them.
+	h.engine = wasm.NewShared(wasm.EngineOptions{CacheDir: filepath.Join(opts.CacheDir, "wasm"), Config: h.Config, Logger: opts.Logger, HostFuncs: h.funcs})
+	h.life.OnClose("wasm modules", h.engine.Close)
 	var open []source.Opener
 	for _, src := range sources {
 		if !slices.Contains(opts.Off, src.kind) {
@@ -89,29 +85,7 @@ func (h *Host) load(ctx context.Context, opts Options) error {
 	return nil
 }
 
-// wasmEngine is the engine the wasm tools and the plugins share, made
-// when the first of them needs it and closed after them.
-func (h *Host) wasmEngine(env source.Env) *wasm.Engine {
-	if h.engine == nil {
-		h.engine = wasm.NewEngine(wasm.EngineOptions{CacheDir: filepath.Join(env.CacheDir, "wasm"), Config: env.Config, Logger: env.Logger, HostFuncs: h.funcs})
-		h.life.OnClose("wasm modules", h.engine.Close)
-	}
-	return h.engine
-}
-
 // WasmPools returns the instance pools of the wasm modules (tools and
 // plugins) compiled so far: per module, instances idle and in use. Nil
 // without wasm tools and plugins.
-func (h *Host) WasmPools() []wasm.PoolSize {
-	if h.engine == nil {
-		return nil
-	}
-	return h.engine.Pools()
-}
-
-// PluginManager returns the manager of the project's plugin packages
-// (pkg.NewManager): the CLI's `toolhost plugin` commands add, update and
-// remove through it.
-func (h *Host) PluginManager(opts Options) *pkg.Manager {
-	return pkg.NewManager(h.Config, h.Worktree, opts.CacheDir, opts.Logger)
-}
+func (h *Host) WasmPools() []wasm.PoolSize { return h.engine.Pools() }

@@ -24,6 +24,12 @@ func NewSource(cfg map[string]config.MCPServer, opts Options) *Source {
 	return &Source{cfg: cfg, opts: opts}
 }
 
+// OptionsFor is what a host gives its MCP source: local servers run in
+// its working directory and log to its logger.
+func OptionsFor(env source.Env) Options {
+	return Options{Directory: env.Directory, Logger: env.Logger}
+}
+
 // Kind is runtime.SourceMCP.
 func (s *Source) Kind() runtime.Source { return runtime.SourceMCP }
 
