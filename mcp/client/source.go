@@ -24,10 +24,10 @@ func NewSource(cfg map[string]config.MCPServer, opts Options) *Source {
 	return &Source{cfg: cfg, opts: opts}
 }
 
-// OptionsFor is what a host gives its MCP source: local servers run in
-// its working directory and log to its logger.
-func OptionsFor(env source.Env) Options {
-	return Options{Directory: env.Directory, Logger: env.Logger}
+// SourceFor is the source a host opens: the servers env.Config names,
+// local ones run in its working directory, logging to its logger.
+func SourceFor(env source.Env) *Source {
+	return NewSource(env.Config.MCP, Options{Directory: env.Directory, Logger: env.Logger})
 }
 
 // Kind is runtime.SourceMCP.

@@ -2,7 +2,11 @@ package wasm
 
 import (
 	"context"
+	"path/filepath"
 	"sync"
+
+	"github.com/toolhost/toolhost/hostfns"
+	"github.com/toolhost/toolhost/runtime/source"
 )
 
 // Shared is the one Engine a host's wasm tools and plugins share (a
@@ -15,6 +19,13 @@ type Shared struct {
 
 	mu sync.Mutex
 	e  *Engine // nil until Engine is first called
+}
+
+// EngineOptionsFor is what a host gives the engine its wasm tools and
+// plugins share: its cache directory's wasm/, its config and logger, and
+// the embedder's host functions funcs (nil: none).
+func EngineOptionsFor(env source.Env, funcs *hostfns.Set) EngineOptions {
+	return EngineOptions{CacheDir: filepath.Join(env.CacheDir, "wasm"), Config: env.Config, Logger: env.Logger, HostFuncs: funcs}
 }
 
 // NewShared returns a Shared that makes its Engine from opts.
