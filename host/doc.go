@@ -1,20 +1,13 @@
-// Package host assembles a ready toolhost: it loads the configuration for a
-// project directory, decides whether the project is trusted (internal/
-// trust), opens the session store (runtime/session/configured), and fills
-// a runtime.Registry by a loop over tool sources (runtime/source) in
-// precedence order — built-in tools, wasm modules, JS and Python tool
-// files, plugins, MCP servers, then any an embedder hands it (sources.go).
-// A watching host follows every source that can change from one loop
-// (source.FollowInto); Close undoes what New opened, in reverse order
-// (internal/lifecycle).
+// Package host assembles a ready toolhost for a project directory: New
+// opens the project — its paths, trust and config (internal/trust) — and
+// the session store (runtime/session/configured), then loops over the
+// tool sources (runtime/source) in precedence order: built-in tools, wasm
+// modules, JS and Python tool files, plugins, MCP servers, then an
+// embedder's. A watching host follows every source that changes from one
+// loop (source.FollowInto); Close undoes New (internal/lifecycle).
 //
 // It is the one place that knows all sources, so runtime stays free of
-// them (runtime never imports builtins or plugins). Front ends — the CLI, the
-// MCP server, the agent loop — and programs embedding toolhost as a library
-// start here, and host imports none of them: the task tool, which needs an
-// agent loop, is added by the front end that has one.
-//
-// An embedder needs four names:
+// them; it imports no front end. An embedder needs four names (ExampleNew):
 //
 //	h, err := host.New(ctx, host.Options{Directory: dir})
 //	defer h.Close(ctx)

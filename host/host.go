@@ -2,17 +2,20 @@ package host
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
+	"slices"
 
+	"github.com/toolhost/toolhost/builtins"
 	"github.com/toolhost/toolhost/hostfns"
 	"github.com/toolhost/toolhost/internal/lifecycle"
 	"github.com/toolhost/toolhost/internal/lsp"
 	"github.com/toolhost/toolhost/internal/sandbox"
 	"github.com/toolhost/toolhost/internal/trust"
+	"github.com/toolhost/toolhost/mcp/client"
+	"github.com/toolhost/toolhost/plugins/js"
 	"github.com/toolhost/toolhost/plugins/pkg"
+	"github.com/toolhost/toolhost/plugins/python"
 	"github.com/toolhost/toolhost/plugins/wasm"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
@@ -93,8 +96,8 @@ type Host struct {
 	// current tools and hooks, this list stays as it was.
 	Plugins []*wasm.Plugin
 
-	sources []source.Source // in the order loaded (sources.go)
-	engine  *wasm.Engine    // the wasm tools' and plugins' engine, once one needs it
+	sources []source.Source // in the order loaded
+	engine  *wasm.Shared    // the wasm tools' and plugins' engine, closed after them
 	plugins *pkg.Source
 	life    *lifecycle.Lifecycle // what Close undoes, and the watcher it stops
 	trust   *trust.Project       // whether the project's own config and tools are trusted
@@ -106,48 +109,32 @@ type Host struct {
 // compiled modules, MCP servers) is released before New returns the
 // error. New changes no process-wide setting.
 func New(ctx context.Context, opts Options) (h *Host, err error) {
-	if opts, err = withDefaults(opts); err != nil {
+	opts = withDefaults(opts)
+	funcs, err := hostfns.NewSet(opts.HostFuncs...) // its errors name the function
+	if err != nil {
 		return nil, err
 	}
-	funcs, err := hostfns.NewSet(opts.HostFuncs...)
-	if err != nil {
-		return nil, fmt.Errorf("host functions: %w", err)
-	}
-	worktree := config.FindWorktree(opts.Directory)
-	pt := trust.OpenProject(config.DirOptions{Directory: opts.Directory, Worktree: worktree, Env: opts.Env}, opts.DataDir, opts.Logger)
-	loaded, err := pt.LoadConfig()
+	pt, loaded, err := trust.OpenProject(config.DirOptions{Directory: opts.Directory, Env: opts.Env}, opts.DataDir, opts.Logger)
 	if err != nil {
 		return nil, err
 	}
 	if loaded.Config.Sandbox.On() {
-		if _, err := sandbox.Available(); err != nil {
-			opts.Logger.Warn("bash sandbox unavailable; commands run under the permission rules alone", "err", err)
-		}
+		sandbox.WarnIfUnavailable(opts.Logger)
 	}
-	store, err := configured.Open(ctx, loaded.Config, configured.Options{DataDir: opts.DataDir, Env: opts.Env, Logger: opts.Logger})
+	life := lifecycle.New()
+	defer life.CloseOnError(ctx, &err) // a later step failed: close what the earlier ones opened
+	store, err := configured.Open(ctx, loaded.Config, configured.Options{DataDir: opts.DataDir, Env: opts.Env, Logger: opts.Logger, Wrap: opts.WrapStore})
 	if err != nil {
 		return nil, err
 	}
-	if opts.WrapStore != nil {
-		store = opts.WrapStore(store)
-	}
-	h = &Host{Config: loaded.Config, Dirs: loaded.Dirs, Files: loaded.Files, Store: store, Directory: opts.Directory, Worktree: worktree, trust: pt, funcs: funcs}
-	h.life = lifecycle.New()
-	h.life.OnClose("session store", func(context.Context) error { return store.Close() })
-	opened := h // a failing step returns nil, not h: close what it opened
-	defer func() {
-		if err != nil {
-			opened.Close(context.WithoutCancel(ctx))
-			h = nil
-		}
-	}()
-	// Language servers for the edit tools' diagnostics: none runs until
-	// an edit needs one; Close shuts down those started.
+	life.OnClose("session store", func(context.Context) error { return store.Close() })
+	h = &Host{Config: loaded.Config, Dirs: loaded.Dirs, Files: loaded.Files, Store: store, Directory: pt.Dirs().Directory, Worktree: pt.Dirs().Worktree, life: life, trust: pt, funcs: funcs}
+	// Language servers for the edit tools' diagnostics, started when an edit needs one.
 	servers := lsp.New(lsp.Options{Config: loaded.Config.LSP, Logger: opts.Logger})
 	h.life.OnClose("language servers", servers.Close)
 	h.Registry, err = runtime.NewRegistry(runtime.Options{
 		Config: loaded.Config, Store: store, Asker: opts.Asker, Questioner: opts.Questioner, Diagnoser: servers,
-		Logger: opts.Logger, DataDir: opts.DataDir, CacheDir: opts.CacheDir, Directory: opts.Directory, Worktree: worktree,
+		Logger: opts.Logger, DataDir: opts.DataDir, CacheDir: opts.CacheDir, Directory: h.Directory, Worktree: h.Worktree,
 	})
 	if err != nil {
 		return nil, err
@@ -163,19 +150,8 @@ func New(ctx context.Context, opts Options) (h *Host, err error) {
 	return h, nil
 }
 
-func withDefaults(opts Options) (Options, error) {
-	if opts.Directory == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return opts, fmt.Errorf("working directory: %w", err)
-		}
-		opts.Directory = wd
-	}
-	abs, err := filepath.Abs(opts.Directory)
-	if err != nil {
-		return opts, fmt.Errorf("working directory %s: %w", opts.Directory, err)
-	}
-	opts.Directory = abs
+// withDefaults fills what opts leaves zero but Directory (OpenProject's).
+func withDefaults(opts Options) Options {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -191,11 +167,72 @@ func withDefaults(opts Options) (Options, error) {
 	if opts.NoWasm {
 		opts.Off = append(opts.Off, runtime.SourceWasm, runtime.SourceJS, runtime.SourcePython, runtime.SourcePlugin)
 	}
-	return opts, nil
+	return opts
 }
 
-// DefaultCacheDir is $XDG_CACHE_HOME/toolhost, else ~/.cache/toolhost.
-func DefaultCacheDir(env func(string) string) string { return runtime.DefaultCacheDir(env) }
+// sources are the host's tool sources, lowest precedence first
+// (runtime.Source), each opened with the options it takes from env.
+// Adding a source is one line here. The task tool, which runs subagents
+// through an agent loop, is added by the front end that has one.
+var sources = []struct {
+	kind runtime.Source
+	open func(h *Host, env source.Env) source.Source
+}{
+	{runtime.SourceBuiltin, func(_ *Host, env source.Env) source.Source {
+		return builtins.Source(builtins.Options{ConfigDirs: env.Dirs})
+	}},
+	{runtime.SourceWasm, func(h *Host, env source.Env) source.Source { return wasm.NewToolSource(h.engine.Engine(), env) }},
+	{runtime.SourceJS, func(h *Host, env source.Env) source.Source { return js.NewSource(js.OptionsFor(env, h.funcs)) }},
+	{runtime.SourcePython, func(h *Host, env source.Env) source.Source { return python.NewSource(python.OptionsFor(env, h.funcs)) }},
+	{runtime.SourcePlugin, func(h *Host, env source.Env) source.Source {
+		h.plugins = pkg.NewSource(pkg.SourceOptions{Engine: h.engine.Engine(), Env: env, ProjectTrusted: h.trust.Status.Trusted})
+		return h.plugins
+	}},
+	{runtime.SourceMCP, func(_ *Host, env source.Env) source.Source { return client.SourceFor(env) }},
+}
+
+// load loads every source into the registry, in order: its tools, its
+// hooks and its load errors. Then an untrusted project's tool files are
+// listed as stubs, and grants withheld from the tools loaded are noted.
+func (h *Host) load(ctx context.Context, opts Options) error {
+	env := source.Env{
+		Config: h.Config, Dirs: h.Dirs, ToolDirs: h.trust.ToolDirs(h.Dirs), WatchDirs: h.trust.WatchDirs(h.Dirs),
+		Directory: h.Directory, Worktree: h.Worktree, CacheDir: opts.CacheDir, Getenv: opts.Env,
+		Logger: opts.Logger, Watch: opts.Watch, Trust: h.trust,
+	}
+	h.engine = wasm.NewShared(wasm.EngineOptionsFor(env, h.funcs))
+	h.life.OnClose("wasm modules", h.engine.Close)
+	var open []source.Opener
+	for _, src := range sources {
+		if !slices.Contains(opts.Off, src.kind) {
+			open = append(open, func(env source.Env) source.Source { return src.open(h, env) })
+		}
+	}
+	open = append(open, opts.Sources...)
+	var tools []runtime.Tool
+	for _, o := range open {
+		s := o(env)
+		h.sources = append(h.sources, s)
+		h.life.OnClose(string(s.Kind())+" tools", s.Close)
+		l, err := source.LoadInto(ctx, h.Registry, s)
+		if err != nil {
+			return err
+		}
+		h.LoadErrors = append(h.LoadErrors, l.Errors...)
+		tools = append(tools, l.Tools...)
+	}
+	if h.plugins != nil {
+		h.Plugins = h.plugins.Plugins()
+	}
+	if !opts.NoWasm {
+		h.trust.AddStubs(h.Registry)
+		h.GrantProblems = runtime.GrantProblems(h.Config, runtime.GrantFiles(tools))
+		for _, p := range h.GrantProblems {
+			opts.Logger.Warn("tool grant withheld", "file", p.File, "reason", p.Reason)
+		}
+	}
+	return nil
+}
 
 // Tools lists the tools offered to agent on model ("" for the default
 // agent and any model), with their descriptions and argument schemas as a
@@ -213,28 +250,32 @@ func (h *Host) Call(ctx context.Context, c runtime.Call) (runtime.Result, error)
 // Close stops the watchers and waits for them, then closes, in reverse
 // order of opening, MCP servers, compiled wasm modules (waiting for
 // compiles under way; calls in flight finish first), the language servers
-// (asked to shut down, then ended) and the session store.
-// ctx bounds the waiting: when it ends, what is still busy is left open
-// and the error says so. Calling Close again returns the first call's
-// result.
+// (asked to shut down, then ended) and the session store. ctx bounds the
+// waiting: when it ends, what is still busy is left open and the error
+// says so. Calling Close again returns the first call's result.
 func (h *Host) Close(ctx context.Context) error { return h.life.Close(ctx) }
 
 // TrustStatus is the project's trust as New found it: Trusted false means
 // the project's config files kept only their deny rules, the MCP and
 // language servers they name were not started and the project's tool
 // files are listed but not loaded. Notice is the line to show a person.
-func (h *Host) TrustStatus() trust.Status {
-	if h.trust == nil {
-		return trust.Status{Trusted: true}
-	}
-	return h.trust.Status
-}
+func (h *Host) TrustStatus() trust.Status { return h.trust.Status }
 
 // TrustReviewer reviews and trusts the host's project now, for a front
 // end that lets a person trust it (the inbox page).
-func (h *Host) TrustReviewer() trust.Reviewer {
-	if h.trust == nil {
-		return trust.Reviewer{}
-	}
-	return h.trust.Reviewer()
+func (h *Host) TrustReviewer() trust.Reviewer { return h.trust.Reviewer() }
+
+// WasmPools returns the instance pools of the wasm modules (tools and
+// plugins) compiled so far: per module, instances idle and in use. Nil
+// without wasm tools and plugins.
+func (h *Host) WasmPools() []wasm.PoolSize { return h.engine.Pools() }
+
+// UnknownConfigKeys returns the permission keys and tool switches in the
+// configuration that name nothing this host knows (runtime.UnknownKey says
+// where and suggests the likely name). Call it once every tool the front
+// end adds (task) is registered. Tools that failed to load still count as
+// known (runtime.KnownWithoutTools), so each problem is reported once, as
+// the load error it is.
+func (h *Host) UnknownConfigKeys() []runtime.UnknownKey {
+	return h.Registry.UnknownConfigKeys(runtime.KnownWithoutTools(h.Config, h.LoadErrors)...)
 }

@@ -104,9 +104,7 @@ func TestPluginsFromTheLockAndConfigDirectoriesJoinTheHost(t *testing.T) {
 	os.WriteFile(filepath.Join(project, "real.txt"), []byte("the real file\n"), 0o644)
 
 	opts := Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: cacheDir}
-	probe := &Host{Worktree: project, Config: nil}
-	probe.Config = mustLoadConfig(t, project, env)
-	if _, err := probe.PluginManager(opts).Add(ctx, "./vendor/acme", true); err != nil {
+	if _, err := lockPlugin(t, project, env, cacheDir).Add(ctx, "./vendor/acme", true); err != nil {
 		t.Fatal(err)
 	}
 	// The vendored source may now go: the host runs what the lock pins,
@@ -164,7 +162,7 @@ func TestPluginsFromTheLockAndConfigDirectoriesJoinTheHost(t *testing.T) {
 	}
 
 	t.Run("a locked package altered in the cache is refused at start", func(t *testing.T) {
-		lock := h.PluginManager(opts)
+		lock := lockPlugin(t, project, env, cacheDir)
 		l, err := readLockEntry(lock.LockPath, "acme")
 		if err != nil {
 			t.Fatal(err)
@@ -197,6 +195,12 @@ func mustLoadConfig(t *testing.T, project string, env func(string) string) *conf
 	return loaded.Config
 }
 
+// lockPlugin is the manager `toolhost plugin add` uses on project, as the
+// project's config sees it.
+func lockPlugin(t *testing.T, project string, env func(string) string, cacheDir string) *pkg.Manager {
+	return pkg.NewManager(mustLoadConfig(t, project, env), project, cacheDir, nil)
+}
+
 func readLockEntry(path, name string) (pkg.Locked, error) {
 	l, err := pkg.ReadLock(path)
 	if err != nil {
@@ -225,8 +229,7 @@ func TestStartHealsATamperedPluginModuleAndSaysSo(t *testing.T) {
 		[]byte(`{"name":"acme","version":"0.1.0","abi":"toolhost-abi 1","modules":["acme.wasm"]}`), 0o644)
 	os.WriteFile(filepath.Join(project, "toolhost.json"), []byte(`{"plugin": ["./vendor/acme"]}`), 0o644)
 	opts := Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: cacheDir}
-	probe := &Host{Worktree: project, Config: mustLoadConfig(t, project, env)}
-	if _, err := probe.PluginManager(opts).Add(ctx, "./vendor/acme", true); err != nil {
+	if _, err := lockPlugin(t, project, env, cacheDir).Add(ctx, "./vendor/acme", true); err != nil {
 		t.Fatal(err)
 	}
 	h, err := New(ctx, opts)
@@ -331,8 +334,7 @@ func TestAPluginWhoseConfigFailsIsNotLoadedAndTheLoadErrorNamesTheKey(t *testing
 				os.WriteFile(filepath.Join(dir, wasm.ManifestFile), []byte(manifest), 0o644)
 				os.WriteFile(filepath.Join(project, "toolhost.json"), []byte(cfg), 0o644)
 				if packaged {
-					probe := &Host{Worktree: project, Config: mustLoadConfig(t, project, env)}
-					if _, err := probe.PluginManager(opts).Add(ctx, "./vendor/acme", true); err != nil {
+					if _, err := lockPlugin(t, project, env, opts.CacheDir).Add(ctx, "./vendor/acme", true); err != nil {
 						t.Fatal(err)
 					}
 				}

@@ -29,8 +29,7 @@ func TestAnUntrustedProjectsLockDoesNotPickOrGrantAPlugin(t *testing.T) {
 	os.MkdirAll(filepath.Dir(global), 0o755)
 	os.WriteFile(global, []byte(`{"plugin": ["./vendor/acme"], "wasm": {"acme": {"config": {"user": "ada"}}}}`), 0o644)
 	opts := Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: cacheDir}
-	probe := &Host{Worktree: project, Config: mustLoadConfig(t, project, env)}
-	if _, err := probe.PluginManager(opts).Add(ctx, "./vendor/acme", true); err != nil {
+	if _, err := lockPlugin(t, project, env, cacheDir).Add(ctx, "./vendor/acme", true); err != nil {
 		t.Fatal(err)
 	}
 

@@ -152,7 +152,7 @@ func TestCloseIsSafeTwiceAndStopsTheWatcher(t *testing.T) {
 	// The watcher is gone: a module dropped in now is not picked up. Its
 	// goroutine was waited for by Close, so nothing races with this.
 	copyInto(t, guestModule(t, "echo"), filepath.Join(project, ".toolhost", "tool", "echo.wasm"))
-	if tools, _ := h.engine.Discover(ctx, h.Dirs); len(tools) != 0 {
+	if tools, _ := h.engine.Engine().Discover(ctx, h.Dirs); len(tools) != 0 {
 		t.Errorf("the closed host's wasm loader still loads modules: %d tools", len(tools))
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/toolhost/toolhost/builtins"
-	"github.com/toolhost/toolhost/host"
 	"github.com/toolhost/toolhost/internal/npmengine"
 	"github.com/toolhost/toolhost/internal/sandbox"
 	"github.com/toolhost/toolhost/internal/toolbuild"
@@ -188,7 +187,7 @@ func Doctor(ctx context.Context, dir string, opts *DoctorOptions) (*DoctorReport
 	if err != nil {
 		return nil, err
 	}
-	reg, err := runtime.NewRegistry(runtime.Options{Config: loaded.Config, DataDir: dataDir(env), CacheDir: host.DefaultCacheDir(env), Directory: dir, Worktree: worktree})
+	reg, err := runtime.NewRegistry(runtime.Options{Config: loaded.Config, DataDir: dataDir(env), CacheDir: runtime.DefaultCacheDir(env), Directory: dir, Worktree: worktree})
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +200,7 @@ func Doctor(ctx context.Context, dir string, opts *DoctorOptions) (*DoctorReport
 		Sandbox: SandboxReport{Enabled: loaded.Config.Sandbox.On(), Network: policy.Network, Protected: policy.Protected, Plan: policy.Plan()},
 		Config: ConfigReport{Dirs: loaded.Dirs, Files: loaded.Files,
 			GrantsWithheld: runtime.GrantProblems(loaded.Config, toolFiles(loaded.Dirs, js.WhereFor(loaded.Config, loaded.Dirs, dir, worktree, env)))},
-		Plugins: pluginReports(loaded, worktree, host.DefaultCacheDir(env)),
+		Plugins: pluginReports(loaded, worktree, runtime.DefaultCacheDir(env)),
 		Trust:   trustReport(st),
 		MCP:     mcpReport(loaded.Config.Server, worktree, dataDir(env)),
 	}
@@ -258,8 +257,8 @@ func Doctor(ctx context.Context, dir string, opts *DoctorOptions) (*DoctorReport
 		}
 		rep.LanguageServers = append(rep.LanguageServers, lr)
 	}
-	rep.JSEngine = js.CheckEngine(filepath.Join(host.DefaultCacheDir(env), "engines"))
-	rep.PythonEngine = python.CheckEngine(filepath.Join(host.DefaultCacheDir(env), "engines"))
+	rep.JSEngine = js.CheckEngine(filepath.Join(runtime.DefaultCacheDir(env), "engines"))
+	rep.PythonEngine = python.CheckEngine(filepath.Join(runtime.DefaultCacheDir(env), "engines"))
 	return rep, nil
 }
 

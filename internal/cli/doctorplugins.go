@@ -5,7 +5,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/toolhost/toolhost/host"
 	"github.com/toolhost/toolhost/plugins/pkg"
 	"github.com/toolhost/toolhost/plugins/wasm"
 	"github.com/toolhost/toolhost/runtime/config"
@@ -34,8 +33,7 @@ func pluginReports(loaded *config.Loaded, worktree, cacheDir string) []PluginRep
 		return r
 	}
 	if len(loaded.Config.Plugin) > 0 {
-		h := &host.Host{Worktree: worktree, Config: loaded.Config}
-		mgr := h.PluginManager(host.Options{CacheDir: cacheDir})
+		mgr := pkg.NewManager(loaded.Config, worktree, cacheDir, nil)
 		lock, err := pkg.ReadLock(mgr.LockPath)
 		if err != nil {
 			lock = &pkg.Lock{}

@@ -14,9 +14,9 @@ import (
 	"aead.dev/minisign"
 	"github.com/spf13/cobra"
 
-	"github.com/toolhost/toolhost/host"
 	"github.com/toolhost/toolhost/plugins/pkg"
 	"github.com/toolhost/toolhost/plugins/wasm"
+	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
 )
 
@@ -118,9 +118,8 @@ func loadPluginEnv(g *Globals, opts *PluginOptions) (*pluginEnv, error) {
 	if err != nil {
 		return nil, err
 	}
-	cacheDir := host.DefaultCacheDir(os.Getenv)
-	h := &host.Host{Worktree: worktree, Config: loaded.Config}
-	mgr := h.PluginManager(host.Options{CacheDir: cacheDir})
+	cacheDir := runtime.DefaultCacheDir(os.Getenv)
+	mgr := pkg.NewManager(loaded.Config, worktree, cacheDir, nil)
 	// add (re-fetching locked plugins) warns when it finds a cached module
 	// changed and restores it.
 	mgr.Logger = g.logger()

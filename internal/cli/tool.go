@@ -10,12 +10,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/toolhost/toolhost/host"
 	"github.com/toolhost/toolhost/internal/progress"
 	"github.com/toolhost/toolhost/internal/toolbuild"
 	"github.com/toolhost/toolhost/plugins/js"
 	"github.com/toolhost/toolhost/plugins/python"
 	"github.com/toolhost/toolhost/plugins/wasm"
+	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
 )
 
@@ -158,7 +158,7 @@ func runToolBuild(ctx context.Context, g *Globals, opts *ToolBuildOptions) error
 	// cache the host uses warmed, so listing compiles nothing and the
 	// first call compiles from the cache (wasm.Engine.EmbedToolList).
 	eng := wasm.NewEngine(wasm.EngineOptions{
-		CacheDir: filepath.Join(host.DefaultCacheDir(os.Getenv), "wasm"),
+		CacheDir: filepath.Join(runtime.DefaultCacheDir(os.Getenv), "wasm"),
 		Logger:   g.logger(),
 	})
 	defer eng.Close(context.WithoutCancel(ctx))

@@ -3,7 +3,7 @@
 // constructor, when a later step fails — undoes it: watchers are cancelled
 // and waited for first, then everything opened is closed in reverse order.
 // It knows no toolhost type; package host uses it for the session store,
-// language servers, engines and tool sources.
+// language servers, engines and tool sources (CloseOnError when New fails).
 package lifecycle
 
 import (
@@ -53,6 +53,16 @@ func (l *Lifecycle) Go(fn func(ctx context.Context)) {
 		defer l.wg.Done()
 		fn(l.ctx)
 	}()
+}
+
+// CloseOnError closes l when *err is set. A constructor defers it right
+// after New, naming its error result, so a step that fails undoes what
+// the earlier steps opened before the constructor returns. The closers
+// get ctx's values but not its end: a cancelled start still closes.
+func (l *Lifecycle) CloseOnError(ctx context.Context, err *error) {
+	if *err != nil {
+		l.Close(context.WithoutCancel(ctx))
+	}
 }
 
 // Close stops the watchers and waits for them, then closes what was

@@ -60,3 +60,36 @@ func TestCloseStopsWaitingForAWatcherWhenItsContextEnds(t *testing.T) {
 		t.Errorf("Close = %v (closed %v), want the closers called with the ended context", err, closed)
 	}
 }
+
+func TestCloseOnErrorClosesOnlyWhenTheConstructorFails(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		err        error
+		wantClosed bool
+	}{
+		{"a constructor that succeeds keeps what it opened", nil, false},
+		{"a constructor that fails closes what it opened, though its context ended", errors.New("later step"), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithCancel(t.Context())
+			l := New()
+			closed := false
+			construct := func() (err error) {
+				defer l.CloseOnError(ctx, &err)
+				l.OnClose("store", func(ctx context.Context) error {
+					closed = ctx.Err() == nil
+					return nil
+				})
+				cancel()
+				return tt.err
+			}
+			construct()
+			if closed != tt.wantClosed {
+				t.Errorf("closed (with a live context) = %v, want %v", closed, tt.wantClosed)
+			}
+		})
+	}
+}

@@ -57,8 +57,8 @@ func Check(o config.DirOptions, store Store) Status {
 // project's own files held back (config.LoadOptions.UntrustedProject)
 // unless it is trusted and the config bytes read are the bytes the scan
 // judged — a file swapped in between (by a process a command left
-// running) makes the project untrusted for this load. For commands that
-// load the config without a host (the host does the same in New).
+// running) makes the project untrusted for this load. Commands that load
+// the config without a host call it; a host, through OpenProject.
 func Load(o config.DirOptions, store Store) (*config.Loaded, Status, error) {
 	st := Check(o, store)
 	if hookAfterScan != nil {

@@ -2,7 +2,6 @@ package trust
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -33,35 +32,30 @@ type Project struct {
 	ok    bool
 }
 
-// OpenProject scans the project of d and looks it up in the trust store
-// in dataDir.
-func OpenProject(d config.DirOptions, dataDir string, log *slog.Logger) *Project {
+// OpenProject opens the project of d: it resolves its paths
+// (config.DirOptions.Resolve), decides whether the project is trusted by
+// the trust store in dataDir and loads the config as that allows (Load).
+func OpenProject(d config.DirOptions, dataDir string, log *slog.Logger) (*Project, *config.Loaded, error) {
+	d, err := d.Resolve()
+	if err != nil {
+		return nil, nil, err
+	}
 	store := StoreIn(dataDir)
-	st := Check(d, store)
+	loaded, st, err := Load(d, store)
 	p := &Project{Status: st, dirs: d, store: store, gate: NewGate(d, store), log: log}
 	if !st.Trusted {
 		p.held = config.ProjectDirs(d)
 		log.Info(st.Notice())
 	}
-	return p
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, loaded, nil
 }
 
-// LoadConfig loads the config, holding the project back unless it is
-// trusted and the bytes read are the bytes judged: a config file swapped
-// between the scan and the load (by a process a command left running)
-// makes the project untrusted for this host.
-func (p *Project) LoadConfig() (*config.Loaded, error) {
-	lo := config.LoadOptions{Directory: p.dirs.Directory, Worktree: p.dirs.Worktree, Env: p.dirs.Env, UntrustedProject: !p.Status.Trusted}
-	loaded, err := config.Load(lo)
-	if err != nil || !p.Status.Trusted || p.Status.Manifest == nil || p.Status.ByEnv || p.Status.Manifest.SameContent(loaded.ProjectSums) {
-		return loaded, err
-	}
-	p.Status = Status{Manifest: p.Status.Manifest, Err: errors.New("its config changed while it was being loaded")}
-	p.held = config.ProjectDirs(p.dirs)
-	p.log.Info(p.Status.Notice())
-	lo.UntrustedProject = true
-	return config.Load(lo)
-}
+// Dirs are the project's paths, resolved: the absolute working directory,
+// the worktree found from it, the environment.
+func (p *Project) Dirs() config.DirOptions { return p.dirs }
 
 // Reviewer reviews and trusts the project now.
 func (p *Project) Reviewer() Reviewer { return Reviewer{Dirs: p.dirs, Store: p.store} }

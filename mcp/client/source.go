@@ -24,6 +24,12 @@ func NewSource(cfg map[string]config.MCPServer, opts Options) *Source {
 	return &Source{cfg: cfg, opts: opts}
 }
 
+// SourceFor is the source a host opens: the servers env.Config names,
+// local ones run in its working directory, logging to its logger.
+func SourceFor(env source.Env) *Source {
+	return NewSource(env.Config.MCP, Options{Directory: env.Directory, Logger: env.Logger})
+}
+
 // Kind is runtime.SourceMCP.
 func (s *Source) Kind() runtime.Source { return runtime.SourceMCP }
 

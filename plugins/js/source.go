@@ -32,15 +32,16 @@ type SourceOptions struct {
 
 // OptionsFor is what a host gives its JS source: the config directories
 // and OpenCode's folders (WhereFor), the largest memory limit any "wasm"
-// entry grants (an instance is shared by the file's tools).
-func OptionsFor(env source.Env) SourceOptions {
+// entry grants (an instance is shared by the file's tools), and the
+// embedder's host functions funcs (nil: none).
+func OptionsFor(env source.Env, funcs *hostfns.Set) SourceOptions {
 	memMax := config.DefaultWasmMemoryMB
 	for _, wc := range env.Config.Wasm {
 		memMax = max(memMax, wc.MemoryMaxMB)
 	}
 	return SourceOptions{
 		Where:    WhereFor(env.Config, env.Dirs, env.Directory, env.Worktree, env.Getenv),
-		CacheDir: env.CacheDir, MemoryMaxMB: memMax, Logger: env.Logger, Trust: env.Trust,
+		CacheDir: env.CacheDir, MemoryMaxMB: memMax, Logger: env.Logger, Trust: env.Trust, HostFuncs: funcs,
 	}
 }
 

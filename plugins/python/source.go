@@ -36,14 +36,14 @@ type SourceOptions struct {
 // OptionsFor is what a host gives its Python source: the tool folders of
 // env.ToolDirs, or of env.WatchDirs for a watching host (as the wasm
 // watcher does: a project .toolhost made after start counts), warmed when
-// the host watches.
-func OptionsFor(env source.Env) SourceOptions {
+// the host watches, and the embedder's host functions funcs (nil: none).
+func OptionsFor(env source.Env, funcs *hostfns.Set) SourceOptions {
 	dirs := env.ToolDirs
 	if env.Watch {
 		dirs = env.WatchDirs
 	}
 	return SourceOptions{Dirs: dirs, CacheDir: env.CacheDir, Config: env.Config, Worktree: env.Worktree,
-		Warm: env.Watch, Logger: env.Logger, Trust: env.Trust}
+		Warm: env.Watch, Logger: env.Logger, Trust: env.Trust, HostFuncs: funcs}
 }
 
 // Source is the Python tool files (tool/*.py, Files) as a tool source

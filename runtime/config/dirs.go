@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -43,6 +44,26 @@ type DirOptions struct {
 	// Home is the user's home directory. Default os.UserHomeDir; when that
 	// fails too, directories under home are skipped.
 	Home string
+}
+
+// Resolve is o with every zero field filled from the process, as the
+// loaders fill it, and its paths absolute: for a caller that keeps the
+// paths (a host records them and hands them to every tool source). Unlike
+// the loaders, it fails when the working directory cannot be found.
+func (o DirOptions) Resolve() (DirOptions, error) {
+	if o.Directory == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return o, fmt.Errorf("working directory: %w", err)
+		}
+		o.Directory = wd
+	}
+	dir, err := filepath.Abs(o.Directory)
+	if err != nil {
+		return o, fmt.Errorf("working directory %s: %w", o.Directory, err)
+	}
+	o.Directory = dir
+	return o.withDefaults(), nil
 }
 
 // withDefaults fills the zero fields of o from the process and cleans paths.

@@ -3,7 +3,9 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -210,5 +212,44 @@ func TestFindWorktreeWithoutGitReturnsTheDirectory(t *testing.T) {
 	}
 	if got := FindWorktree(dir); got != dir {
 		t.Errorf("FindWorktree(%s) = %s, want the directory itself", dir, got)
+	}
+}
+
+func TestResolveMakesTheWorkingDirectoryAbsoluteAndFindsItsWorktree(t *testing.T) {
+	f := newFixture(t)
+	t.Chdir(f.root)
+	got, err := DirOptions{Directory: filepath.Join("a", "b", ".."), Home: f.home}.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(f.root, "a"); got.Directory != want {
+		t.Errorf("Directory = %q, want %q", got.Directory, want)
+	}
+	if got.Worktree != f.root {
+		t.Errorf("Worktree = %q, want the git root %q", got.Worktree, f.root)
+	}
+	if got.Env == nil {
+		t.Error("Env is nil, want the process's")
+	}
+	empty, err := DirOptions{Home: f.home}.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if empty.Directory != f.root {
+		t.Errorf("no Directory resolved to %q, want the process's working directory %q", empty.Directory, f.root)
+	}
+}
+
+func TestResolveFailsWhenTheWorkingDirectoryIsGone(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("a directory in use cannot be removed on Windows")
+	}
+	gone := t.TempDir()
+	t.Chdir(gone)
+	if err := os.Remove(gone); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (DirOptions{}).Resolve(); err == nil || !strings.Contains(err.Error(), "working directory") {
+		t.Errorf("Resolve = %v, want an error naming the working directory", err)
 	}
 }

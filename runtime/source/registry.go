@@ -2,6 +2,7 @@ package source
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/toolhost/toolhost/runtime"
 )
@@ -33,4 +34,15 @@ func FollowInto(ctx context.Context, reg *runtime.Registry, srcs []Source, opts 
 			reg.SwapHooks(c.OldHooks, c.NewHooks)
 		}
 	})
+}
+
+// LoadInto loads s and adds what it loaded to reg (Add), returning it so
+// the caller can keep its load errors. An error names s's kind.
+func LoadInto(ctx context.Context, reg *runtime.Registry, s Source) (Loaded, error) {
+	l, err := s.Load(ctx)
+	if err != nil {
+		return Loaded{}, fmt.Errorf("load %s tools: %w", s.Kind(), err)
+	}
+	Add(reg, s.Kind(), l)
+	return l, nil
 }

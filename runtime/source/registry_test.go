@@ -2,6 +2,7 @@ package source
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -60,5 +61,30 @@ func TestFollowIntoReplacesTheToolsOfTheWatchingSourceInTheRegistry(t *testing.T
 	<-done
 	if reg.Has("old") || !reg.Has("new") || !reg.Has("still") {
 		t.Errorf("after the change: ids %v, want new and still", reg.IDs())
+	}
+}
+
+// failing is a source whose Load fails.
+type failing struct{ fixed }
+
+func (failing) Load(context.Context) (Loaded, error) { return Loaded{}, errors.New("no folder") }
+
+func TestLoadIntoAddsWhatASourceLoadedOrNamesItsKindWhenItFails(t *testing.T) {
+	t.Parallel()
+	reg, err := runtime.NewRegistry(runtime.Options{DataDir: t.TempDir(), Directory: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool := runtime.Define[struct{}]("loaded", "a tool that loads", nil)
+	l, err := LoadInto(t.Context(), reg, Tools(runtime.SourceJS, tool))
+	if err != nil || len(l.Tools) != 1 || !reg.Has("loaded") {
+		t.Fatalf("LoadInto = %d tools, %v; registry ids %v, want the tool loaded and added", len(l.Tools), err, reg.IDs())
+	}
+	if srcs := reg.Sources("loaded"); len(srcs) != 1 || srcs[0] != runtime.SourceJS {
+		t.Errorf("the tool was added under %v, want its source's kind js", srcs)
+	}
+	_, err = LoadInto(t.Context(), reg, failing{fixed{kind: runtime.SourceMCP}})
+	if err == nil || err.Error() != "load mcp tools: no folder" {
+		t.Errorf("LoadInto of a failing source = %v, want the error naming its kind", err)
 	}
 }

@@ -2,7 +2,7 @@
 // tools, wasm modules, TypeScript/JavaScript and Python tool files, plugin
 // packages, MCP servers, and whatever an embedder adds. A host (package
 // host) is a loop over sources: it loads each one's tools and hooks into a
-// runtime.Registry (Add), closes them in reverse order, and — for a
+// runtime.Registry (LoadInto), closes them in reverse order, and — for a
 // long-running host — drives every source that declares the Watcher
 // capability from one loop (Follow, FollowInto), so each kind changes
 // while a host runs the same way.

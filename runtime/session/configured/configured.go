@@ -25,6 +25,10 @@ type Options struct {
 	Env func(string) string
 	// Logger reports the database opened. Nil: nothing is logged.
 	Logger *slog.Logger
+	// Wrap, when set, decorates the store before Open returns it, so
+	// nothing uses the store undecorated (the MCP server times its
+	// operations for /metrics).
+	Wrap func(session.Store) session.Store
 }
 
 // Open opens the session store in effect: PostgreSQL when
@@ -35,6 +39,14 @@ type Options struct {
 // stops and what to do. Once open, the store reconnects by itself and
 // calls made while it is down fail with an error saying so.
 func Open(ctx context.Context, cfg *config.Config, opts Options) (session.Store, error) {
+	s, err := open(ctx, cfg, opts)
+	if err != nil || opts.Wrap == nil {
+		return s, err
+	}
+	return opts.Wrap(s), nil
+}
+
+func open(ctx context.Context, cfg *config.Config, opts Options) (session.Store, error) {
 	st, err := cfg.StoreSettings(opts.Env)
 	if err != nil {
 		return nil, fmt.Errorf("session store: %w", err)

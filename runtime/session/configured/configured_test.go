@@ -1,6 +1,7 @@
 package configured
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,5 +66,36 @@ func TestABadStoreURLFailsNamingWhereItCameFromAndTheFormWanted(t *testing.T) {
 				t.Errorf("error %q, want it to contain %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// counted is a store decorator that counts Update calls.
+type counted struct {
+	session.Store
+	updates int
+}
+
+func (c *counted) Update(ctx context.Context, sess, ns, key string, fn func([]byte, bool) ([]byte, error)) error {
+	c.updates++
+	return c.Store.Update(ctx, sess, ns, key, fn)
+}
+
+func TestWrapDecoratesTheStoreOpenReturns(t *testing.T) {
+	t.Parallel()
+	var c *counted
+	wrap := func(s session.Store) session.Store { c = &counted{Store: s}; return c }
+	st, err := Open(t.Context(), &config.Config{}, Options{DataDir: t.TempDir(), Env: func(string) string { return "" }, Wrap: wrap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if st != session.Store(c) {
+		t.Fatalf("Open returned %T, not the wrapped store", st)
+	}
+	if err := st.Update(t.Context(), "s1", "ns", "k", func([]byte, bool) ([]byte, error) { return []byte("v"), nil }); err != nil {
+		t.Fatal(err)
+	}
+	if c.updates != 1 {
+		t.Errorf("the decorator saw %d updates, want 1", c.updates)
 	}
 }
