@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/toolhost/toolhost/hostfns"
 	"github.com/toolhost/toolhost/internal/fspath"
 )
 
@@ -26,19 +27,21 @@ type grant struct {
 	ro                bool
 }
 
-// grants lists b.Paths with each host folder resolved (links followed),
-// sorted so that the decision does not depend on map order.
+// grants lists b.Paths as every guest kind reads allowed_paths
+// (hostfns.PathGrants: sorted, the read-only entry first of two for one
+// folder), each host folder also resolved (links followed). A folder
+// that is not absolute grants nothing: a JS tool's paths are judged on
+// the host, where a relative folder would mean the host's working
+// directory.
 func (b *Bridge) grants() []grant {
-	gs := make([]grant, 0, len(b.Paths))
-	for h, guest := range b.Paths {
-		host, ro := strings.CutPrefix(h, "ro:")
-		if host == "" || !filepath.IsAbs(host) {
+	pgs := hostfns.PathGrants(b.Paths)
+	gs := make([]grant, 0, len(pgs))
+	for _, g := range pgs {
+		if !filepath.IsAbs(g.Host) {
 			continue
 		}
-		host = filepath.Clean(host)
-		gs = append(gs, grant{host: host, real: fspath.Real(host), guest: filepath.Clean(guest), ro: ro})
+		gs = append(gs, grant{host: g.Host, real: fspath.Real(g.Host), guest: g.Guest, ro: g.ReadOnly})
 	}
-	sort.Slice(gs, func(i, j int) bool { return gs[i].host < gs[j].host || gs[i].host == gs[j].host && gs[i].ro })
 	return gs
 }
 
