@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -122,6 +124,47 @@ func TestEveryGuestKindGetsTheSameHTTPAndLogDecisions(t *testing.T) {
 				g.log(t, runEnv(rec, hostfns.HTTPPolicy{}), tt.level, tt.msg)
 				if got := rec.all(); !reflect.DeepEqual(got, want) {
 					t.Errorf("%s logged %.300v\nwant %.300v", g.name, got, want)
+				}
+			}
+		})
+	}
+}
+
+// A script tool's files are judged by each engine — the JS Bridge on the
+// host, WASI mounts (hostfns.Mount, as a wasm module's) in Python — over
+// the one reading of allowed_paths (hostfns.PathGrants), so they must
+// refuse and allow the same writes: above all, a writable grant does not
+// reach into a folder another grant holds read-only, by any name.
+func TestEveryScriptGuestKeepsTheSameFileGrants(t *testing.T) {
+	t.Parallel()
+	guests := []guest{jsGuest(t), pythonGuest(t)}
+	tests := []struct {
+		name, path string
+		ok         bool
+	}{
+		{"a file in the writable grant is written", "/work/new.txt", true},
+		{"the read-only folder inside it is not", "/work/locked/r.txt", false},
+		{"nor through a link to it in the writable folder", "/work/alias/r.txt", false},
+		{"nor through a second name (hard link) of its file", "/work/hard.txt", false},
+		{"a path outside every grant is not", "/elsewhere/x.txt", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, g := range guests {
+				proj := t.TempDir()
+				locked := filepath.Join(proj, "locked")
+				os.MkdirAll(locked, 0o755)
+				os.WriteFile(filepath.Join(locked, "r.txt"), []byte("keep"), 0o644)
+				os.Symlink("locked", filepath.Join(proj, "alias"))
+				os.Link(filepath.Join(locked, "r.txt"), filepath.Join(proj, "hard.txt"))
+				e := runEnv(newRecorder(), hostfns.HTTPPolicy{})
+				e.paths = map[string]string{proj: "/work", "ro:" + locked: "/work/locked"}
+				got := g.write(t, e, tt.path, "changed")
+				if (got.Error == "") != tt.ok {
+					t.Errorf("%s: %+v, want written=%v", g.name, got, tt.ok)
+				}
+				if b, _ := os.ReadFile(filepath.Join(locked, "r.txt")); string(b) != "keep" {
+					t.Errorf("%s: the read-only file now holds %q", g.name, b)
 				}
 			}
 		})

@@ -40,6 +40,9 @@ type guest struct {
 	name  string
 	fetch func(t *testing.T, e env, url string) outcome
 	log   func(t *testing.T, e env, level, msg string)
+	// write writes data to path under e.paths; nil for wasm, whose files
+	// are WASI mounts (hostfns.Mount, as a Python tool's).
+	write func(t *testing.T, e env, path, data string) outcome
 }
 
 // env is what one run gives a guest: the call, its logger and its HTTP
@@ -48,6 +51,7 @@ type env struct {
 	tc     *runtime.Context
 	logger *slog.Logger
 	policy hostfns.HTTPPolicy
+	paths  map[string]string // allowed_paths
 }
 
 const toolID = "probe"
@@ -142,17 +146,24 @@ func scriptGuest(name string, call func(t *testing.T, args json.RawMessage, b *j
 	run := func(t *testing.T, e env, args map[string]string) string {
 		t.Helper()
 		raw, _ := json.Marshal(args)
-		return call(t, raw, &js.Bridge{Tool: toolID, Context: e.tc, Log: e.logger, HTTP: e.policy})
+		return call(t, raw, &js.Bridge{Tool: toolID, Context: e.tc, Log: e.logger, HTTP: e.policy, Paths: e.paths})
+	}
+	outcomeOf := func(t *testing.T, s string) outcome {
+		var out outcome
+		if err := json.Unmarshal([]byte(s), &out); err != nil {
+			t.Fatal(err)
+		}
+		return out
 	}
 	return guest{
 		name: name,
 		fetch: func(t *testing.T, e env, url string) outcome {
-			var out outcome
-			if err := json.Unmarshal([]byte(run(t, e, map[string]string{"op": "fetch", "url": url, "level": "", "msg": ""})), &out); err != nil {
-				t.Fatal(err)
-			}
+			out := outcomeOf(t, run(t, e, map[string]string{"op": "fetch", "url": url, "level": "", "msg": ""}))
 			out.Error = strings.TrimPrefix(out.Error, "fetch: ")
 			return out
+		},
+		write: func(t *testing.T, e env, path, data string) outcome {
+			return outcomeOf(t, run(t, e, map[string]string{"op": "write", "url": path, "level": "", "msg": data}))
 		},
 		log: func(t *testing.T, e env, level, msg string) {
 			run(t, e, map[string]string{"op": "log", "url": "", "level": level, "msg": msg})
@@ -196,7 +207,7 @@ func pythonGuest(t *testing.T) guest {
 	}
 	t.Cleanup(func() { f.Close(context.Background()) })
 	return scriptGuest("python", func(t *testing.T, args json.RawMessage, b *js.Bridge) string {
-		out, err := f.Call(context.Background(), f.Defs[0], args, python.CallInfo{}, python.Limits{Timeout: time.Minute, MemoryMaxMB: 256}, python.Sandbox{}, b)
+		out, err := f.Call(context.Background(), f.Defs[0], args, python.CallInfo{}, python.Limits{Timeout: time.Minute, MemoryMaxMB: 256}, python.Sandbox{Paths: b.Paths}, b)
 		if err != nil {
 			t.Fatal(err)
 		}
