@@ -85,38 +85,56 @@ func CleanLogMessage(msg string) string {
 		return msg
 	}
 	var b strings.Builder
-	for i := 0; i < len(msg); {
-		r, size := utf8.DecodeRuneInString(msg[i:])
-		var esc string
-		switch {
-		case r == utf8.RuneError && size == 1:
-			esc = fmt.Sprintf(`\x%02x`, msg[i])
-		case r == '\n':
-			esc = `\n`
-		case r == '\r':
-			esc = `\r`
-		case r == '\t':
-		case r < 0x20 || (r >= 0x7f && r < 0xa0):
-			esc = fmt.Sprintf(`\x%02x`, r)
-		case r == '\u2028' || r == '\u2029' || (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069'):
-			esc = fmt.Sprintf(`\u%04x`, r)
+	b.Grow(min(len(msg), MaxLogBytes) + 32)
+	run := 0 // start of the printable bytes not yet written
+	i := 0
+	for i < len(msg) {
+		if c := msg[i]; (c >= 0x20 && c < 0x7f) || c == '\t' {
+			if b.Len()+i-run+1 > MaxLogBytes {
+				break
+			}
+			i++
+			continue
 		}
+		r, size := utf8.DecodeRuneInString(msg[i:])
+		esc := logEscape(r, size, msg[i])
 		n := size
 		if esc != "" {
 			n = len(esc)
 		}
-		if b.Len()+n > MaxLogBytes {
-			fmt.Fprintf(&b, " … (%d more bytes cut)", len(msg)-i)
+		if b.Len()+i-run+n > MaxLogBytes {
 			break
 		}
 		if esc != "" {
+			b.WriteString(msg[run:i])
 			b.WriteString(esc)
-		} else {
-			b.WriteString(msg[i : i+size])
+			run = i + size
 		}
 		i += size
 	}
+	b.WriteString(msg[run:i])
+	if i < len(msg) {
+		fmt.Fprintf(&b, " … (%d more bytes cut)", len(msg)-i)
+	}
 	return b.String()
+}
+
+// logEscape is how CleanLogMessage writes the rune r (size bytes, the
+// first of them first): "" keeps it as it is.
+func logEscape(r rune, size int, first byte) string {
+	switch {
+	case r == utf8.RuneError && size == 1:
+		return fmt.Sprintf(`\x%02x`, first)
+	case r == '\n':
+		return `\n`
+	case r == '\r':
+		return `\r`
+	case r < 0x20 || (r >= 0x7f && r < 0xa0):
+		return fmt.Sprintf(`\x%02x`, r)
+	case r == '\u2028' || r == '\u2029' || (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069'):
+		return fmt.Sprintf(`\u%04x`, r)
+	}
+	return ""
 }
 
 // clientLogs says whether the call's client shows logs.
