@@ -17,12 +17,23 @@ import (
 	"github.com/toolhost/toolhost/runtime"
 )
 
-// The same request or log line from a wasm module, a JS tool and a
-// Python tool must meet the same decision — refused or answered, with the
-// same text — and leave the same lines in the host's log and the
+// The same request, log line or file write from a wasm module, a JS tool
+// and a Python tool must meet the same decision — refused or answered,
+// with the same text — and leave the same lines in the host's log and the
 // client's, with the same attributes. Each engine only adapts the wire.
-func TestEveryGuestKindGetsTheSameHTTPAndLogDecisions(t *testing.T) {
+// The guests load once (a JS and a Python engine take seconds) and serve
+// every table.
+func TestEveryGuestKindMeetsTheSameDecisions(t *testing.T) {
 	t.Parallel()
+	guests := []guest{wasmGuest(), jsGuest(t), pythonGuest(t)}
+	t.Run("HTTP", func(t *testing.T) { httpCases(t, guests) })
+	t.Run("log", func(t *testing.T) { logCases(t, guests) })
+	t.Run("files", func(t *testing.T) { fileCases(t, guests[1:]) })
+}
+
+// httpCases: the same fetch is answered or refused alike, and a refusal
+// is logged alike.
+func httpCases(t *testing.T, guests []guest) {
 	var hits atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
@@ -38,8 +49,6 @@ func TestEveryGuestKindGetsTheSameHTTPAndLogDecisions(t *testing.T) {
 	t.Cleanup(srv.Close)
 	u, _ := url.Parse(srv.URL)
 	byName := "http://localhost:" + u.Port()
-
-	guests := []guest{wasmGuest(), jsGuest(t), pythonGuest(t)}
 
 	refusedLine := func(err string) []record {
 		return []record{{To: "log", Level: slog.LevelWarn, Message: "guest HTTP request refused",
@@ -100,6 +109,11 @@ func TestEveryGuestKindGetsTheSameHTTPAndLogDecisions(t *testing.T) {
 		})
 	}
 
+}
+
+// logCases: the same line is logged alike, to the host's log and the
+// client, escaped and capped.
+func logCases(t *testing.T, guests []guest) {
 	huge := strings.Repeat("a", 1<<20)
 	cut := strings.Repeat("a", hostfns.MaxLogBytes) + fmt.Sprintf(" … (%d more bytes cut)", 1<<20-hostfns.MaxLogBytes)
 	logs := []struct {
@@ -130,14 +144,13 @@ func TestEveryGuestKindGetsTheSameHTTPAndLogDecisions(t *testing.T) {
 	}
 }
 
-// A script tool's files are judged by each engine — the JS Bridge on the
-// host, WASI mounts (hostfns.Mount, as a wasm module's) in Python — over
-// the one reading of allowed_paths (hostfns.PathGrants), so they must
-// refuse and allow the same writes: above all, a writable grant does not
-// reach into a folder another grant holds read-only, by any name.
-func TestEveryScriptGuestKeepsTheSameFileGrants(t *testing.T) {
-	t.Parallel()
-	guests := []guest{jsGuest(t), pythonGuest(t)}
+// fileCases: a script tool's files are judged by each engine — the JS
+// Bridge on the host, WASI mounts (hostfns.Mount, as a wasm module's) in
+// Python — over the one reading of allowed_paths (hostfns.PathGrants), so
+// they must refuse and allow the same writes: above all, a writable grant
+// does not reach into a folder another grant holds read-only, by any
+// name.
+func fileCases(t *testing.T, guests []guest) {
 	tests := []struct {
 		name, path string
 		ok         bool
