@@ -90,27 +90,38 @@ func (b *Bridge) locate(p string, write bool) (target, error) {
 		p = filepath.Join(b.Context.Directory, p)
 	}
 	p = filepath.Clean(p)
+	key := b.configKey()
 	gs := b.grants()
 	g, rel, ok := mostSpecific(gs, p, func(g grant) []string { return []string{g.guest, g.host} })
 	if !ok {
-		return target{}, fmt.Errorf("%s is outside the tool's allowed_paths; grant its folder in wasm.%s.allowed_paths in the config", p, b.Tool)
+		return target{}, fmt.Errorf("%s is outside the tool's allowed_paths; grant its folder in %s.allowed_paths in the config", p, key)
 	}
 	if write && g.ro {
-		return target{}, fmt.Errorf("%s is read-only for this tool (\"ro:\" in wasm.%s.allowed_paths)", p, b.Tool)
+		return target{}, fmt.Errorf("%s is read-only for this tool (\"ro:\" in %s.allowed_paths)", p, key)
 	}
 	real := fspath.Real(filepath.Join(g.host, rel))
 	rg, rrel, ok := mostSpecific(gs, real, func(g grant) []string { return []string{g.real} })
 	if !ok {
 		// Not naming where: the link's target is none of the tool's business.
-		return target{}, fmt.Errorf("%s leads through a link outside the tool's allowed_paths; grant the folder it leads to in wasm.%s.allowed_paths", p, b.Tool)
+		return target{}, fmt.Errorf("%s leads through a link outside the tool's allowed_paths; grant the folder it leads to in %s.allowed_paths", p, key)
 	}
 	if write && rg.ro {
-		return target{}, fmt.Errorf("%s leads through a link to %s, which is read-only for this tool (\"ro:%s\" in wasm.%s.allowed_paths); a link does not make a read-only file writable", p, real, rg.host, b.Tool)
+		return target{}, fmt.Errorf("%s leads through a link to %s, which is read-only for this tool (\"ro:%s\" in %s.allowed_paths); a link does not make a read-only file writable", p, real, rg.host, key)
 	}
 	if ig, ok := byIdentity(gs, real); write && ok && ig.ro {
-		return target{}, fmt.Errorf("%s is the read-only folder %s by another name (\"ro:%s\" in wasm.%s.allowed_paths); another name does not make a read-only file writable", p, ig.host, ig.host, b.Tool)
+		return target{}, fmt.Errorf("%s is the read-only folder %s by another name (\"ro:%s\" in %s.allowed_paths); another name does not make a read-only file writable", p, ig.host, ig.host, key)
 	}
 	return target{asked: p, real: real, g: rg, rel: rrel}, nil
+}
+
+// configKey is where the tool's grants are configured, named in a
+// refusal as its HTTP refusals name it (hostfns.HTTPPolicy.ConfigKey):
+// the entry that granted the tool, by id or by file name.
+func (b *Bridge) configKey() string {
+	if b.HTTP.ConfigKey != "" {
+		return b.HTTP.ConfigKey
+	}
+	return "wasm." + b.Tool
 }
 
 // byIdentity returns the grant whose folder is, by device and inode, the
