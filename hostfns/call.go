@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/tetratelabs/wazero/api"
 
@@ -32,7 +33,8 @@ type Call struct {
 	// Context.Store. Nil: session-less calls have no state, and
 	// state_get/state_set abort the guest saying so.
 	State session.Store
-	// HTTP is what http_request may reach; the zero policy reaches nothing.
+	// HTTP is what http_request and fetch may reach; the zero policy
+	// reaches nothing.
 	HTTP HTTPPolicy
 	// Sampling grants the sample host function (config "sampling": true);
 	// false refuses it.
@@ -49,6 +51,10 @@ type Call struct {
 	// the function it returns is called when the answer is in. The plugin
 	// host uses it to stop the guest's timeout clock while it waits.
 	Pause func() (resume func())
+	// Remaining, when set, is the script time the call has left; an HTTP
+	// request (fetch) waits no longer. wasm guests need none: their clock
+	// cancels the call's context.
+	Remaining func() time.Duration
 	// Funcs are the embedder's host functions, reached through call; nil
 	// has none.
 	Funcs *Set
@@ -213,7 +219,6 @@ func Functions() []Function {
 		return Function{Namespace: EnvNamespace, Name: name, Params: params, Results: results, Fn: fn}
 	}
 	fns := []Function{
-		user(NameLog, logEntry),
 		user(NameStateGet, stateGet),
 		user(NameStateSet, stateSet),
 		env(NameHTTPRequest, []api.ValueType{api.ValueTypeI64, api.ValueTypeI64}, i64, httpRequest),
@@ -222,7 +227,9 @@ func Functions() []Function {
 		env(NameGetLogLevel, nil, i32, getLogLevel),
 	}
 	for _, e := range table {
-		fns = append(fns, user(e.name, wasmFunc(e)))
+		if e.guests&wasmGuests != 0 {
+			fns = append(fns, user(e.name, wasmFunc(e)))
+		}
 	}
 	for _, l := range extismLevels {
 		fns = append(fns, env(l.name, i64, nil, extismLog(l.name, l.level)))

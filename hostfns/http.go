@@ -3,10 +3,12 @@ package hostfns
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
@@ -17,12 +19,52 @@ import (
 	"time"
 )
 
-// httpRequest replaces Extism's http_request with one that reaches only the
-// tool's allowed hosts and never a loopback, private, link-local or
-// otherwise internal address unless that address is itself allowed. The
-// address check runs on the address actually dialled (net.Dialer.Control),
-// after DNS resolution, so a name that resolves — or later re-resolves —
-// to 127.0.0.1 cannot get around it; redirects are checked the same way.
+// NameFetch is http_request as JS and Python tools call it (fetch,
+// toolhost.fetch): the same Call.fetch, with bodies in base64 JSON.
+const NameFetch = "fetch"
+
+// fetch is the HTTP host function of every guest: req under the call's
+// HTTPPolicy (allowed_hosts, the address dialled, redirects, the response
+// cap), bounded by the script time left (Remaining) besides the call's
+// context, with one refusal text and one warning in the host's log for
+// every kind of guest. The engines only adapt its wire: http_request
+// (wasm) and the fetch op (scripts).
+func (c *Call) fetch(ctx context.Context, req HTTPRequest, body []byte) (int, http.Header, []byte, error) {
+	p := c.HTTP
+	if p.ConfigKey == "" {
+		p.ConfigKey = c.configKey()
+	}
+	if c.Remaining != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.Remaining())
+		defer cancel()
+	}
+	var rd io.Reader
+	if len(body) > 0 {
+		rd = bytes.NewReader(body)
+	}
+	status, hdr, out, err := p.DoHeaders(ctx, req, rd)
+	if errors.Is(err, ErrHostNotAllowed) {
+		c.logger().WarnContext(ctx, "guest HTTP request refused", append(c.logAttrs(), slog.String("err", err.Error()))...)
+	}
+	return status, hdr, out, err
+}
+
+// configKey is where the tool's grants are configured, for refusals.
+func (c *Call) configKey() string {
+	if c.ConfigKey != "" {
+		return c.ConfigKey
+	}
+	return "wasm." + c.Tool
+}
+
+// httpRequest replaces Extism's http_request with Call.fetch, which
+// reaches only the tool's allowed hosts and never a loopback, private,
+// link-local or otherwise internal address unless that address is itself
+// allowed. The address check runs on the address actually dialled
+// (net.Dialer.Control), after DNS resolution, so a name that resolves — or
+// later re-resolves — to 127.0.0.1 cannot get around it; redirects are
+// checked the same way.
 //
 //	(import "extism:host/env" "http_request" (func (param i64 i64) (result i64)))
 //
@@ -43,13 +85,12 @@ func httpRequest(ctx context.Context, stack []uint64) {
 	if err := json.Unmarshal(raw, &req); err != nil {
 		fail(c, NameHTTPRequest, fmt.Errorf("request is not JSON: %w", err))
 	}
-	var body io.Reader
+	var body []byte
 	if stack[1] != 0 {
-		b := readBlock(c, NameHTTPRequest, stack[1], "body")
+		body = readBlock(c, NameHTTPRequest, stack[1], "body")
 		c.Memory.Free(stack[1])
-		body = bytes.NewReader(b)
 	}
-	status, respBody, err := c.HTTP.Do(ctx, req, body)
+	status, _, respBody, err := c.fetch(ctx, req, body)
 	c.mu.Lock()
 	c.httpStatus = status
 	c.mu.Unlock()
@@ -57,6 +98,45 @@ func httpRequest(ctx context.Context, stack []uint64) {
 		fail(c, NameHTTPRequest, err)
 	}
 	reply(c, NameHTTPRequest, stack, nonEmpty(respBody))
+}
+
+// FetchRequest is the JSON a script tool passes to fetch: Extism's
+// HttpRequest and the body, base64.
+type FetchRequest struct {
+	HTTPRequest
+	Body string `json:"body"`
+}
+
+// FetchReply is what fetch returns to a script tool: the status, the
+// headers (lower-case names, values joined with ", ") and the body,
+// base64.
+type FetchReply struct {
+	Status  int               `json:"status"`
+	Headers map[string]string `json:"headers"`
+	Body    string            `json:"body"`
+}
+
+// runFetch is fetch: Call.fetch in the shape of the script tools' host
+// channel. A refusal or failure is returned as the error, which the
+// script gets thrown.
+func runFetch(ctx context.Context, c *Call, raw []byte) (any, error) {
+	var req FetchRequest
+	if err := json.Unmarshal(raw, &req); err != nil {
+		return nil, fmt.Errorf("request is not {url, method, headers, body} JSON: %w", err)
+	}
+	body, err := base64.StdEncoding.DecodeString(req.Body)
+	if err != nil {
+		return nil, fmt.Errorf("body is not base64: %w", err)
+	}
+	status, hdr, out, err := c.fetch(ctx, req.HTTPRequest, body)
+	if err != nil {
+		return nil, err
+	}
+	headers := make(map[string]string, len(hdr))
+	for k, v := range hdr {
+		headers[strings.ToLower(k)] = strings.Join(v, ", ")
+	}
+	return FetchReply{Status: status, Headers: headers, Body: base64.StdEncoding.EncodeToString(out)}, nil
 }
 
 // httpStatusCode returns the status of the call's last http_request.

@@ -3,42 +3,54 @@ package hostfns
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"math"
 	"strings"
+	"unicode/utf8"
 )
 
-// LogEntry is the JSON a guest passes to log.
+// LogEntry is the JSON a guest passes to log: a wasm module's log
+// import, a JS tool's console.*, a Python tool's toolhost.log and print.
 type LogEntry struct {
-	// Level is debug, info, warn or error; anything else logs at info.
+	// Level is trace, debug, info, warn (warning) or error; anything else
+	// logs at info (ParseLevel).
 	Level   string `json:"level"`
 	Message string `json:"message"`
 }
 
-// logEntry writes a guest's log entry into the host's structured log,
-// tagged with the tool id (and session and call id during execute), as
-// hashicorp/go-plugin re-emits plugin logs through the host's logger.
+// MaxLogBytes caps one guest log message, after escaping: a guest that
+// logs a megabyte per line fills the host's log and a client's window
+// with it; the rest is cut and the message says how much.
+const MaxLogBytes = 8 << 10
+
+// runLog is log, for every guest: the entry goes to the host's structured
+// log (guestLog), tagged with the tool id (and session and call id during
+// execute), as hashicorp/go-plugin re-emits plugin logs through the
+// host's logger.
 //
 //	(import "extism:host/user" "log" (func (param i64) (result i64)))
 //
 // Parameter: offset of a block holding LogEntry JSON. A block that is not
 // JSON is logged whole as an info message, so a guest can log plain text.
-// Result: always 0.
-func logEntry(ctx context.Context, stack []uint64) {
-	c := callOf(ctx, NameLog)
-	raw := readArg(c, NameLog, stack)
+// Result: always 0. A script tool's console.* and print send the same
+// LogEntry over its host channel.
+func runLog(ctx context.Context, c *Call, raw []byte) (any, error) {
 	var e LogEntry
 	if err := json.Unmarshal(raw, &e); err != nil {
 		e = LogEntry{Level: "info", Message: string(raw)}
 	}
 	c.guestLog(ctx, ParseLevel(e.Level), e.Message)
-	stack[0] = 0
+	return nil, nil
 }
 
 // guestLog writes one guest log line, tagged with the tool id and, during
 // execute, the session and call id; during execute it also goes to the
-// call's client when that shows logs (runtime.Client.Log).
+// call's client when that shows logs (runtime.Client.Log). The message is
+// made one printable line first (CleanLogMessage), whichever guest sent
+// it: a guest cannot forge a line of the host's own log.
 func (c *Call) guestLog(ctx context.Context, level slog.Level, msg string) {
+	msg = CleanLogMessage(msg)
 	if c.Context != nil {
 		// The client of the call sees it too (MCP notifications/message),
 		// at whatever level it asked for.
@@ -48,11 +60,81 @@ func (c *Call) guestLog(ctx context.Context, level slog.Level, msg string) {
 	if !l.Enabled(ctx, level) {
 		return
 	}
+	l.Log(ctx, level, msg, c.logAttrs()...)
+}
+
+// logAttrs are the slog attributes of every line a host function logs
+// about a guest: the tool, source=guest, and during execute the session
+// and call. Every engine's guests get the same ones.
+func (c *Call) logAttrs() []any {
 	attrs := []any{slog.String("tool", c.Tool), slog.String("source", "guest")}
 	if c.Context != nil {
 		attrs = append(attrs, slog.String("session", c.Context.SessionID), slog.String("call", c.Context.CallID))
 	}
-	l.Log(ctx, level, msg, attrs...)
+	return attrs
+}
+
+// CleanLogMessage makes msg one printable line of at most MaxLogBytes
+// bytes: line breaks, other control characters (C0, DEL, C1), the Unicode
+// line and paragraph separators and the bidirectional overrides, which
+// can make a line read as another in a terminal, are written as Go
+// escapes (\n, \x1b, \u202e); bytes that are not UTF-8 as \xNN. Tabs
+// stay. What does not fit is cut at a character and counted.
+func CleanLogMessage(msg string) string {
+	if len(msg) <= MaxLogBytes && plainASCII(msg) {
+		return msg
+	}
+	var b strings.Builder
+	b.Grow(min(len(msg), MaxLogBytes) + 32)
+	run := 0 // start of the printable bytes not yet written
+	i := 0
+	for i < len(msg) {
+		if c := msg[i]; (c >= 0x20 && c < 0x7f) || c == '\t' {
+			if b.Len()+i-run+1 > MaxLogBytes {
+				break
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(msg[i:])
+		esc := logEscape(r, size, msg[i])
+		n := size
+		if esc != "" {
+			n = len(esc)
+		}
+		if b.Len()+i-run+n > MaxLogBytes {
+			break
+		}
+		if esc != "" {
+			b.WriteString(msg[run:i])
+			b.WriteString(esc)
+			run = i + size
+		}
+		i += size
+	}
+	b.WriteString(msg[run:i])
+	if i < len(msg) {
+		fmt.Fprintf(&b, " … (%d more bytes cut)", len(msg)-i)
+	}
+	return b.String()
+}
+
+// logEscape is how CleanLogMessage writes the rune r (size bytes, the
+// first of them first): "" keeps it as it is.
+func logEscape(r rune, size int, first byte) string {
+	switch {
+	case r == utf8.RuneError && size == 1:
+		return fmt.Sprintf(`\x%02x`, first)
+	case r == '\n':
+		return `\n`
+	case r == '\r':
+		return `\r`
+	case r < 0x20 || (r >= 0x7f && r < 0xa0):
+		return fmt.Sprintf(`\x%02x`, r)
+	case r == '\u2028' || r == '\u2029' || (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069'):
+		return fmt.Sprintf(`\u%04x`, r)
+	}
+	return ""
 }
 
 // clientLogs says whether the call's client shows logs.
@@ -126,6 +208,16 @@ func ExtismLevel(ctx context.Context, l *slog.Logger) int32 {
 		}
 	}
 	return math.MaxInt32
+}
+
+// plainASCII reports whether s is printable ASCII and tabs only.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < 0x20 && c != '\t') || c >= 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // ParseLevel maps a guest level name to an slog level; unknown names are

@@ -23,22 +23,34 @@ type entry struct {
 	arg     string // the JSON the guest passes
 	result  string // the JSON it gets back
 	run     runFunc
-	scripts bool // offered to JS and Python tools too (Script), not only wasm
+	guests  guests // which guests import it
 }
 
+// guests says which kinds of guest a table function is offered to.
+type guests uint8
+
+const (
+	wasmGuests   guests = 1 << iota // wasm modules, in Namespace (Functions)
+	scriptGuests                    // JS and Python tools, over their host channel (Script)
+	allGuests    = wasmGuests | scriptGuests
+)
+
 // table is toolhost's host functions that take and return JSON, each
-// defined once. wasm guests import each by name in Namespace (Functions
-// adapts run to the Extism ABI); JS and Python tools reach those marked
-// scripts through their host channel (Script). log, state_get, state_set
-// and the Extism kernel's http_* and log_* have wasm-only wire forms and
-// are listed by Functions alone; script tools log and fetch through their
-// own ops, over the same HTTPPolicy.
+// defined once. wasm guests import those for wasmGuests by name in
+// Namespace (Functions adapts run to the Extism ABI); JS and Python tools
+// reach those for scriptGuests through their host channel (Script).
+// fetch is http_request in script form: wasm guests reach the same
+// Call.fetch through Extism's kernel http_request (http.go), as they log
+// through log_info … too (log.go); state_get and state_set are wasm's
+// alone.
 var table = []entry{
-	{NameAsk, "the permission rules it asks", "AskRequest", "AskResponse (a script tool gets a refusal thrown)", runAsk, true},
-	{NameMetadata, "nothing: it only shows progress", "MetadataUpdate", "none", runMetadata, true},
-	{NameCall, "the called function's Permission, per call", "CallRequest", "CallReply", runCall, true},
-	{NameSample, `the tool's "sampling" grant`, "runtime.SampleRequest", "SampleReply", runSample, false},
-	{NameElicit, "nothing: a person answers", "runtime.ElicitRequest", "ElicitReply", runElicit, false},
+	{NameAsk, "the permission rules it asks", "AskRequest", "AskResponse (a script tool gets a refusal thrown)", runAsk, allGuests},
+	{NameMetadata, "nothing: it only shows progress", "MetadataUpdate", "none", runMetadata, allGuests},
+	{NameCall, "the called function's Permission, per call", "CallRequest", "CallReply", runCall, allGuests},
+	{NameLog, "nothing: every line is escaped and capped (CleanLogMessage)", "LogEntry (wasm: or plain text)", "none", runLog, allGuests},
+	{NameFetch, "the tool's allowed_hosts (HTTPPolicy), on the address dialled", "FetchRequest", "FetchReply", runFetch, scriptGuests},
+	{NameSample, `the tool's "sampling" grant`, "runtime.SampleRequest", "SampleReply", runSample, wasmGuests},
+	{NameElicit, "nothing: a person answers", "runtime.ElicitRequest", "ElicitReply", runElicit, wasmGuests},
 }
 
 // Reserved lists the names an embedder's function may not take: every
@@ -47,8 +59,8 @@ var table = []entry{
 func Reserved() []string {
 	names := []string{NameLog, NameStateGet, NameStateSet, NameHTTPRequest, NameHTTPStatusCode, NameHTTPHeaders, NameGetLogLevel,
 		NameLogTrace, NameLogDebug, NameLogInfo, NameLogWarn, NameLogError,
-		// script tools' own ops (jstool's Bridge)
-		"fetch", "random", "url", "fs"}
+		// script tools' own ops (package js's Bridge)
+		"random", "url", "fs"}
 	for _, e := range table {
 		names = append(names, e.name)
 	}
@@ -92,7 +104,7 @@ func wasmFunc(e entry) func(ctx context.Context, stack []uint64) {
 // err; call answers its CallReply, which the prelude turns into a value
 // or a thrown error carrying the kind.
 func Script(ctx context.Context, c *Call, op string, arg json.RawMessage) (value any, handled bool, err error) {
-	i := slices.IndexFunc(table, func(e entry) bool { return e.name == op && e.scripts })
+	i := slices.IndexFunc(table, func(e entry) bool { return e.name == op && e.guests&scriptGuests != 0 })
 	if i < 0 {
 		return nil, false, nil
 	}

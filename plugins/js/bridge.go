@@ -1,14 +1,11 @@
 package js
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/url"
 	"strings"
@@ -22,14 +19,17 @@ import (
 // Bridge answers a JS tool's host calls for one call. Every op is checked
 // here, on the host: the guest holds no capability of its own.
 //
-//	log        {level, msg}                  → null
-//	random     n (≤ 65536)                   → [bytes]
-//	url        {url, base}                   → parts of the parsed URL
-//	fetch      {url, method, headers, body}  → {status, headers, body} (base64 bodies); HTTP policy
+//	log        hostfns.LogEntry {level, message} → null (hostfns: escaped, capped, the same attributes as a wasm guest's)
+//	fetch      hostfns.FetchRequest {url, method, headers, body} → hostfns.FetchReply (base64 bodies; hostfns: the HTTP policy)
 //	metadata   {title, metadata}             → null; the caller sees it live (hostfns)
 //	ask        {permission, patterns, always, metadata} → null, or the refusal as an error (hostfns)
 //	call       {fn, args}                    → hostfns.CallReply: an embedder's host function, under its permission
+//	random     n (≤ 65536)                   → [bytes]
+//	url        {url, base}                   → parts of the parsed URL
 //	fs.read / fs.write / fs.exists / fs.readdir / fs.mkdir {path[, data]} → inside allowed_paths only
+//
+// The ops every guest kind shares are hostfns' (Script); the Bridge
+// answers only the JS runtime's own (random, url, fs).
 type Bridge struct {
 	Tool string
 	// Scope is the tool an "always" to its ask approves for (its id,
@@ -42,8 +42,6 @@ type Bridge struct {
 	// Paths maps host directories ("ro:" prefix for read-only, absolute)
 	// to guest paths, as plugins resolve allowed_paths.
 	Paths map[string]string
-	// Source names the kind of tool in its log lines ("js" when empty).
-	Source string
 	// Funcs are the embedder's host functions, which call reaches; nil
 	// has none.
 	Funcs *hostfns.Set
@@ -65,18 +63,6 @@ const maxFileBytes = 32 << 20
 // Handle answers one op.
 func (b *Bridge) Handle(ctx context.Context, s Pauser, op string, arg json.RawMessage) (any, error) {
 	switch op {
-	case "log":
-		var m struct{ Level, Msg string }
-		json.Unmarshal(arg, &m)
-		lvl := map[string]slog.Level{"debug": slog.LevelDebug, "warn": slog.LevelWarn, "error": slog.LevelError}[m.Level]
-		if b.Log != nil {
-			src := b.Source
-			if src == "" {
-				src = "js"
-			}
-			b.Log.Log(ctx, lvl, m.Msg, "tool", b.Tool, "source", src)
-		}
-		return nil, nil
 	case "random":
 		var n int
 		if err := json.Unmarshal(arg, &n); err != nil || n < 0 || n > 65536 {
@@ -91,10 +77,6 @@ func (b *Bridge) Handle(ctx context.Context, s Pauser, op string, arg json.RawMe
 		return out, nil
 	case "url":
 		return parseURL(arg)
-	case "fetch":
-		ctx, cancel := context.WithTimeout(ctx, s.Remaining())
-		defer cancel()
-		return b.fetch(ctx, arg)
 	case "fs.read", "fs.write", "fs.exists", "fs.readdir", "fs.mkdir":
 		return b.file(op, arg)
 	}
@@ -104,13 +86,16 @@ func (b *Bridge) Handle(ctx context.Context, s Pauser, op string, arg json.RawMe
 	return nil, fmt.Errorf("unknown host call %q", op)
 }
 
-// shared answers the ops every guest kind shares — ask, metadata and
-// call, the embedder's host functions — with hostfns' one
-// implementation; ok is false for the ops the Bridge answers itself.
+// shared answers the ops every guest kind shares — log, fetch, ask,
+// metadata and call, the embedder's host functions — with hostfns' one
+// implementation; ok is false for the ops the Bridge answers itself. s
+// (nil while a Python tool's last output is logged) is the script's
+// clock: a person's answer does not count against it, and fetch waits no
+// longer than it has left.
 func (b *Bridge) shared(ctx context.Context, s Pauser, op string, arg json.RawMessage) (v any, ok bool, err error) {
 	c := &hostfns.Call{Tool: b.Tool, Context: b.Context, Logger: b.Log, Scope: b.Scope, HTTP: b.HTTP, Funcs: b.Funcs}
 	if s != nil {
-		c.Pause = s.Pause
+		c.Pause, c.Remaining = s.Pause, s.Remaining
 	}
 	v, ok, err = hostfns.Script(ctx, c, op, arg)
 	if perm := c.PermissionError(); perm != nil {
@@ -119,37 +104,6 @@ func (b *Bridge) shared(ctx context.Context, s Pauser, op string, arg json.RawMe
 		b.mu.Unlock()
 	}
 	return v, ok, err
-}
-
-func (b *Bridge) fetch(ctx context.Context, arg json.RawMessage) (any, error) {
-	var req struct {
-		hostfns.HTTPRequest
-		Body string `json:"body"`
-	}
-	if err := json.Unmarshal(arg, &req); err != nil {
-		return nil, fmt.Errorf("fetch: %w", err)
-	}
-	body, err := base64.StdEncoding.DecodeString(req.Body)
-	if err != nil {
-		return nil, fmt.Errorf("fetch: body: %w", err)
-	}
-	p := b.HTTP
-	if p.ConfigKey == "" {
-		p.ConfigKey = "wasm." + b.Tool
-	}
-	var rd io.Reader
-	if len(body) > 0 {
-		rd = bytes.NewReader(body)
-	}
-	status, hdr, out, err := p.DoHeaders(ctx, req.HTTPRequest, rd)
-	if err != nil {
-		return nil, fmt.Errorf("fetch %s: %w", req.URL, err)
-	}
-	headers := map[string]string{}
-	for k, v := range hdr {
-		headers[strings.ToLower(k)] = strings.Join(v, ", ")
-	}
-	return map[string]any{"status": status, "headers": headers, "body": base64.StdEncoding.EncodeToString(out)}, nil
 }
 
 func parseURL(arg json.RawMessage) (any, error) {

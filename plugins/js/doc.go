@@ -17,10 +17,13 @@
 //     machine except through host calls the config grants.
 //   - The guest talks to the host through one function, __host(op, json),
 //     carrying JSON both ways (vm.go, bridge.go). Every capability — fetch,
-//     files, ask, metadata, randomness — is one op, checked by the host
-//     against the tool's "wasm" config: the same egress policy and
-//     permission engine as every other wasm tool.
-//   - Files (fsgrant.go) are judged where the bytes are: a path's links
+//     files, ask, metadata, log, randomness — is one op, checked by the host
+//     against the tool's "wasm" config. The ops every guest kind shares
+//     (log, fetch, ask, metadata, call) are hostfns' one implementation
+//     (hostfns.Script): the same egress policy, log escaping and
+//     permission engine as every wasm module and Python tool.
+//   - Files (fsgrant.go) are judged where the bytes are, over the
+//     grants as every guest kind reads them (hostfns.PathGrants): a path's links
 //     are resolved (fspath.Real) and the most specific allowed_paths grant
 //     of the real path decides, as well as the grant the path names, so a
 //     link "alias -> locked" does not make a read-only folder writable.

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/toolhost/toolhost/hostfns"
 	"github.com/toolhost/toolhost/internal/fspath"
 )
 
@@ -26,19 +27,21 @@ type grant struct {
 	ro                bool
 }
 
-// grants lists b.Paths with each host folder resolved (links followed),
-// sorted so that the decision does not depend on map order.
+// grants lists b.Paths as every guest kind reads allowed_paths
+// (hostfns.PathGrants: sorted, the read-only entry first of two for one
+// folder), each host folder also resolved (links followed). A folder
+// that is not absolute grants nothing: a JS tool's paths are judged on
+// the host, where a relative folder would mean the host's working
+// directory.
 func (b *Bridge) grants() []grant {
-	gs := make([]grant, 0, len(b.Paths))
-	for h, guest := range b.Paths {
-		host, ro := strings.CutPrefix(h, "ro:")
-		if host == "" || !filepath.IsAbs(host) {
+	pgs := hostfns.PathGrants(b.Paths)
+	gs := make([]grant, 0, len(pgs))
+	for _, g := range pgs {
+		if !filepath.IsAbs(g.Host) {
 			continue
 		}
-		host = filepath.Clean(host)
-		gs = append(gs, grant{host: host, real: fspath.Real(host), guest: filepath.Clean(guest), ro: ro})
+		gs = append(gs, grant{host: g.Host, real: fspath.Real(g.Host), guest: g.Guest, ro: g.ReadOnly})
 	}
-	sort.Slice(gs, func(i, j int) bool { return gs[i].host < gs[j].host || gs[i].host == gs[j].host && gs[i].ro })
 	return gs
 }
 
@@ -87,27 +90,38 @@ func (b *Bridge) locate(p string, write bool) (target, error) {
 		p = filepath.Join(b.Context.Directory, p)
 	}
 	p = filepath.Clean(p)
+	key := b.configKey()
 	gs := b.grants()
 	g, rel, ok := mostSpecific(gs, p, func(g grant) []string { return []string{g.guest, g.host} })
 	if !ok {
-		return target{}, fmt.Errorf("%s is outside the tool's allowed_paths; grant its folder in wasm.%s.allowed_paths in the config", p, b.Tool)
+		return target{}, fmt.Errorf("%s is outside the tool's allowed_paths; grant its folder in %s.allowed_paths in the config", p, key)
 	}
 	if write && g.ro {
-		return target{}, fmt.Errorf("%s is read-only for this tool (\"ro:\" in wasm.%s.allowed_paths)", p, b.Tool)
+		return target{}, fmt.Errorf("%s is read-only for this tool (\"ro:\" in %s.allowed_paths)", p, key)
 	}
 	real := fspath.Real(filepath.Join(g.host, rel))
 	rg, rrel, ok := mostSpecific(gs, real, func(g grant) []string { return []string{g.real} })
 	if !ok {
 		// Not naming where: the link's target is none of the tool's business.
-		return target{}, fmt.Errorf("%s leads through a link outside the tool's allowed_paths; grant the folder it leads to in wasm.%s.allowed_paths", p, b.Tool)
+		return target{}, fmt.Errorf("%s leads through a link outside the tool's allowed_paths; grant the folder it leads to in %s.allowed_paths", p, key)
 	}
 	if write && rg.ro {
-		return target{}, fmt.Errorf("%s leads through a link to %s, which is read-only for this tool (\"ro:%s\" in wasm.%s.allowed_paths); a link does not make a read-only file writable", p, real, rg.host, b.Tool)
+		return target{}, fmt.Errorf("%s leads through a link to %s, which is read-only for this tool (\"ro:%s\" in %s.allowed_paths); a link does not make a read-only file writable", p, real, rg.host, key)
 	}
 	if ig, ok := byIdentity(gs, real); write && ok && ig.ro {
-		return target{}, fmt.Errorf("%s is the read-only folder %s by another name (\"ro:%s\" in wasm.%s.allowed_paths); another name does not make a read-only file writable", p, ig.host, ig.host, b.Tool)
+		return target{}, fmt.Errorf("%s is the read-only folder %s by another name (\"ro:%s\" in %s.allowed_paths); another name does not make a read-only file writable", p, ig.host, ig.host, key)
 	}
 	return target{asked: p, real: real, g: rg, rel: rrel}, nil
+}
+
+// configKey is where the tool's grants are configured, named in a
+// refusal as its HTTP refusals name it (hostfns.HTTPPolicy.ConfigKey):
+// the entry that granted the tool, by id or by file name.
+func (b *Bridge) configKey() string {
+	if b.HTTP.ConfigKey != "" {
+		return b.HTTP.ConfigKey
+	}
+	return "wasm." + b.Tool
 }
 
 // byIdentity returns the grant whose folder is, by device and inode, the

@@ -257,3 +257,28 @@ func TestJSWriteFileThroughLinksLeavesReadOnlyFilesAlone(t *testing.T) {
 		})
 	}
 }
+
+// A file refusal names the config entry that granted the tool, as its
+// HTTP refusals do: a tool granted by its file's name is told to edit that
+// entry, not one for its id that would grant nothing.
+func TestFSRefusalsNameTheEntryThatGrantedTheTool(t *testing.T) {
+	t.Parallel()
+	w := buildFSWorld(t, readFSCorpus(t))
+	for _, tt := range []struct {
+		name, key, want string
+	}{
+		{"a tool granted by its file's name is pointed at that entry", "wasm.weather", "wasm.weather.allowed_paths"},
+		{"without a key the tool's id names it", "", "wasm.weather_fetch.allowed_paths"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := w.bridge()
+			b.Tool, b.HTTP.ConfigKey = "weather_fetch", tt.key
+			for _, op := range []string{`{"path":"/elsewhere/x"}`, `{"path":"/w/locked/secret.txt","data":""}`} {
+				_, err := b.Handle(context.Background(), noPause{}, "fs.write", json.RawMessage(op))
+				if err == nil || !strings.Contains(err.Error(), tt.want) {
+					t.Errorf("%s: err = %v, want it to name %s", op, err, tt.want)
+				}
+			}
+		})
+	}
+}

@@ -19,7 +19,7 @@
     if (a instanceof Error) return String(a) + (a.stack ? "\n" + a.stack : "");
     try { return JSON.stringify(a); } catch { return String(a); }
   }).join(" ");
-  const log = (level) => (...args) => { call("log", { level, msg: fmt(args) }); };
+  const log = (level) => (...args) => { call("log", { level, message: fmt(args) }); };
   globalThis.console = { log: log("info"), info: log("info"), debug: log("debug"), warn: log("warn"), error: log("error"), trace: log("debug") };
 
   // --- UTF-8 and base64

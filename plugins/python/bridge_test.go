@@ -83,7 +83,7 @@ func TestAskAndMetadataGoThroughTheHost(t *testing.T) {
 			if tt.id == "guarded" && (len(titles) == 0 || titles[0] != "asking") {
 				t.Errorf("live metadata = %v", titles)
 			}
-			if tt.id == "guarded" && !strings.Contains(logged.String(), `msg="about to ask for prod" tool=guarded source=python`) {
+			if tt.id == "guarded" && !strings.Contains(logged.String(), `msg="about to ask for prod" tool=guarded source=guest session=s1 call=c1`) {
 				t.Errorf("print() did not reach the log: %s", logged.String())
 			}
 			if tt.id == "guarded" && tt.answer == nil && (res.Metadata["session"] != "s1" || res.Metadata["call"] != "c1") {

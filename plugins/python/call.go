@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/toolhost/toolhost/hostfns"
 	"github.com/toolhost/toolhost/plugins/js"
 	"github.com/toolhost/toolhost/plugins/wasm"
 )
@@ -45,7 +46,7 @@ func (f *File) Call(ctx context.Context, def Def, args json.RawMessage, info Cal
 	// there) goes to toolhost's log, attributed to the tool.
 	defer func() {
 		if out := strings.TrimRight(in.stderr.String(), "\n"); out != "" {
-			arg, _ := json.Marshal(map[string]string{"level": "info", "msg": out})
+			arg, _ := json.Marshal(hostfns.LogEntry{Level: "info", Message: out})
 			ops.Handle(context.WithoutCancel(ctx), nil, "log", arg)
 		}
 	}()

@@ -14,17 +14,21 @@
 //     a line (a request, or the call's result), and the host answers a
 //     request with one line on fd 0, which the guest blocks reading. The
 //     tool's own print() goes to fd 2, the host's log. ask, metadata,
-//     fetch and log are such requests, answered by package js's Bridge — the
-//     same permission engine and egress policy as every other guest.
+//     call, fetch and log are such requests, answered through package js's
+//     Bridge by hostfns' one implementation of each — the same permission
+//     engine, egress policy, log escaping and attributes as every other
+//     guest.
 //   - A tool's sandbox is the wasm one: WASI with no preopened directory
 //     but the read-only /toolhost (the toolhost module, the runner and the
 //     tool's source, from memory) and the tool's allowed_paths, mounted
-//     through package rootfs (links and ".." confined by os.Root); only the
-//     environment variables its "env" names; a deterministic clock; no
-//     sockets (WASI preview 1 has none). The time limit cancels the call's
-//     context, which wazero turns into closing the module even in an
-//     endless loop (WithCloseOnContextDone); the memory limit is wazero's
-//     memory-page cap, so CPython's allocation fails with MemoryError.
+//     by hostfns.Mount as a wasm module's are (links and ".." confined by
+//     os.Root; a writable folder does not reach into one granted
+//     read-only); only the environment variables its "env" names; a
+//     deterministic clock; no sockets (WASI preview 1 has none). The time
+//     limit cancels the call's context, which wazero turns into closing
+//     the module even in an endless loop (WithCloseOnContextDone); the
+//     memory limit is wazero's memory-page cap, so CPython's allocation
+//     fails with MemoryError.
 //   - Python's start (about half a second: the interpreter and the tool's
 //     imports) is paid ahead of time: each tool keeps a small pool of
 //     instances that have loaded the tool and wait for their call, refilled

@@ -222,9 +222,7 @@ func (f *File) take(ctx context.Context, sb Sandbox) (*instance, error) {
 		case in := <-p:
 			// A granted folder replaced since the instance started is
 			// followed to its new directory, as plugins' mounts are.
-			for _, m := range in.mounts {
-				m.Refresh()
-			}
+			in.mounts.Refresh()
 			return in, nil
 		default:
 		}

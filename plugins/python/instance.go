@@ -11,7 +11,7 @@ import (
 
 	"github.com/tetratelabs/wazero/api"
 
-	"github.com/toolhost/toolhost/internal/rootfs"
+	"github.com/toolhost/toolhost/hostfns"
 )
 
 // The protocol between the host and guest/_main.py. The guest writes one
@@ -54,7 +54,7 @@ type instance struct {
 	stop   context.CancelCauseFunc
 	memMB  int
 	mod    api.Module
-	mounts []*rootfs.FS // its allowed_paths
+	mounts hostfns.Mounts // its allowed_paths
 	msgs   chan message
 	stdin  *feed
 	stdout *lines

@@ -20,11 +20,9 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
-	"github.com/tetratelabs/wazero/experimental/sysfs"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/tetratelabs/wazero/sys"
-
-	"github.com/toolhost/toolhost/internal/rootfs"
+	"github.com/toolhost/toolhost/hostfns"
 )
 
 //go:embed guest/*.py
@@ -239,17 +237,9 @@ func (r *Runtime) startArgs(ctx context.Context, args []string, s src, sb Sandbo
 		mfs[e.Name()] = &fstest.MapFile{Data: b, Mode: 0o444}
 	}
 	fsc := wazero.NewFSConfig().WithFSMount(mfs, guestDir)
-	var mounts []*rootfs.FS
-	for _, host := range slices.Sorted(maps.Keys(sb.Paths)) {
-		var m *rootfs.FS
-		if dir, ok := strings.CutPrefix(host, "ro:"); ok {
-			m = rootfs.NewReadOnly(dir)
-		} else {
-			m = rootfs.New(host)
-		}
-		mounts = append(mounts, m)
-		fsc = fsc.(sysfs.FSConfig).WithSysFSMount(m, sb.Paths[host])
-	}
+	// allowed_paths are mounted as a wasm module's are, with the same
+	// rule for a read-only folder inside a writable one.
+	fsc, mounts := hostfns.Mount(fsc, sb.Paths)
 	in := newInstance(ctx, memMB)
 	if err := r.track(in); err != nil {
 		return nil, err
@@ -265,9 +255,7 @@ func (r *Runtime) startArgs(ctx context.Context, args []string, s src, sb Sandbo
 	mod, err := mr.rt.InstantiateModule(in.ctx, mr.mod, cfg)
 	if err != nil {
 		in.cancel(nil)
-		for _, m := range mounts {
-			m.Close()
-		}
+		mounts.Close()
 		r.untrack(in)
 		return nil, fmt.Errorf("start Python: %w", err)
 	}
@@ -276,9 +264,7 @@ func (r *Runtime) startArgs(ctx context.Context, args []string, s src, sb Sandbo
 		_, err := mod.ExportedFunction("_start").Call(in.ctx)
 		in.finish(err)
 		mod.Close(context.Background())
-		for _, m := range mounts {
-			m.Close()
-		}
+		mounts.Close()
 		r.untrack(in)
 	}()
 	return in, nil

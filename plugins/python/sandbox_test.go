@@ -69,6 +69,8 @@ func TestTheSandboxHoldsFilesToTheirGrants(t *testing.T) {
 	os.Symlink("../"+filepath.Base(secret)+"/s.txt", filepath.Join(proj, "rel-link"))
 	os.MkdirAll(filepath.Join(proj, "ro"), 0o755)
 	os.WriteFile(filepath.Join(proj, "ro", "r.txt"), []byte("read me"), 0o644)
+	os.Symlink("ro", filepath.Join(proj, "alias"))
+	os.Link(filepath.Join(proj, "ro", "r.txt"), filepath.Join(proj, "hard.txt"))
 	sb := python.Sandbox{Paths: map[string]string{proj: "/work", "ro:" + filepath.Join(proj, "ro"): "/work/ro"}}
 	tests := []struct {
 		name, args string
@@ -81,6 +83,8 @@ func TestTheSandboxHoldsFilesToTheirGrants(t *testing.T) {
 		{"a relative link out of the grant is refused", `{"op":"read","path":"/work/rel-link"}`, false, "Error"},
 		{"dot-dot out of the grant is refused", `{"op":"read","path":"/work/../` + filepath.Base(secret) + `/s.txt"}`, false, "Error"},
 		{"a read-only mount inside a writable one refuses writes", `{"op":"write","path":"/work/ro/r.txt","data":"x"}`, false, "Error"},
+		{"a link in the writable mount to the read-only folder refuses writes", `{"op":"write","path":"/work/alias/r.txt","data":"x"}`, false, "Error"},
+		{"a hard link in the writable mount to a read-only file refuses writes", `{"op":"write","path":"/work/hard.txt","data":"x"}`, false, "Error"},
 		{"a read-only mount is read", `{"op":"read","path":"/work/ro/r.txt"}`, true, "read me"},
 		{"the toolhost module cannot be changed", `{"op":"escape_toolhost"}`, false, "Error"},
 		{"nothing else of the host is there", `{"op":"list","path":"/"}`, false, "Error"},

@@ -50,7 +50,7 @@ func (t *Tool) Warm(cfg *config.Config, worktree string) {
 func (t *Tool) execute(ctx context.Context, args json.RawMessage, tc *runtime.Context) (runtime.Result, error) {
 	cfg, info, log := js.CallOf(tc, t.log)
 	lim, b, env := js.Grants(cfg, t.grantFile(), runtime.SourcePython, info.Worktree)
-	b.Context, b.Log, b.Source, b.Funcs = tc, log, "python", t.file.funcs
+	b.Context, b.Log, b.Funcs = tc, log, t.file.funcs
 	out, err := t.file.Call(ctx, t.def, args, info, lim, Sandbox{Paths: b.Paths, Env: env}, b)
 	return js.Result(out, err, b, lim)
 }

@@ -27,8 +27,10 @@
 // tool_definition, event), and mcp.run/hyper-mcp describe/call tools;
 // they run in the same sandbox, with the capabilities the lock granted.
 //
-// File system: allowed_paths are mounted by mounts.go, not by Extism,
-// as package rootfs file systems: every guest path is resolved inside an
+// File system: allowed_paths are mounted by hostfns.Mount (mounts.go),
+// not by Extism — as a Python tool's are — as package rootfs file
+// systems, a writable one refusing changes that reach a folder granted
+// read-only: every guest path is resolved inside an
 // os.Root, so a symbolic link in a granted directory cannot take the guest
 // out of it (Extism mounts with wazero's DirFS, which follows links
 // anywhere). Package rootfs says why os.Root and not path cleaning.

@@ -122,4 +122,4 @@ def fetch(url, method="GET", headers=None, body=None):
 
 def log(msg, level="info"):
     """A line in toolhost's log, attributed to the tool."""
-    _host("log", {"level": level, "msg": str(msg)})
+    _host("log", {"level": level, "message": str(msg)})
