@@ -176,12 +176,21 @@ func TestInstrumentLoopsRefusesHostileModulesWithoutPanicking(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, _, err = instrumentLoops(data)
+			out, _, err := instrumentLoops(data)
 			switch {
 			case tt.Error == "" && err != nil:
 				t.Fatalf("err = %v, want none", err)
 			case tt.Error != "" && (err == nil || !strings.Contains(err.Error(), tt.Error)):
 				t.Fatalf("err = %v, want one containing %q", err, tt.Error)
+			case err == nil:
+				// What the instrumenter accepts, wazero must accept once
+				// instrumented.
+				ctx := context.Background()
+				rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
+				defer rt.Close(ctx)
+				if _, err := compileModule(ctx, rt, out); err != nil {
+					t.Fatalf("the instrumented module does not compile: %v", err)
+				}
 			}
 		})
 	}
