@@ -95,9 +95,9 @@ var checkVariants = []struct {
 	// loops-only counts loop iterations only, not the entries of
 	// functions that call others: the share of counting calls.
 	{"loops-only", &loopPlan{every: checkEvery}},
-	{"x-trap", &loopPlan{every: 1 << 30, xTrap: true}},
-	{"x-flag", &loopPlan{every: checkEvery, xFlag: true}},
-	{"x-every-1M", &loopPlan{every: 1<<20}},
+	// no-resume flushes every loop with a plain call: the share of the
+	// register spills a call in a loop costs (resumeFunc).
+	{"no-resume", &loopPlan{every: checkEvery, countCalls: true, noResume: true}},
 	// none runs the module as built on both sides: the benchmark's own
 	// bias, which should be a ratio of 1.
 	{"none", nil},

@@ -160,6 +160,18 @@ func instrumentWith(wasm []byte, p loopPlan) ([]byte, int, error) {
 	newExport := append(append(leb(uint64(len(stopGlobal))), stopGlobal...), kindGlobal)
 	newExport = append(newExport, leb(p.globals)...)
 
+	// The code first: it says which functions the instrumentation adds.
+	var code []byte
+	var added instrumented
+	for _, s := range secs {
+		if s.id == secCode {
+			var err error
+			if code, added, err = p.instrumentCode(s.body, &m); err != nil {
+				return nil, 0, fmt.Errorf("code section: %w", err)
+			}
+		}
+	}
+
 	var out bytes.Buffer
 	out.Grow(len(wasm) + len(wasm)/8)
 	out.Write(wasm[:8])
@@ -184,9 +196,13 @@ func instrumentWith(wasm []byte, p loopPlan) ([]byte, int, error) {
 		}
 		switch {
 		case s.id == secType && addFlush:
-			write(secType, appendToVec(s.body, len(m.typeParams), 1, flushType))
+			write(secType, appendToVec(s.body, len(m.typeParams), len(added.types), bytes.Join(added.types, nil)))
 		case s.id == secFunction && addFlush:
-			write(secFunction, appendToVec(s.body, len(m.funcTypes), 1, leb(uint64(len(m.typeParams)))))
+			var funcs []byte
+			for _, t := range added.funcTypes {
+				funcs = append(funcs, leb(uint64(len(m.typeParams)+t))...)
+			}
+			write(secFunction, appendToVec(s.body, len(m.funcTypes), len(added.funcTypes), funcs))
 		case s.id == secGlobal:
 			write(secGlobal, appendToVec(s.body, int(m.globals-m.importedGlobals), 2, newGlobal))
 			haveGlobal = true
@@ -195,12 +211,8 @@ func instrumentWith(wasm []byte, p loopPlan) ([]byte, int, error) {
 			write(secExport, appendToVec(s.body, int(n), 1, newExport))
 			haveExport = true
 		case s.id == secCode:
-			body, n, err := p.instrumentCode(s.body, &m)
-			if err != nil {
-				return nil, 0, fmt.Errorf("code section: %w", err)
-			}
-			loops += n
-			write(secCode, body)
+			loops = added.loops
+			write(secCode, code)
 		default:
 			write(s.id, s.body)
 		}
@@ -220,9 +232,10 @@ type moduleShape struct {
 	importedFuncs, importedGlobals uint64
 	globals                        uint64   // imported and defined
 	memories                       int      // imported and defined
-	typeParams                     []uint64 // parameter count of each type
+	typeParams                     [][]byte // the parameter types of each type, encoded
 	funcTypes                      []uint32 // type index of each defined function
 	hasCode                        bool     // function and code sections, both present
+	hasTypes                       bool
 }
 
 func (m *moduleShape) read(secs []section) error {
@@ -234,7 +247,7 @@ func (m *moduleShape) read(secs []section) error {
 			if err != nil {
 				return fmt.Errorf("type section: %w", err)
 			}
-			m.typeParams = params
+			m.typeParams, m.hasTypes = params, true
 		case secImport:
 			f, g, mem, err := countImports(s.body)
 			if err != nil {
@@ -273,6 +286,9 @@ func (m *moduleShape) read(secs []section) error {
 	}
 	if hasFuncs != m.hasCode {
 		return errors.New("a function section without a code section, or the reverse")
+	}
+	if m.hasCode && !m.hasTypes {
+		return errors.New("functions without a type section")
 	}
 	return nil
 }
@@ -339,16 +355,16 @@ func countImports(sec []byte) (funcs, globals uint64, memories int, err error) {
 	return funcs, globals, memories, nil
 }
 
-// typeParams returns the parameter count of each function type of a type
-// section; a type of the GC proposal (a recursive group, a subtype, a
-// struct or array) is refused.
-func typeParams(sec []byte) ([]uint64, error) {
+// typeParams returns the parameters of each function type of a type
+// section, as their value types' encodings; a type of the GC proposal (a
+// recursive group, a subtype, a struct or array) is refused.
+func typeParams(sec []byte) ([][]byte, error) {
 	r := &reader{b: sec}
 	n, err := r.u32()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]uint64, 0, min(n, 1<<16))
+	out := make([][]byte, 0, min(n, 1<<16))
 	for range n {
 		form, err := r.byte()
 		if err != nil {
@@ -357,19 +373,20 @@ func typeParams(sec []byte) ([]uint64, error) {
 		if form != 0x60 {
 			return nil, fmt.Errorf("type form 0x%02x is not a function type", form)
 		}
-		var params uint64
+		var params []byte
 		for i := range 2 {
 			k, err := r.u32()
 			if err != nil {
 				return nil, err
 			}
+			start := r.pos
 			for range k {
 				if err := r.skipValType(); err != nil {
 					return nil, err
 				}
 			}
 			if i == 0 {
-				params = uint64(k)
+				params = r.b[start:r.pos]
 			}
 		}
 		out = append(out, params)
