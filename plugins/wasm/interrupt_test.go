@@ -32,21 +32,30 @@ func TestASpinningGuestIsStoppedAtItsTimeLimitWhateverItsModuleLooksLike(t *test
 		name          string
 		id            string
 		module        func(t *testing.T) string
-		interruptible bool // compiled with the stop flag, not wazero's checks
+		interruptible bool   // compiled with the stop flag, not wazero's checks
+		args          string // "" for {}
 	}{
 		{"a tiny module with nested loops carries the stop flag", "spintiny",
-			func(t *testing.T) string { return writeTiny(t, "spintiny", tiny{spin: true}) }, true},
+			func(t *testing.T) string { return writeTiny(t, "spintiny", tiny{spin: true}) }, true, ""},
 		{"a Go guest spinning in its tool function carries the stop flag", "spin",
-			func(t *testing.T) string { return guest(t, "spin") }, true},
+			func(t *testing.T) string { return guest(t, "spin") }, true, ""},
+		{"a tiny module recursing without a loop (a naive Fibonacci) carries the stop flag", "spinrec",
+			func(t *testing.T) string { return writeTiny(t, "spinrec", tiny{recurse: 90}) }, true, ""},
+		{"a C guest's hot loop, counted in a register, carries the stop flag", "hotloop",
+			func(t *testing.T) string { return cWasm(t, "testdata/cguests/hotloop") }, true, `{"rounds": 1000000000}`},
 		{"a module the instrumenter refuses falls back to wazero's checks", "spinclash",
-			func(t *testing.T) string { return writeTiny(t, "spinclash", tiny{spin: true, clash: true}) }, false},
+			func(t *testing.T) string { return writeTiny(t, "spinclash", tiny{spin: true, clash: true}) }, false, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			h := newHost(t, spinConfig(tt.id))
 			tools := discover(t, h, configDir(t, map[string]string{tt.id + ".wasm": tt.module(t)}))
-			_, err := call(t, tools[tt.id], `{}`, nil)
+			args := tt.args
+			if args == "" {
+				args = `{}`
+			}
+			_, err := call(t, tools[tt.id], args, nil)
 			if !errors.Is(err, ErrTimeout) {
 				t.Fatalf("err = %v, want ErrTimeout", err)
 			}
@@ -60,7 +69,7 @@ func TestASpinningGuestIsStoppedAtItsTimeLimitWhateverItsModuleLooksLike(t *test
 			}
 			// The pool holds no instance that saw the interrupt: the next
 			// call times out again rather than trapping at once.
-			if _, err := call(t, tools[tt.id], `{}`, nil); !errors.Is(err, ErrTimeout) {
+			if _, err := call(t, tools[tt.id], args, nil); !errors.Is(err, ErrTimeout) {
 				t.Fatalf("second call: err = %v, want ErrTimeout", err)
 			}
 		})
@@ -86,23 +95,33 @@ func withTestCall(ctx context.Context, in *instance) context.Context {
 
 func TestInstrumentedModulesComputeWhatTheOriginalsCompute(t *testing.T) {
 	t.Parallel()
-	input, _ := json.Marshal(execInput{Args: json.RawMessage(`{"text":"héllo","n":7}`), Context: execContext{CallID: "c9"}})
-	for _, tt := range []struct {
-		name string
-		data func(t *testing.T) []byte
-	}{
-		{"tiny", func(t *testing.T) []byte { return tinyGuest(tiny{output: "tiny output"}) }},
-		{"go echo", func(t *testing.T) []byte {
-			b, err := os.ReadFile(guest(t, "echo"))
+	file := func(path func(t testing.TB) string) func(t *testing.T) []byte {
+		return func(t *testing.T) []byte {
+			b, err := os.ReadFile(path(t))
 			if err != nil {
 				t.Fatal(err)
 			}
 			return b
-		}},
+		}
+	}
+	for _, tt := range []struct {
+		name string
+		data func(t *testing.T) []byte
+		args string
+	}{
+		{"tiny", func(t *testing.T) []byte { return tinyGuest(tiny{output: "tiny output"}) }, `{}`},
+		{"a tiny module with a recursive function", func(t *testing.T) []byte { return tinyGuest(tiny{recurse: 25}) }, `{}`},
+		{"go echo", file(func(t testing.TB) string { return guest(t, "echo") }), `{"text":"héllo","n":7}`},
+		{"go jsonwork", file(func(t testing.TB) string { return guest(t, "jsonwork") }),
+			`{"items":[{"name":"a","tags":["X","y"],"score":2.5,"count":3},{"name":"bbb","tags":["x"],"score":7,"count":1,"attrs":{"k":"v"}}]}`},
+		// Loops of millions of iterations: every loop flushes and resumes
+		// thousands of times, with its locals passed through.
+		{"c hotloop", file(func(t testing.TB) string { return cWasm(t, "testdata/cguests/hotloop") }), `{"n": 3000000, "rounds": 3}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			data := tt.data(t)
+			input, _ := json.Marshal(execInput{Args: json.RawMessage(tt.args), Context: execContext{CallID: "c9"}})
 			inst, loops, err := instrumentLoops(data)
 			if err != nil {
 				t.Fatal(err)
@@ -203,6 +222,7 @@ func FuzzInstrumentLoops(f *testing.F) {
 	f.Add(tinyGuest(tiny{spin: true}))
 	f.Add(tinyGuest(tiny{logs: true}))
 	f.Add(tinyGuest(tiny{clash: true}))
+	f.Add(tinyGuest(tiny{recurse: 10}))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		out, _, err := instrumentLoops(data)
 		if err != nil {

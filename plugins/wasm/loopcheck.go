@@ -174,9 +174,9 @@ type insertion struct {
 
 // loopInfo is what a body says of one of its loops.
 type loopInfo struct {
-	targeted bool // a branch repeats it
-	calls    bool // its body calls a function
-	params   bool // its block type takes parameters
+	targeted bool   // a branch repeats it
+	calls    bool   // its body calls a function
+	params   bool   // its block type takes parameters
 	writes   uint64 // the locals its body sets, while there are at most maxResume
 }
 

@@ -2,8 +2,9 @@
  * hotloop — the C guest of the termination-check benchmark
  * (checks_bench_test.go): a tool whose time goes to tight loops, a
  * sieve of Eratosthenes and a hash over the sieve, sized by its "n"
- * argument. It prints the prime count and the hash, so the loops cannot
- * be optimised away.
+ * argument; "rounds" hashes the sieve that many times (a guest that
+ * runs past its time limit). It prints the prime count and the hash, so
+ * the loops cannot be optimised away.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,13 +18,15 @@ TOOLHOST_EXPORT("description") int32_t description(void) {
 
 TOOLHOST_EXPORT("schema") int32_t schema(void) {
   return th_output_str(
-      "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\",\"minimum\":2}}}");
+      "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\",\"minimum\":2},"
+      "\"rounds\":{\"type\":\"integer\",\"minimum\":0}}}");
 }
 
 TOOLHOST_EXPORT("execute") int32_t execute(void) {
   size_t len;
   char *in = th_input(&len);
   long long n = th_json_int(th_json_find(in, "args.n"), 100000);
+  long long rounds = th_json_int(th_json_find(in, "args.rounds"), 1);
   if (n < 2 || n > 50000000) {
     return th_error("n must be between 2 and 50000000");
   }
@@ -42,8 +45,10 @@ TOOLHOST_EXPORT("execute") int32_t execute(void) {
     }
   }
   unsigned h = 2166136261u;
-  for (long long i = 0; i < n; i++) {
-    h = (h ^ composite[i]) * 16777619u;
+  for (long long r = 0; r < rounds; r++) {
+    for (long long i = 0; i < n; i++) {
+      h = (h ^ composite[i]) * 16777619u;
+    }
   }
   free(composite);
   char out[64];
