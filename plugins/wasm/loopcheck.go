@@ -321,7 +321,11 @@ func (p *loopPlan) instrumentBody(out, body, params []byte, types [][]byte, a *i
 			err = index(p.funcs, "function")
 		case opCallInd, opRetCallInd, opCallRef, opRetCallRef:
 			call()
-			if err = r.skipImmediates(op); err == nil && (op == opRetCallInd || op == opRetCallRef) {
+			err = index(uint64(len(types)), "type")
+			if err == nil && (op == opCallInd || op == opRetCallInd) {
+				err = r.skipLEB() // the table
+			}
+			if err == nil && (op == opRetCallInd || op == opRetCallRef) {
 				exit(pos, false)
 			}
 		case opLocalGet:
