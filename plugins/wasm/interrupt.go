@@ -29,7 +29,10 @@ import (
 //
 // A loop iteration pays an add and a compare on a register; the memory
 // operations and the test of the flag come once every checkEvery
-// iterations and once per call of a function that counted. The host
+// iterations and once per call of a function that counted. A loop that
+// makes no call reaches $flush through a function that also passes the
+// locals the loop sets back and forth (resumeFunc), so the rare call
+// does not make wazero keep the loop's variables on the stack. The host
 // stops a call by setting the flag to 1 (instance.interrupt, from the
 // timer or the cancelled context); the guest traps at its next flush:
 // within checkEvery iterations of the loop it is in, or when the function
