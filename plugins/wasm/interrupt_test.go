@@ -9,6 +9,7 @@ import (
 	goruntime "runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
@@ -265,5 +266,38 @@ func TestSpinningGuestsOnEveryProcessorAreAllStopped(t *testing.T) {
 		if err := <-errs; !errors.Is(err, ErrTimeout) {
 			t.Errorf("err = %v, want ErrTimeout", err)
 		}
+	}
+}
+
+// TestInstrumentingDeepNestingTakesLinearTime feeds the instrumenter a
+// function with 100 000 nested loops around 100 000 local.set and
+// calls: what a body does is marked on its innermost loop and handed
+// outwards once per loop, so a module dropped into a tool folder cannot
+// make loading it quadratic (10^10 steps here).
+func TestInstrumentingDeepNestingTakesLinearTime(t *testing.T) {
+	t.Parallel()
+	const n = 100_000
+	code := []byte{1, 1, tI32} // one local
+	for range n {
+		code = append(code, 0x03, 0x40, 0x0c, 0x00) // loop; br 0 (the loops are targeted)
+	}
+	for range n {
+		code = append(code, 0x41, 0x00, 0x21, 0x00, 0x10, 0x00) // local.set 0; call 0
+	}
+	for range n + 1 {
+		code = append(code, 0x0b)
+	}
+	mod := wasmModule(
+		wasmSection(1, wasmVec(funcType(nil, nil))),
+		wasmSection(3, wasmVec([]byte{0})),
+		wasmSection(5, wasmVec([]byte{0, 1})),
+		wasmSection(10, wasmVec(append(leb(uint64(len(code))), code...))),
+	)
+	start := time.Now()
+	if _, loops, err := instrumentLoops(mod); err != nil || loops != n {
+		t.Fatalf("loops = %d, err = %v; want %d, none", loops, err, n)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("instrumenting took %v", d)
 	}
 }

@@ -228,6 +228,7 @@ func (p *loopPlan) instrumentBody(out, body, params []byte, types [][]byte, a *i
 	codeStart := r.pos
 	var (
 		stack []int // open blocks: the loop number of a loop, -1 for other blocks
+		open  []int // the open loops, innermost last: what a body does is marked on the innermost, and handed outwards at its end
 		loops []loopInfo
 		at    []insertion
 		calls bool
@@ -257,10 +258,8 @@ func (p *loopPlan) instrumentBody(out, body, params []byte, types [][]byte, a *i
 	}
 	call := func() {
 		calls = true
-		for _, l := range stack {
-			if l >= 0 {
-				loops[l].calls = true
-			}
+		if len(open) > 0 {
+			loops[open[len(open)-1]].calls = true
 		}
 	}
 	for r.pos < len(r.b) {
@@ -280,6 +279,7 @@ func (p *loopPlan) instrumentBody(out, body, params []byte, types [][]byte, a *i
 			var params bool
 			params, err = r.blockParams(types)
 			stack = append(stack, len(loops))
+			open = append(open, len(loops))
 			at = append(at, insertion{pos: r.pos, loop: len(loops)})
 			loops = append(loops, loopInfo{params: params})
 		case opEnd:
@@ -287,6 +287,14 @@ func (p *loopPlan) instrumentBody(out, body, params []byte, types [][]byte, a *i
 				exit(pos, false)
 				ended = true
 			} else {
+				if l := stack[len(stack)-1]; l >= 0 {
+					open = open[:len(open)-1]
+					if len(open) > 0 {
+						outer := &loops[open[len(open)-1]]
+						outer.calls = outer.calls || loops[l].calls
+						outer.writes |= loops[l].writes
+					}
+				}
 				stack = stack[:len(stack)-1]
 			}
 		case opBr, opBrIf, opBrOnNull, opBrOnNonNull:
@@ -335,10 +343,8 @@ func (p *loopPlan) instrumentBody(out, body, params []byte, types [][]byte, a *i
 			if i, err = r.u32(); err == nil && uint64(i) >= locals {
 				err = fmt.Errorf("local index %d out of range", i)
 			}
-			for _, l := range stack {
-				if l >= 0 && i < maxResume {
-					loops[l].writes |= 1 << i
-				}
+			if len(open) > 0 && i < maxResume {
+				loops[open[len(open)-1]].writes |= 1 << i
 			}
 		case opGlobalGet, opGlobalSet:
 			err = index(p.globals, "global")
