@@ -38,9 +38,9 @@ import (
 // within checkEvery iterations of the loop it is in, or when the function
 // it is in returns. A guest cannot clear the flag or reach the counters:
 // instrumentation adds no global.set of the flag, $flush ignores a count
-// that is not positive, and a module whose code names a local, global or
-// function index it does not have — one the instrumentation would give
-// it — is refused (it was invalid anyway).
+// that is not positive, and a module whose code names a local, global,
+// function or type index it does not have — one the instrumentation
+// would give it — is refused (it was invalid anyway).
 //
 // A function that calls another counts its own entry, so work that has
 // no loop but many calls — a naive recursive Fibonacci, a tree of calls
