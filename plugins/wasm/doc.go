@@ -42,9 +42,12 @@
 // (http_request, log_*, get_log_level) are package hostfns', so every
 // Extism-PDK module works unchanged; exported functions are looked up
 // once per instance. A call is stopped (timeout, cancellation) by a flag
-// compiled into every loop of the module, tested inline, instead of
-// wazero's WithCloseOnContextDone, which leaves native code at every
-// loop iteration; a module the instrumenter cannot read falls back to
+// the module itself tests (interrupt.go, loopcheck.go): every loop a
+// branch repeats counts its iterations in a register and flushes the
+// count to a budget every 1024, a function that calls others counts its
+// entry, and a flush traps when the flag is set — instead of wazero's
+// WithCloseOnContextDone, which leaves native code at every loop
+// iteration; a module the instrumenter cannot read falls back to
 // wazero's checks. BENCHMARKS.md has the figures.
 //
 // Why these libraries:
@@ -73,11 +76,6 @@
 // same Engine. A watching host drives both from its one loop
 // (source.Follow), which compares the folders by size and modification
 // time (toolWatch, PluginWatch) when an event or the timer wakes it.
-//
-// Files over 500 lines, and why they stay whole: interrupt.go is one
-// rewrite of a module's code section, the stop-flag instrumentation, with
-// the minimal WebAssembly decoder it needs (skipping each opcode's
-// immediates), read against the binary format's opcode tables.
 //
 // What it must not import: builtins or any front end (CLI, MCP server,
 // agent loop); they hand its tools to runtime.Registry.

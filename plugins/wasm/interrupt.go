@@ -13,67 +13,83 @@ import (
 // RuntimeConfig.WithCloseOnContextDone, which makes every loop iteration
 // leave native code for Go to ask whether the module was closed (wazero
 // issue #2466): a Go-built tool's call costs about 7× its work. Upstream
-// fixes that test a flag inline; until one is released, toolhost adds the
-// same inline test to the module itself before compiling it:
+// fixes that test a flag inline; until one is released, toolhost adds
+// its own checks to the module before compiling it (loopcheck.go):
 //
-//   - one exported mutable i32 global, stopGlobal, initially 0, and one
-//     private counter, $budget;
-//   - at the top of every loop body:
-//     global.get $stop; if; unreachable; end
-//     $budget -= 1; if $budget == 0 { $budget = yieldEvery; memory.grow 0; drop }
+//   - one exported mutable i32 global, stopGlobal, initially 0; one
+//     private budget, initially yieldEvery; and one function, $flush(n);
+//   - in every function that can run long — one with a loop that a
+//     branch can repeat, or one that calls other functions — a local
+//     counter, $c: each iteration of such a loop adds 1 in a register,
+//     and every checkEvery iterations, and when the function returns,
+//     the count goes to $flush;
+//   - $flush traps when the flag is set, takes n from the budget, and
+//     when the budget runs out resets it and leaves native code
+//     (memory.grow 0).
 //
-// A loop iteration pays two loads, a store and two branches that are
-// almost never taken. To stop a call, the host sets the flag to 1
-// (instance.interrupt, from the timer or the cancelled context); the
-// guest traps at its next loop iteration, and the instance is discarded.
-// A guest cannot clear the flag: instrumentation adds no global.set of
-// it, and its own code cannot name an index it was not compiled with.
+// A loop iteration pays an add and a compare on a register; the memory
+// operations and the test of the flag come once every checkEvery
+// iterations and once per call of a function that counted. A loop that
+// makes no call reaches $flush through a function that also passes the
+// locals the loop sets back and forth (resumeFunc), so the rare call
+// does not make wazero keep the loop's variables on the stack. The host
+// stops a call by setting the flag to 1 (instance.interrupt, from the
+// timer or the cancelled context); the guest traps at its next flush:
+// within checkEvery iterations of the loop it is in, or when the function
+// it is in returns. A guest cannot clear the flag or reach the counters:
+// instrumentation adds no global.set of the flag, $flush ignores a count
+// that is not positive, and a module whose code names a local, global,
+// function or type index it does not have — one the instrumentation
+// would give it — is refused (it was invalid anyway).
 //
-// The counter is there because native code cannot be preempted by Go's
+// A function that calls another counts its own entry, so work that has
+// no loop but many calls — a naive recursive Fibonacci, a tree of calls
+// — is counted too: the calls of any unbounded run go through a
+// function that counted. Loops no branch targets run once and are left
+// alone.
+//
+// The budget is there because native code cannot be preempted by Go's
 // scheduler: a guest spinning on a P keeps that P's timers — the very
 // timer that would stop it — from running, and with every P spinning
-// nothing runs at all. memory.grow 0 changes nothing but leaves native
-// code for a Go function, where the scheduler can preempt the goroutine
-// that sysmon marked and run the timers; every yieldEvery iterations
-// that costs a fraction of a percent. A module without a memory (nothing
-// to grow) is left to wazero's checks.
+// nothing runs at all (nor can the garbage collector stop the world).
+// memory.grow 0 changes nothing but leaves native code for a Go
+// function, where the scheduler can preempt the goroutine that sysmon
+// marked and run the timers; every yieldEvery counted iterations that
+// costs a fraction of a percent. A module without a memory (nothing to
+// grow) is left to wazero's checks.
 //
-// Calls and returns are not instrumented: without a loop, code runs out
-// of stack before it runs out of time. A host function that blocks (ask,
-// http_request) watches the call's context itself.
+// A host function that blocks (ask, http_request) watches the call's
+// context itself.
 //
 // A module the instrumenter cannot read — an opcode it does not know, a
-// section it cannot parse — is compiled with WithCloseOnContextDone
-// instead: slower, never unstoppable.
+// section it cannot parse, exception handling — is compiled with
+// WithCloseOnContextDone instead: slower, never unstoppable.
 
 // stopGlobal is the export name of the flag instrumentLoops adds.
 const stopGlobal = "toolhost:stop"
 
-// yieldEvery is how many loop iterations a guest runs between two visits
-// to Go (about 0.1 ms of a tight loop).
+// yieldEvery is how many counted iterations a guest runs between two
+// visits to Go (about 0.1 ms of a tight loop).
 const yieldEvery = 1 << 16
 
-// Section ids (WebAssembly core spec 5.5.2).
+// checkEvery is how many iterations a function's loops run between two
+// flushes of its counter: the most a loop runs after the flag is set.
+const checkEvery = 1 << 10
+
+// Section ids (WebAssembly core spec 5.5.2) and the opcodes the
+// instrumentation writes or watches.
 const (
 	secCustom   = 0
+	secType     = 1
 	secImport   = 2
+	secFunction = 3
 	secGlobal   = 6
 	secExport   = 7
 	secCode     = 10
 	secDataCnt  = 12
 	secTag      = 13
+	kindFunc    = 0
 	kindGlobal  = 3
-	opUnreach   = 0x00
-	opLoop      = 0x03
-	opIf        = 0x04
-	opEnd       = 0x0b
-	opGlobalGet = 0x23
-	opGlobalSet = 0x24
-	opI32Const  = 0x41
-	opI32Sub    = 0x6b
-	opI32Eqz    = 0x45
-	opMemGrow   = 0x40
-	opDrop      = 0x1a
 	kindMemory  = 2
 	blockEmpty  = 0x40
 )
@@ -90,6 +106,12 @@ type section struct {
 // and how many loops it instrumented. DWARF custom sections (.debug_*)
 // are dropped: their code offsets no longer match.
 func instrumentLoops(wasm []byte) ([]byte, int, error) {
+	return instrumentWith(wasm, loopPlan{every: checkEvery, countCalls: true})
+}
+
+// instrumentWith is instrumentLoops with the checks of p (every and
+// countCalls; the indices are filled in here).
+func instrumentWith(wasm []byte, p loopPlan) ([]byte, int, error) {
 	if len(wasm) < 8 || !bytes.Equal(wasm[:4], wasmMagic) {
 		return nil, 0, errors.New("not a wasm module")
 	}
@@ -123,59 +145,38 @@ func instrumentLoops(wasm []byte) ([]byte, int, error) {
 		secs = append(secs, section{id, body})
 	}
 
-	// The flag's index: after every imported and defined global.
-	importedGlobals, definedGlobals := 0, 0
-	memories := 0
+	// What the module has: the added globals and function come after it.
+	var m moduleShape
+	if err := m.read(secs); err != nil {
+		return nil, 0, err
+	}
+	if m.memories == 0 {
+		return nil, 0, errors.New("the module has no memory for the yield (memory.grow)")
+	}
+	p.globals, p.funcs = m.globals, m.importedFuncs+uint64(len(m.funcTypes))
+	p.flush = p.funcs
+	addFlush := m.hasCode
+
+	newGlobal := []byte{0x7f, 0x01, opI32Const, 0x00, opEnd} // the flag: mut i32 = 0
+	newGlobal = append(newGlobal, 0x7f, 0x01, opI32Const)    // the budget: mut i32 = yieldEvery
+	newGlobal = append(append(newGlobal, sleb32(yieldEvery)...), opEnd)
+	newExport := append(append(leb(uint64(len(stopGlobal))), stopGlobal...), kindGlobal)
+	newExport = append(newExport, leb(p.globals)...)
+
+	// The code first: it says which functions the instrumentation adds.
+	var code []byte
+	var added instrumented
 	for _, s := range secs {
-		switch s.id {
-		case secImport:
-			g, m, err := countImports(s.body)
-			if err != nil {
-				return nil, 0, fmt.Errorf("import section: %w", err)
-			}
-			importedGlobals, memories = g, memories+m
-		case 5: // memory
-			n, err := firstMemory(s.body)
-			if err != nil {
-				return nil, 0, fmt.Errorf("memory section: %w", err)
-			}
-			memories += n
-		case secGlobal:
-			n, err := (&reader{b: s.body}).u32()
-			if err != nil {
-				return nil, 0, fmt.Errorf("global section: %w", err)
-			}
-			definedGlobals = int(n)
-		case secExport:
-			if has, err := exportsName(s.body, stopGlobal); err != nil || has {
-				if err == nil {
-					err = fmt.Errorf("the module already exports %q", stopGlobal)
-				}
-				return nil, 0, fmt.Errorf("export section: %w", err)
+		if s.id == secCode {
+			var err error
+			if code, added, err = p.instrumentCode(s.body, &m); err != nil {
+				return nil, 0, fmt.Errorf("code section: %w", err)
 			}
 		}
 	}
-	if memories == 0 {
-		return nil, 0, errors.New("the module has no memory for the yield (memory.grow)")
-	}
-	flag := uint64(importedGlobals + definedGlobals)
-	budget := leb(flag + 1)
-	check := append(append([]byte{opGlobalGet}, leb(flag)...), opIf, blockEmpty, opUnreach, opEnd)
-	check = append(append(check, opGlobalGet), budget...)
-	check = append(append(check, opI32Const, 1, opI32Sub, opGlobalSet), budget...)
-	check = append(append(check, opGlobalGet), budget...)
-	check = append(check, opI32Eqz, opIf, blockEmpty, opI32Const)
-	check = append(append(check, sleb32(yieldEvery)...), opGlobalSet)
-	check = append(append(check, budget...), opI32Const, 0, opMemGrow, 0, opDrop, opEnd)
-
-	newGlobal := []byte{0x7f, 0x01, 0x41, 0x00, opEnd} // mut i32 = i32.const 0
-	newGlobal = append(newGlobal, 0x7f, 0x01, opI32Const)
-	newGlobal = append(append(newGlobal, sleb32(yieldEvery)...), opEnd)
-	newExport := append(append(leb(uint64(len(stopGlobal))), stopGlobal...), kindGlobal)
-	newExport = append(newExport, leb(flag)...)
 
 	var out bytes.Buffer
-	out.Grow(len(wasm) + len(wasm)/16)
+	out.Grow(len(wasm) + len(wasm)/8)
 	out.Write(wasm[:8])
 	write := func(id byte, body []byte) {
 		out.WriteByte(id)
@@ -196,21 +197,25 @@ func instrumentLoops(wasm []byte) ([]byte, int, error) {
 				haveExport = true
 			}
 		}
-		switch s.id {
-		case secGlobal:
-			write(secGlobal, appendToVec(s.body, definedGlobals, 2, newGlobal))
+		switch {
+		case s.id == secType && addFlush:
+			write(secType, appendToVec(s.body, len(m.typeParams), len(added.types), bytes.Join(added.types, nil)))
+		case s.id == secFunction && addFlush:
+			var funcs []byte
+			for _, t := range added.funcTypes {
+				funcs = append(funcs, leb(uint64(len(m.typeParams)+t))...)
+			}
+			write(secFunction, appendToVec(s.body, len(m.funcTypes), len(added.funcTypes), funcs))
+		case s.id == secGlobal:
+			write(secGlobal, appendToVec(s.body, int(m.globals-m.importedGlobals), 2, newGlobal))
 			haveGlobal = true
-		case secExport:
+		case s.id == secExport:
 			n, _ := (&reader{b: s.body}).u32()
 			write(secExport, appendToVec(s.body, int(n), 1, newExport))
 			haveExport = true
-		case secCode:
-			body, n, err := instrumentCode(s.body, check)
-			if err != nil {
-				return nil, 0, fmt.Errorf("code section: %w", err)
-			}
-			loops += n
-			write(secCode, body)
+		case s.id == secCode:
+			loops = added.loops
+			write(secCode, code)
 		default:
 			write(s.id, s.body)
 		}
@@ -222,6 +227,73 @@ func instrumentLoops(wasm []byte) ([]byte, int, error) {
 		write(secExport, appendToVec(nil, 0, 1, newExport))
 	}
 	return out.Bytes(), loops, nil
+}
+
+// moduleShape is what the instrumentation needs to know of a module
+// before it adds to it.
+type moduleShape struct {
+	importedFuncs, importedGlobals uint64
+	globals                        uint64   // imported and defined
+	memories                       int      // imported and defined
+	typeParams                     [][]byte // the parameter types of each type, encoded
+	funcTypes                      []uint32 // type index of each defined function
+	hasCode                        bool     // function and code sections, both present
+	hasTypes                       bool
+}
+
+func (m *moduleShape) read(secs []section) error {
+	hasFuncs := false
+	for _, s := range secs {
+		switch s.id {
+		case secType:
+			params, err := typeParams(s.body)
+			if err != nil {
+				return fmt.Errorf("type section: %w", err)
+			}
+			m.typeParams, m.hasTypes = params, true
+		case secImport:
+			f, g, mem, err := countImports(s.body)
+			if err != nil {
+				return fmt.Errorf("import section: %w", err)
+			}
+			m.importedFuncs, m.importedGlobals, m.memories = f, g, m.memories+mem
+			m.globals += g
+		case secFunction:
+			types, err := funcTypes(s.body, len(m.typeParams))
+			if err != nil {
+				return fmt.Errorf("function section: %w", err)
+			}
+			m.funcTypes, hasFuncs = types, true
+		case 5: // memory
+			n, err := firstMemory(s.body)
+			if err != nil {
+				return fmt.Errorf("memory section: %w", err)
+			}
+			m.memories += n
+		case secGlobal:
+			n, err := (&reader{b: s.body}).u32()
+			if err != nil {
+				return fmt.Errorf("global section: %w", err)
+			}
+			m.globals += uint64(n)
+		case secExport:
+			if has, err := exportsName(s.body, stopGlobal); err != nil || has {
+				if err == nil {
+					err = fmt.Errorf("the module already exports %q", stopGlobal)
+				}
+				return fmt.Errorf("export section: %w", err)
+			}
+		case secCode:
+			m.hasCode = true
+		}
+	}
+	if hasFuncs != m.hasCode {
+		return errors.New("a function section without a code section, or the reverse")
+	}
+	if m.hasCode && !m.hasTypes {
+		return errors.New("functions without a type section")
+	}
+	return nil
 }
 
 // appendToVec returns a vector section body of n entries (body, whose
@@ -251,37 +323,103 @@ func sleb32(v int32) []byte {
 	}
 }
 
-// countImports returns how many globals and memories a module imports; a
-// 64-bit memory is refused (memory.grow 0 would need an i64).
-func countImports(sec []byte) (globals, memories int, err error) {
+// countImports returns how many functions, globals and memories a module
+// imports; a 64-bit memory is refused (memory.grow 0 would need an i64).
+func countImports(sec []byte) (funcs, globals uint64, memories int, err error) {
 	r := &reader{b: sec}
 	n, err := r.u32()
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	for range n {
 		if _, err := r.name(); err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 		if _, err := r.name(); err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 		if r.pos < len(r.b) {
 			switch r.b[r.pos] {
+			case kindFunc:
+				funcs++
 			case kindGlobal:
 				globals++
 			case kindMemory:
 				if memories == 0 && r.pos+1 < len(r.b) && r.b[r.pos+1]&0x04 != 0 {
-					return 0, 0, errors.New("64-bit memories are not supported")
+					return 0, 0, 0, errors.New("64-bit memories are not supported")
 				}
 				memories++
 			}
 		}
 		if err := r.skipImportDesc(); err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 	}
-	return globals, memories, nil
+	return funcs, globals, memories, nil
+}
+
+// typeParams returns the parameters of each function type of a type
+// section, as their value types' encodings; a type of the GC proposal (a
+// recursive group, a subtype, a struct or array) is refused.
+func typeParams(sec []byte) ([][]byte, error) {
+	r := &reader{b: sec}
+	n, err := r.u32()
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]byte, 0, min(n, 1<<16))
+	for range n {
+		form, err := r.byte()
+		if err != nil {
+			return nil, err
+		}
+		if form != 0x60 {
+			return nil, fmt.Errorf("type form 0x%02x is not a function type", form)
+		}
+		var params []byte
+		for i := range 2 {
+			k, err := r.u32()
+			if err != nil {
+				return nil, err
+			}
+			start := r.pos
+			for range k {
+				if err := r.skipValType(); err != nil {
+					return nil, err
+				}
+			}
+			if i == 0 {
+				params = r.b[start:r.pos]
+			}
+		}
+		out = append(out, params)
+	}
+	if r.pos != len(r.b) {
+		return nil, errors.New("trailing bytes")
+	}
+	return out, nil
+}
+
+// funcTypes returns the type index of each function of a function
+// section, each checked against the types' count.
+func funcTypes(sec []byte, types int) ([]uint32, error) {
+	r := &reader{b: sec}
+	n, err := r.u32()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]uint32, 0, min(n, 1<<16))
+	for range n {
+		t, err := r.u32()
+		if err != nil {
+			return nil, err
+		}
+		if int(t) >= types {
+			return nil, fmt.Errorf("type index %d out of range", t)
+		}
+		out = append(out, t)
+	}
+	return out, nil
 }
 
 // firstMemory returns how many memories a memory section defines,
@@ -320,269 +458,4 @@ func exportsName(sec []byte, want string) (bool, error) {
 		}
 	}
 	return false, nil
-}
-
-// instrumentCode rewrites every function body of a code section.
-func instrumentCode(sec []byte, check []byte) ([]byte, int, error) {
-	r := &reader{b: sec}
-	n, err := r.u32()
-	if err != nil {
-		return nil, 0, err
-	}
-	out := make([]byte, 0, len(sec)+len(sec)/16)
-	out = append(out, leb(uint64(n))...)
-	loops := 0
-	var buf []byte
-	for i := range n {
-		size, err := r.u32()
-		if err != nil {
-			return nil, 0, err
-		}
-		if uint64(r.pos)+uint64(size) > uint64(len(r.b)) {
-			return nil, 0, fmt.Errorf("function %d overruns the section", i)
-		}
-		body := r.b[r.pos : r.pos+int(size)]
-		r.pos += int(size)
-		var k int
-		buf, k, err = instrumentBody(buf[:0], body, check)
-		if err != nil {
-			return nil, 0, fmt.Errorf("function %d: %w", i, err)
-		}
-		loops += k
-		out = append(out, leb(uint64(len(buf)))...)
-		out = append(out, buf...)
-	}
-	if r.pos != len(r.b) {
-		return nil, 0, errors.New("trailing bytes after the last function")
-	}
-	return out, loops, nil
-}
-
-// instrumentBody appends body to out with check after every loop's block
-// type.
-func instrumentBody(out, body, check []byte) ([]byte, int, error) {
-	r := &reader{b: body}
-	groups, err := r.u32()
-	if err != nil {
-		return nil, 0, err
-	}
-	for range groups {
-		if _, err := r.u32(); err != nil {
-			return nil, 0, err
-		}
-		if err := r.skipValType(); err != nil {
-			return nil, 0, err
-		}
-	}
-	loops := 0
-	last := 0 // body[last:r.pos] is not yet copied
-	for r.pos < len(r.b) {
-		op, _ := r.byte()
-		if err := r.skipImmediates(op); err != nil {
-			return nil, 0, fmt.Errorf("opcode 0x%02x at byte %d: %w", op, r.pos, err)
-		}
-		if op == opLoop {
-			out = append(out, body[last:r.pos]...)
-			out = append(out, check...)
-			last = r.pos
-			loops++
-		}
-	}
-	return append(out, body[last:]...), loops, nil
-}
-
-func (r *reader) skipLEB() error {
-	for i := 0; i < 10; i++ {
-		c, err := r.byte()
-		if err != nil {
-			return err
-		}
-		if c&0x80 == 0 {
-			return nil
-		}
-	}
-	return errors.New("LEB128 number too long")
-}
-
-func (r *reader) skipN(n int) error {
-	if r.pos+n > len(r.b) {
-		return errShort
-	}
-	r.pos += n
-	return nil
-}
-
-func (r *reader) skipLEBs(n int) error {
-	for range n {
-		if err := r.skipLEB(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// skipValType skips a value type, including a typed reference (ref null?
-// heaptype).
-func (r *reader) skipValType() error {
-	c, err := r.byte()
-	if err != nil {
-		return err
-	}
-	if c == 0x63 || c == 0x64 {
-		return r.skipLEB()
-	}
-	return nil
-}
-
-// skipMemarg skips a memory immediate: alignment (bit 6 announces a
-// memory index, multi-memory) and offset.
-func (r *reader) skipMemarg() error {
-	align, err := r.u32()
-	if err != nil {
-		return err
-	}
-	if align&0x40 != 0 {
-		if err := r.skipLEB(); err != nil {
-			return err
-		}
-	}
-	return r.skipLEB()
-}
-
-var errUnknownOpcode = errors.New("unknown opcode")
-
-// skipImmediates skips the immediates of op (WebAssembly 2.0 with tail
-// calls, exceptions, typed function references, threads and SIMD).
-func (r *reader) skipImmediates(op byte) error {
-	switch {
-	case op == 0x00 || op == 0x01 || op == 0x05 || op == 0x0a || op == 0x0b || op == 0x0f || op == 0x19 || op == 0x1a || op == 0x1b:
-		return nil
-	case op >= 0x02 && op <= 0x04, op == 0x06: // block, loop, if, try: block type
-		return r.skipLEB()
-	case op == 0x07 || op == 0x08 || op == 0x09 || op == 0x0c || op == 0x0d || op == 0x10 || op == 0x12 || op == 0x14 || op == 0x15 || op == 0x18:
-		return r.skipLEB()
-	case op == 0x0e: // br_table
-		n, err := r.u32()
-		if err != nil {
-			return err
-		}
-		return r.skipLEBs(int(n) + 1)
-	case op == 0x11 || op == 0x13: // call_indirect, return_call_indirect
-		return r.skipLEBs(2)
-	case op == 0x1c: // select t*
-		n, err := r.u32()
-		if err != nil {
-			return err
-		}
-		for range n {
-			if err := r.skipValType(); err != nil {
-				return err
-			}
-		}
-		return nil
-	case op == 0x1f: // try_table
-		if err := r.skipLEB(); err != nil {
-			return err
-		}
-		n, err := r.u32()
-		if err != nil {
-			return err
-		}
-		for range n {
-			kind, err := r.byte()
-			if err != nil {
-				return err
-			}
-			switch kind {
-			case 0, 1:
-				err = r.skipLEBs(2)
-			case 2, 3:
-				err = r.skipLEB()
-			default:
-				err = fmt.Errorf("unknown catch kind %d", kind)
-			}
-			if err != nil {
-				return err
-			}
-		}
-		return nil
-	case op >= 0x20 && op <= 0x26: // locals, globals, table.get/set
-		return r.skipLEB()
-	case op >= 0x28 && op <= 0x3e: // loads and stores
-		return r.skipMemarg()
-	case op == 0x3f || op == 0x40: // memory.size, memory.grow
-		return r.skipLEB()
-	case op == 0x41 || op == 0x42:
-		return r.skipLEB()
-	case op == 0x43:
-		return r.skipN(4)
-	case op == 0x44:
-		return r.skipN(8)
-	case op >= 0x45 && op <= 0xc4:
-		return nil
-	case op == 0xd0 || op == 0xd2 || op == 0xd5 || op == 0xd6: // ref.null, ref.func, br_on_null, br_on_non_null
-		return r.skipLEB()
-	case op == 0xd1 || op == 0xd3 || op == 0xd4:
-		return nil
-	case op == 0xfc:
-		return r.skipFC()
-	case op == 0xfd:
-		return r.skipSIMD()
-	case op == 0xfe:
-		return r.skipAtomic()
-	}
-	return errUnknownOpcode
-}
-
-func (r *reader) skipFC() error {
-	sub, err := r.u32()
-	if err != nil {
-		return err
-	}
-	switch {
-	case sub <= 7:
-		return nil
-	case sub == 8 || sub == 10 || sub == 12 || sub == 14: // memory.init, memory.copy, table.init, table.copy
-		return r.skipLEBs(2)
-	case sub == 9 || sub == 11 || sub == 13 || (sub >= 15 && sub <= 17):
-		return r.skipLEB()
-	}
-	return fmt.Errorf("%w 0xfc %d", errUnknownOpcode, sub)
-}
-
-func (r *reader) skipSIMD() error {
-	sub, err := r.u32()
-	if err != nil {
-		return err
-	}
-	switch {
-	case sub <= 11, sub == 92 || sub == 93: // loads, stores, load_zero
-		return r.skipMemarg()
-	case sub == 12 || sub == 13: // v128.const, i8x16.shuffle
-		return r.skipN(16)
-	case sub >= 21 && sub <= 34: // extract/replace lane
-		return r.skipN(1)
-	case sub >= 84 && sub <= 91: // load/store lane
-		if err := r.skipMemarg(); err != nil {
-			return err
-		}
-		return r.skipN(1)
-	case sub <= 0x113:
-		return nil
-	}
-	return fmt.Errorf("%w 0xfd %d", errUnknownOpcode, sub)
-}
-
-func (r *reader) skipAtomic() error {
-	sub, err := r.u32()
-	if err != nil {
-		return err
-	}
-	switch {
-	case sub == 3: // atomic.fence
-		return r.skipN(1)
-	case sub <= 2, sub >= 0x10 && sub <= 0x4e:
-		return r.skipMemarg()
-	}
-	return fmt.Errorf("%w 0xfe %d", errUnknownOpcode, sub)
 }

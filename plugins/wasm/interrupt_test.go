@@ -9,6 +9,7 @@ import (
 	goruntime "runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
@@ -32,21 +33,30 @@ func TestASpinningGuestIsStoppedAtItsTimeLimitWhateverItsModuleLooksLike(t *test
 		name          string
 		id            string
 		module        func(t *testing.T) string
-		interruptible bool // compiled with the stop flag, not wazero's checks
+		interruptible bool   // compiled with the stop flag, not wazero's checks
+		args          string // "" for {}
 	}{
 		{"a tiny module with nested loops carries the stop flag", "spintiny",
-			func(t *testing.T) string { return writeTiny(t, "spintiny", tiny{spin: true}) }, true},
+			func(t *testing.T) string { return writeTiny(t, "spintiny", tiny{spin: true}) }, true, ""},
 		{"a Go guest spinning in its tool function carries the stop flag", "spin",
-			func(t *testing.T) string { return guest(t, "spin") }, true},
+			func(t *testing.T) string { return guest(t, "spin") }, true, ""},
+		{"a tiny module recursing without a loop (a naive Fibonacci) carries the stop flag", "spinrec",
+			func(t *testing.T) string { return writeTiny(t, "spinrec", tiny{recurse: 90}) }, true, ""},
+		{"a C guest's hot loop, counted in a register, carries the stop flag", "hotloop",
+			func(t *testing.T) string { return cWasm(t, "testdata/cguests/hotloop") }, true, `{"rounds": 1000000000}`},
 		{"a module the instrumenter refuses falls back to wazero's checks", "spinclash",
-			func(t *testing.T) string { return writeTiny(t, "spinclash", tiny{spin: true, clash: true}) }, false},
+			func(t *testing.T) string { return writeTiny(t, "spinclash", tiny{spin: true, clash: true}) }, false, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			h := newHost(t, spinConfig(tt.id))
 			tools := discover(t, h, configDir(t, map[string]string{tt.id + ".wasm": tt.module(t)}))
-			_, err := call(t, tools[tt.id], `{}`, nil)
+			args := tt.args
+			if args == "" {
+				args = `{}`
+			}
+			_, err := call(t, tools[tt.id], args, nil)
 			if !errors.Is(err, ErrTimeout) {
 				t.Fatalf("err = %v, want ErrTimeout", err)
 			}
@@ -60,7 +70,7 @@ func TestASpinningGuestIsStoppedAtItsTimeLimitWhateverItsModuleLooksLike(t *test
 			}
 			// The pool holds no instance that saw the interrupt: the next
 			// call times out again rather than trapping at once.
-			if _, err := call(t, tools[tt.id], `{}`, nil); !errors.Is(err, ErrTimeout) {
+			if _, err := call(t, tools[tt.id], args, nil); !errors.Is(err, ErrTimeout) {
 				t.Fatalf("second call: err = %v, want ErrTimeout", err)
 			}
 		})
@@ -86,23 +96,33 @@ func withTestCall(ctx context.Context, in *instance) context.Context {
 
 func TestInstrumentedModulesComputeWhatTheOriginalsCompute(t *testing.T) {
 	t.Parallel()
-	input, _ := json.Marshal(execInput{Args: json.RawMessage(`{"text":"héllo","n":7}`), Context: execContext{CallID: "c9"}})
-	for _, tt := range []struct {
-		name string
-		data func(t *testing.T) []byte
-	}{
-		{"tiny", func(t *testing.T) []byte { return tinyGuest(tiny{output: "tiny output"}) }},
-		{"go echo", func(t *testing.T) []byte {
-			b, err := os.ReadFile(guest(t, "echo"))
+	file := func(path func(t testing.TB) string) func(t *testing.T) []byte {
+		return func(t *testing.T) []byte {
+			b, err := os.ReadFile(path(t))
 			if err != nil {
 				t.Fatal(err)
 			}
 			return b
-		}},
+		}
+	}
+	for _, tt := range []struct {
+		name string
+		data func(t *testing.T) []byte
+		args string
+	}{
+		{"tiny", func(t *testing.T) []byte { return tinyGuest(tiny{output: "tiny output"}) }, `{}`},
+		{"a tiny module with a recursive function", func(t *testing.T) []byte { return tinyGuest(tiny{recurse: 25}) }, `{}`},
+		{"go echo", file(func(t testing.TB) string { return guest(t, "echo") }), `{"text":"héllo","n":7}`},
+		{"go jsonwork", file(func(t testing.TB) string { return guest(t, "jsonwork") }),
+			`{"items":[{"name":"a","tags":["X","y"],"score":2.5,"count":3},{"name":"bbb","tags":["x"],"score":7,"count":1,"attrs":{"k":"v"}}]}`},
+		// Loops of millions of iterations: every loop flushes and resumes
+		// thousands of times, with its locals passed through.
+		{"c hotloop", file(func(t testing.TB) string { return cWasm(t, "testdata/cguests/hotloop") }), `{"n": 3000000, "rounds": 3}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			data := tt.data(t)
+			input, _ := json.Marshal(execInput{Args: json.RawMessage(tt.args), Context: execContext{CallID: "c9"}})
 			inst, loops, err := instrumentLoops(data)
 			if err != nil {
 				t.Fatal(err)
@@ -176,12 +196,21 @@ func TestInstrumentLoopsRefusesHostileModulesWithoutPanicking(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, _, err = instrumentLoops(data)
+			out, _, err := instrumentLoops(data)
 			switch {
 			case tt.Error == "" && err != nil:
 				t.Fatalf("err = %v, want none", err)
 			case tt.Error != "" && (err == nil || !strings.Contains(err.Error(), tt.Error)):
 				t.Fatalf("err = %v, want one containing %q", err, tt.Error)
+			case err == nil:
+				// What the instrumenter accepts, wazero must accept once
+				// instrumented.
+				ctx := context.Background()
+				rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
+				defer rt.Close(ctx)
+				if _, err := compileModule(ctx, rt, out); err != nil {
+					t.Fatalf("the instrumented module does not compile: %v", err)
+				}
 			}
 		})
 	}
@@ -194,6 +223,7 @@ func FuzzInstrumentLoops(f *testing.F) {
 	f.Add(tinyGuest(tiny{spin: true}))
 	f.Add(tinyGuest(tiny{logs: true}))
 	f.Add(tinyGuest(tiny{clash: true}))
+	f.Add(tinyGuest(tiny{recurse: 10}))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		out, _, err := instrumentLoops(data)
 		if err != nil {
@@ -236,5 +266,38 @@ func TestSpinningGuestsOnEveryProcessorAreAllStopped(t *testing.T) {
 		if err := <-errs; !errors.Is(err, ErrTimeout) {
 			t.Errorf("err = %v, want ErrTimeout", err)
 		}
+	}
+}
+
+// TestInstrumentingDeepNestingTakesLinearTime feeds the instrumenter a
+// function with 100 000 nested loops around 100 000 local.set and
+// calls: what a body does is marked on its innermost loop and handed
+// outwards once per loop, so a module dropped into a tool folder cannot
+// make loading it quadratic (10^10 steps here).
+func TestInstrumentingDeepNestingTakesLinearTime(t *testing.T) {
+	t.Parallel()
+	const n = 100_000
+	code := []byte{1, 1, tI32} // one local
+	for range n {
+		code = append(code, 0x03, 0x40, 0x0c, 0x00) // loop; br 0 (the loops are targeted)
+	}
+	for range n {
+		code = append(code, 0x41, 0x00, 0x21, 0x00, 0x10, 0x00) // local.set 0; call 0
+	}
+	for range n + 1 {
+		code = append(code, 0x0b)
+	}
+	mod := wasmModule(
+		wasmSection(1, wasmVec(funcType(nil, nil))),
+		wasmSection(3, wasmVec([]byte{0})),
+		wasmSection(5, wasmVec([]byte{0, 1})),
+		wasmSection(10, wasmVec(append(leb(uint64(len(code))), code...))),
+	)
+	start := time.Now()
+	if _, loops, err := instrumentLoops(mod); err != nil || loops != n {
+		t.Fatalf("loops = %d, err = %v; want %d, none", loops, err, n)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("instrumenting took %v", d)
 	}
 }

@@ -324,7 +324,8 @@ func (m *module) close(ctx context.Context) {
 // known module cheap.
 //
 // The module is compiled with the stop flag of interrupt.go, so a call can
-// be stopped at a loop iteration for the price of a load and a branch;
+// be stopped for the price of a counter in a register at each loop
+// iteration;
 // a module the instrumenter cannot read is compiled with wazero's own
 // termination checks instead, and a marker section, so that the two
 // compiled forms never share an entry of the compilation cache (whose key

@@ -165,7 +165,7 @@ func (in *instance) fn(name string) api.Function {
 	return f
 }
 
-// interrupt makes the guest trap at its next loop iteration. It is called
+// interrupt makes the guest trap at its next flush (interrupt.go). It is called
 // from the call's timer or context, on another goroutine.
 func (in *instance) interrupt() {
 	in.stopMu.Lock()

@@ -95,6 +95,10 @@ type tiny struct {
 	// clash: the module already exports a global named stopGlobal, which
 	// instrumentLoops refuses.
 	clash bool
+	// recurse: execute computes a naive recursive Fibonacci of recurse,
+	// which has no loop: of 90, it runs for ages (2^62 calls). Its
+	// output is fib(recurse), four bytes little-endian.
+	recurse int
 }
 
 // tinyGuest returns a tool module with description, schema and execute
@@ -113,6 +117,7 @@ func tinyGuest(o tiny) []byte {
 		funcType([]byte{tI64, tI64}, nil),          // 3: output_set
 		funcType([]byte{tI32, tI32}, []byte{tI64}), // 4: block helper
 		funcType([]byte{tI64}, nil),                // 5: log_*
+		funcType([]byte{tI32}, []byte{tI32}),       // 6: fib
 	))
 	env := func(name string, typ byte) []byte {
 		return cat(wasmName("extism:host/env"), wasmName(name), []byte{0, typ})
@@ -121,8 +126,8 @@ func tinyGuest(o tiny) []byte {
 		env("alloc", 1), env("store_u8", 2), env("output_set", 3), // 0, 1, 2
 		env("log_debug", 5), env("log_warn", 5), env("get_log_level", 0), // 3, 4, 5
 	))
-	const fDesc, fSchema, fExec, fBlock = 6, 7, 8, 9
-	funcs := wasmSection(3, wasmVec([]byte{0}, []byte{0}, []byte{0}, []byte{4}))
+	const fDesc, fSchema, fExec, fBlock, fFib = 6, 7, 8, 9, 10
+	funcs := wasmSection(3, wasmVec([]byte{0}, []byte{0}, []byte{0}, []byte{4}, []byte{6}))
 	memory := wasmSection(5, wasmVec([]byte{0, 1}))
 	var globals []byte
 	exportList := [][]byte{
@@ -145,6 +150,10 @@ func tinyGuest(o tiny) []byte {
 	case o.spin:
 		// loop (block (loop br 0)) — nested, so both loops are checked.
 		exec = wasmFunc([]byte{0}, []byte{0x03, 0x40, 0x02, 0x40, 0x03, 0x40, 0x0c, 0x00, 0x0b, 0x0b, 0x0c, 0x00, 0x0b}, i32Const(0))
+	case o.recurse > 0:
+		// mem[1024:1028] = fib(recurse); output those four bytes
+		exec = wasmFunc([]byte{0}, i32Const(1024), i32Const(o.recurse), []byte{0x10, fFib, 0x36, 2, 0},
+			block(1024, 4), i32Const(4), []byte{0xad, 0x10, 2}, i32Const(0))
 	case o.logs:
 		digit := len(data) - 1 // the trailing "0"
 		exec = wasmFunc([]byte{0},
@@ -168,7 +177,15 @@ func tinyGuest(o tiny) []byte {
 		[]byte{0x0c, 0, 0x0b, 0x0b}, // br 0; end; end
 		[]byte{0x20, 2},             // return off
 	)
-	code := wasmSection(10, wasmVec(ret(0, len(desc)), ret(len(desc), len(schema)), exec, blockFn))
+	// fib(n) = n < 2 ? n : fib(n-1) + fib(n-2), with no loop.
+	fib := wasmFunc([]byte{0},
+		[]byte{0x20, 0}, i32Const(2), []byte{0x48, 0x04, tI32}, // if n < 2 (result i32)
+		[]byte{0x20, 0, 0x05},                                  // n, else
+		[]byte{0x20, 0}, i32Const(1), []byte{0x6b, 0x10, fFib}, // fib(n-1)
+		[]byte{0x20, 0}, i32Const(2), []byte{0x6b, 0x10, fFib}, // fib(n-2)
+		[]byte{0x6a, 0x0b}, // add, end
+	)
+	code := wasmSection(10, wasmVec(ret(0, len(desc)), ret(len(desc), len(schema)), exec, blockFn, fib))
 	dataSec := wasmSection(11, wasmVec(cat([]byte{0}, i32Const(0), []byte{0x0b}, wasmName(data))))
 	return wasmModule(types, imports, funcs, memory, globals, exports, code, dataSec)
 }
