@@ -45,7 +45,10 @@ func (c *Call) fetch(ctx context.Context, req HTTPRequest, body []byte) (int, ht
 	}
 	status, hdr, out, err := p.DoHeaders(ctx, req, rd)
 	if errors.Is(err, ErrHostNotAllowed) {
-		c.logger().WarnContext(ctx, "guest HTTP request refused", append(c.logAttrs(), slog.String("err", err.Error()))...)
+		// The refusal quotes the host the guest chose, which the URL may
+		// spell with percent escapes of any character: escaped as the
+		// guest's own log lines are.
+		c.logger().WarnContext(ctx, "guest HTTP request refused", append(c.logAttrs(), slog.String("err", CleanLogMessage(err.Error())))...)
 	}
 	return status, hdr, out, err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -94,5 +95,28 @@ func TestHTTPPolicyCapsResponseBodies(t *testing.T) {
 	p := HTTPPolicy{AllowedHosts: []string{"127.0.0.1"}, MaxResponse: 10}
 	if _, _, err := p.Do(context.Background(), HTTPRequest{URL: srv.URL}, nil); err == nil || !strings.Contains(err.Error(), "over 10 bytes") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// The host name in a refused request is the guest's, and the URL may
+// spell it with percent escapes Go decodes into any character: the
+// refusal's line in the host's log escapes it as a guest log line is
+// escaped, so a JSON log (which keeps such characters raw) cannot be made
+// to read as another line.
+func TestARefusedRequestsLogLineEscapesTheHostNameTheGuestChose(t *testing.T) {
+	t.Parallel()
+	for _, host := range []string{"%E2%80%AEexe.gnp", "a%C2%85level=ERROR", "a%E2%80%A8b", "a%E2%80%8Fb"} {
+		var out strings.Builder
+		c := &Call{Tool: "probe", Logger: slog.New(slog.NewJSONHandler(&out, nil)), HTTP: HTTPPolicy{AllowedHosts: []string{"api.example.com"}}}
+		_, _, _, err := c.fetch(context.Background(), HTTPRequest{URL: "http://" + host + "/"}, nil)
+		if !errors.Is(err, ErrHostNotAllowed) {
+			t.Fatalf("fetch to %s: %v, want a refusal", host, err)
+		}
+		if !strings.Contains(out.String(), "guest HTTP request refused") {
+			t.Fatalf("no refusal logged for %s: %q", host, out.String())
+		}
+		if i := strings.IndexFunc(out.String(), func(r rune) bool { return r == '\u202e' || r == '\u0085' || r == '\u2028' || r == '\u200f' }); i >= 0 {
+			t.Errorf("the refusal of %s logs %q raw: %q", host, []rune(out.String()[i:])[0], out.String())
+		}
 	}
 }

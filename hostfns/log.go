@@ -76,10 +76,11 @@ func (c *Call) logAttrs() []any {
 
 // CleanLogMessage makes msg one printable line of at most MaxLogBytes
 // bytes: line breaks, other control characters (C0, DEL, C1), the Unicode
-// line and paragraph separators and the bidirectional overrides, which
-// can make a line read as another in a terminal, are written as Go
-// escapes (\n, \x1b, \u202e); bytes that are not UTF-8 as \xNN. Tabs
-// stay. What does not fit is cut at a character and counted.
+// line and paragraph separators and the bidirectional controls
+// (overrides, isolates and marks), which can make a line read as another
+// in a terminal, are written as Go escapes (\n, \x1b, \u202e); bytes that
+// are not UTF-8 as \xNN. Tabs stay. What does not fit is cut at a
+// character and counted.
 func CleanLogMessage(msg string) string {
 	if len(msg) <= MaxLogBytes && plainASCII(msg) {
 		return msg
@@ -131,10 +132,18 @@ func logEscape(r rune, size int, first byte) string {
 		return `\r`
 	case r < 0x20 || (r >= 0x7f && r < 0xa0):
 		return fmt.Sprintf(`\x%02x`, r)
-	case r == '\u2028' || r == '\u2029' || (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069'):
+	case r == '\u2028' || r == '\u2029' || isBidiControl(r):
 		return fmt.Sprintf(`\u%04x`, r)
 	}
 	return ""
+}
+
+// isBidiControl reports whether r is one of Unicode's Bidi_Control
+// characters: the embeddings, overrides and isolates (U+202A–U+202E,
+// U+2066–U+2069), which reorder a whole run, and the marks (U+200E,
+// U+200F, U+061C), which reorder the digits and punctuation beside them.
+func isBidiControl(r rune) bool {
+	return (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069') || r == '\u200e' || r == '\u200f' || r == '\u061c'
 }
 
 // clientLogs says whether the call's client shows logs.

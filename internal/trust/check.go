@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"slices"
 
 	"github.com/toolhost/toolhost/runtime/config"
 )
@@ -141,11 +142,18 @@ func trustedByEnv(o config.DirOptions, worktree string) bool {
 
 // SameContent reports whether the config files a load read (path →
 // SHA-256 hex, config.Loaded.ProjectSums) are the ones m hashed: a file
-// swapped between the scan and the load fails it.
+// swapped between the scan and the load fails it, and so does a config
+// file the scan hashed that the load did not read — deleted or moved away
+// in between, it would take its deny rules with it.
 func (m *Manifest) SameContent(sums map[string]string) bool {
 	byRel := map[string]string{}
 	for _, e := range m.Entries {
 		byRel[e.Rel] = e.SHA256
+		if path := filepath.Join(m.Worktree, filepath.FromSlash(e.Rel)); e.Kind == "file" && slices.Contains(m.configFiles, path) {
+			if _, read := sums[path]; !read {
+				return false
+			}
+		}
 	}
 	for path, sum := range sums {
 		rel, err := filepath.Rel(m.Worktree, path)

@@ -32,6 +32,10 @@ type Project struct {
 	ok    bool
 }
 
+// hookAfterLoad runs between OpenProject's load and its decision of
+// what to hold back, for tests that change the project there.
+var hookAfterLoad func()
+
 // OpenProject opens the project of d: it resolves its paths
 // (config.DirOptions.Resolve), decides whether the project is trusted by
 // the trust store in dataDir and loads the config as that allows (Load).
@@ -42,15 +46,35 @@ func OpenProject(d config.DirOptions, dataDir string, log *slog.Logger) (*Projec
 	}
 	store := StoreIn(dataDir)
 	loaded, st, err := Load(d, store)
+	if hookAfterLoad != nil {
+		hookAfterLoad()
+	}
 	p := &Project{Status: st, dirs: d, store: store, gate: NewGate(d, store), log: log}
 	if !st.Trusted {
-		p.held = config.ProjectDirs(d)
+		p.held = heldDirs(d)
 		log.Info(st.Notice())
 	}
 	if err != nil {
 		return nil, nil, err
 	}
 	return p, loaded, nil
+}
+
+// heldDirs are the .toolhost directories an untrusted project holds
+// back: every one from the worktree down to the working directory, by
+// name, whether it exists now or not, except those that are the user's
+// own (config.UserDirs). Not config.ProjectDirs, which lists those that
+// exist when it looks: a folder moved away after the load listed it and
+// back before the sources read it would not be held back.
+func heldDirs(d config.DirOptions) []string {
+	user := config.UserDirs(d)
+	var held []string
+	for _, dir := range config.Chain(d.Worktree, d.Directory) {
+		if p := filepath.Join(dir, config.ProjectDirName); !slices.Contains(user, p) {
+			held = append(held, p)
+		}
+	}
+	return held
 }
 
 // Dirs are the project's paths, resolved: the absolute working directory,

@@ -3,6 +3,7 @@ package trust
 import (
 	"bytes"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -53,5 +54,39 @@ func TestOpenProjectResolvesThePathsAndLoadsTheConfigItsTrustAllows(t *testing.T
 				t.Errorf("notice logged = %v, want %v: %q", noticed, !trusted, log.String())
 			}
 		})
+	}
+}
+
+// A process left running in an untrusted project moves its .toolhost
+// folder away while the host reads the config and back once the host has
+// decided what to hold back: the folder must still be held back, or the
+// wasm tools and plugins in it load (they read env.ToolDirs alone).
+func TestAnUntrustedProjectsToolFolderStaysHeldBackWhenItComesAndGoesDuringTheLoad(t *testing.T) {
+	// Not parallel: it sets hookAfterLoad.
+	root, o := project(t)
+	dir := filepath.Join(root, ".toolhost")
+	hookAfterLoad = func() {
+		if err := os.Rename(dir, dir+".away"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { hookAfterLoad = nil })
+	p, loaded, err := OpenProject(o, t.TempDir(), slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(dir+".away", dir); err != nil {
+		t.Fatal(err)
+	}
+	if p.Status.Trusted {
+		t.Fatal("the project is trusted; the test needs an untrusted one")
+	}
+	if !slices.Contains(loaded.Dirs, dir) {
+		t.Fatalf("the load did not see %s: %q", dir, loaded.Dirs)
+	}
+	for _, got := range [][]string{p.ToolDirs(loaded.Dirs), p.WatchDirs(loaded.Dirs)} {
+		if slices.Contains(got, dir) {
+			t.Errorf("the untrusted project's %s loads tools: %q", dir, got)
+		}
 	}
 }

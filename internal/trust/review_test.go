@@ -2,10 +2,13 @@ package trust
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/toolhost/toolhost/runtime/permission"
 )
 
 // A process left running in the project swaps toolhost.json between the
@@ -112,5 +115,41 @@ func TestLoadHoldsAConfigSwappedInAfterTheScan(t *testing.T) {
 	}
 	if st.Trusted || len(loaded.Config.MCP) != 0 {
 		t.Errorf("trusted %v, mcp %v: the config swapped in after the scan took effect", st.Trusted, loaded.Config.MCP)
+	}
+}
+
+// A process left running in a trusted project deletes the config file
+// that holds its deny rules between the scan and the load: what loads is
+// then content no person trusted (the trusted allow rules without the
+// trusted deny rules), so the project is held back as for a swap — the
+// same for a whole .toolhost folder moved away.
+func TestLoadHoldsTheProjectWhenAConfigFileTheScanJudgedIsGoneAtTheLoad(t *testing.T) {
+	// Not parallel: it sets the package's test hook.
+	for _, gone := range []string{filepath.Join(".toolhost", "toolhost.json"), ".toolhost"} {
+		t.Run(gone, func(t *testing.T) {
+			root, o := project(t)
+			write(t, filepath.Join(root, ".toolhost", "toolhost.json"), `{"permission": {"bash": {"rm *": "deny"}}}`)
+			store := StoreIn(t.TempDir())
+			m, err := Scan(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := store.Trust(m.Worktree, m.Digest, "test"); err != nil {
+				t.Fatal(err)
+			}
+			hookAfterScan = func() {
+				if err := os.Rename(filepath.Join(root, gone), filepath.Join(root, "moved-away")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			t.Cleanup(func() { hookAfterScan = nil })
+			loaded, st, err := Load(o, store)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Trusted || slices.ContainsFunc(loaded.Config.Permission.Rules, func(r permission.Rule) bool { return r.Action == permission.Allow }) {
+				t.Errorf("trusted %v, rules %v: the trusted allow rules took effect without the trusted deny rules", st.Trusted, loaded.Config.Permission.Rules)
+			}
+		})
 	}
 }

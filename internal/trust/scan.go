@@ -62,6 +62,9 @@ type Manifest struct {
 	// Digest is "sha256:" and the hex digest over every entry's path, kind,
 	// link and content digest, in path order; "" when there is nothing.
 	Digest string
+	// configFiles are the project's config files when scanned
+	// (config.ProjectFiles), for SameContent.
+	configFiles []string
 }
 
 // Empty reports a project with no content that needs trust.
@@ -83,7 +86,8 @@ func Scan(o config.DirOptions) (*Manifest, error) {
 		s.realRoot = o.Worktree
 	}
 	var paths []string
-	paths = append(paths, config.ProjectFiles(o)...)
+	configFiles := config.ProjectFiles(o)
+	paths = append(paths, configFiles...)
 	for _, d := range config.ProjectDirs(o) {
 		for _, f := range toolFolders {
 			paths = append(paths, filepath.Join(d, f))
@@ -102,7 +106,7 @@ func Scan(o config.DirOptions) (*Manifest, error) {
 	}
 	slices.SortFunc(s.entries, func(a, b Entry) int { return strings.Compare(a.Rel, b.Rel) })
 	s.entries = slices.CompactFunc(s.entries, func(a, b Entry) bool { return a.Rel == b.Rel })
-	m := &Manifest{Worktree: o.Worktree, Entries: s.entries}
+	m := &Manifest{Worktree: o.Worktree, Entries: s.entries, configFiles: configFiles}
 	if len(m.Entries) > 0 {
 		h := sha256.New()
 		for _, e := range m.Entries {
