@@ -32,8 +32,12 @@
 //     WASI mounts (Mount), JS tools through the Bridge's fs ops, which
 //     judge paths on the host; both read the grants with PathGrants and
 //     keep one rule — a writable grant never reaches into a folder
-//     another grant holds read-only. guests_cases_test.go runs one table
-//     of refusals through all three engines.
+//     another grant holds read-only. sample and elicit are rows like ask:
+//     one "sampling" grant (Call.Sampling, which package js's Grants reads
+//     for script tools as package wasm does for modules), one size cap,
+//     one set of error texts. guests_cases_test.go and
+//     guests_client_test.go run one table of decisions through all three
+//     engines.
 //   - It is public because embedders add functions here (Define,
 //     host.Options.HostFuncs) and their guests' wire shapes (CallRequest,
 //     CallReply, AskRequest, LogEntry, FetchRequest …) are types of this

@@ -9,6 +9,10 @@ import (
 	"github.com/toolhost/toolhost/runtime"
 )
 
+// MaxElicitRequest caps one elicit request's JSON: a question and a
+// form a person reads, checked before the request is decoded.
+const MaxElicitRequest = 1 << 20
+
 // ElicitReply is the JSON elicit returns: the person's answer
 // ({"action": "accept", "content": {…}}, or "decline" / "cancel"), or
 // Error when nobody could be asked.
@@ -23,6 +27,10 @@ type ElicitReply struct {
 //
 //	(import "extism:host/user" "elicit" (func (param i64) (result i64)))
 //
+// JS tools call it as context.elicit(request) and Python tools as
+// ctx.elicit(message, schema), over their host channel (Script), with
+// these checks and error texts.
+//
 // Parameter: offset of a block holding runtime.ElicitRequest JSON
 // ({"message": "…", "requestedSchema": {"type": "object", "properties":
 // {…}}}). Result: offset of a new block holding ElicitReply JSON. The
@@ -34,6 +42,9 @@ type ElicitReply struct {
 func runElicit(ctx context.Context, c *Call, raw []byte) (any, error) {
 	if c.Context == nil {
 		return nil, errors.New("elicit is only available while executing a call, not in description or schema")
+	}
+	if len(raw) > MaxElicitRequest {
+		return nil, fmt.Errorf("request is over the %d-byte limit; ask a shorter question", MaxElicitRequest)
 	}
 	var req runtime.ElicitRequest
 	if err := json.Unmarshal(raw, &req); err != nil {

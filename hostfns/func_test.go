@@ -231,7 +231,7 @@ func TestAHostWithoutFunctionsSaysSo(t *testing.T) {
 	}
 }
 
-func TestScriptToolsGetARefusedAskThrownAndOtherOpsLeftToThem(t *testing.T) {
+func TestScriptToolsGetARefusedAskOrSampleThrownAndOtherOpsLeftToThem(t *testing.T) {
 	t.Parallel()
 	tc := runtime.NewContext(runtime.Context{SessionID: "s1"}, nil, func(context.Context, permission.Request) error {
 		return &permission.RejectedError{Permission: "deploy"}
@@ -244,7 +244,10 @@ func TestScriptToolsGetARefusedAskThrownAndOtherOpsLeftToThem(t *testing.T) {
 	if _, ok, _ := Script(context.Background(), c, "fs.read", nil); ok {
 		t.Error("Script answered fs.read, which the script engine answers itself")
 	}
-	if _, ok, _ := Script(context.Background(), c, NameSample, nil); ok {
-		t.Error("Script answered sample, which only wasm guests are offered")
+	if _, ok, _ := Script(context.Background(), c, NameStateGet, nil); ok {
+		t.Error("Script answered state_get, which only wasm guests are offered")
+	}
+	if _, ok, err := Script(context.Background(), c, NameSample, json.RawMessage(`{}`)); !ok || err == nil || !strings.Contains(err.Error(), `"sampling": true`) {
+		t.Errorf("sample = %v, %v; want it answered, refused without the grant", ok, err)
 	}
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/toolhost/toolhost/runtime"
 )
 
-// The same request, log line or file write from a wasm module, a JS tool
+// The same request, log line, file write, sample or elicit from a wasm module, a JS tool
 // and a Python tool must meet the same decision — refused or answered,
 // with the same text — and leave the same lines in the host's log and the
 // client's, with the same attributes. Each engine only adapts the wire.
@@ -29,6 +29,9 @@ func TestEveryGuestKindMeetsTheSameDecisions(t *testing.T) {
 	t.Run("HTTP", func(t *testing.T) { httpCases(t, guests) })
 	t.Run("log", func(t *testing.T) { logCases(t, guests) })
 	t.Run("files", func(t *testing.T) { fileCases(t, guests[1:]) })
+	t.Run("sample", func(t *testing.T) { sampleCases(t, guests) })
+	t.Run("elicit", func(t *testing.T) { elicitCases(t, guests) })
+	t.Run("a sample loop", func(t *testing.T) { loopCases(t, guests) })
 }
 
 // httpCases: the same fetch is answered or refused alike, and a refusal

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -20,11 +21,13 @@ import (
 	"github.com/toolhost/toolhost/runtime"
 )
 
-// This file drives log and HTTP through each engine's adapter as its
-// guests do — a wasm module through the Extism kernel functions, a JS
-// tool's console and fetch, a Python tool's toolhost.log and
-// toolhost.fetch — so that the table in guests_cases_test.go can ask for
-// one decision and one log line from all three.
+// This file drives log, HTTP, sample and elicit through each engine's
+// adapter as its guests do — a wasm module through the Extism kernel
+// functions and toolhost's imports, a JS tool's console, fetch and
+// context.sample, a Python tool's toolhost.log, toolhost.fetch and
+// ctx.sample — so that the tables in guests_cases_test.go and
+// guests_client_test.go can ask for one decision and one log line from
+// all three.
 
 // outcome is what a guest saw of one fetch: the status and body, or the
 // refusal without the engine's wire prefix ("host function http_request:",
@@ -43,6 +46,12 @@ type guest struct {
 	// write writes data to path under e.paths; nil for wasm, whose files
 	// are WASI mounts (hostfns.Mount, as a Python tool's).
 	write func(t *testing.T, e env, path, data string) outcome
+	// client calls sample or elicit (op) with the request JSON req, the
+	// first message's text padded with pad bytes.
+	client func(t *testing.T, e env, op, req string, pad int) answer
+	// loop samples req until the call's script time (timeout) is spent;
+	// nil for wasm, whose clock is plugins/wasm's.
+	loop func(t *testing.T, e env, req string, timeout time.Duration) error
 }
 
 // env is what one run gives a guest: the call, its logger and its HTTP
@@ -52,6 +61,8 @@ type env struct {
 	logger *slog.Logger
 	policy hostfns.HTTPPolicy
 	paths  map[string]string // allowed_paths
+	// sampling is the tool's "sampling" grant.
+	sampling bool
 }
 
 const toolID = "probe"
@@ -68,7 +79,7 @@ func wasmGuest() guest {
 		panic("no host function " + ns + " " + name)
 	}
 	call := func(e env, mem *memory) *hostfns.Call {
-		return &hostfns.Call{Tool: toolID, Context: e.tc, Logger: e.logger, HTTP: e.policy, Memory: mem}
+		return &hostfns.Call{Tool: toolID, Context: e.tc, Logger: e.logger, HTTP: e.policy, Memory: mem, Sampling: e.sampling}
 	}
 	return guest{
 		name: "wasm",
@@ -91,6 +102,15 @@ func wasmGuest() guest {
 			if err := trap(func() { fn(hostfns.EnvNamespace, "log_"+level).Fn(ctx, []uint64{mem.put([]byte(msg))}) }); err != nil {
 				t.Fatal(err)
 			}
+		},
+		client: func(t *testing.T, e env, op, req string, pad int) answer {
+			mem := &memory{blocks: map[uint64][]byte{}}
+			ctx := hostfns.WithCall(context.Background(), call(e, mem))
+			stack := []uint64{mem.put(padded(t, req, pad))}
+			if err := trap(func() { fn(hostfns.Namespace, op).Fn(ctx, stack) }); err != nil {
+				return answer{Error: strings.TrimPrefix(err.Error(), "host function "+op+": ")}
+			}
+			return replyAnswer(t, op, mem.blocks[stack[0]])
 		},
 	}
 }
@@ -142,11 +162,19 @@ func (m *memory) Free(uint64) {}
 
 // scriptGuest runs a JS or Python tool file (testdata/probe.*) whose one
 // tool fetches or logs as its arguments say; call runs it with a Bridge.
-func scriptGuest(name string, call func(t *testing.T, args json.RawMessage, b *js.Bridge) string) guest {
-	run := func(t *testing.T, e env, args map[string]string) string {
+func scriptGuest(name string, call func(t *testing.T, args json.RawMessage, b *js.Bridge, timeout time.Duration) (string, error)) guest {
+	start := func(t *testing.T, e env, args map[string]string, timeout time.Duration) (string, error) {
 		t.Helper()
 		raw, _ := json.Marshal(args)
-		return call(t, raw, &js.Bridge{Tool: toolID, Context: e.tc, Log: e.logger, HTTP: e.policy, Paths: e.paths})
+		return call(t, raw, &js.Bridge{Tool: toolID, Context: e.tc, Log: e.logger, HTTP: e.policy, Paths: e.paths, Sampling: e.sampling}, timeout)
+	}
+	run := func(t *testing.T, e env, args map[string]string) string {
+		t.Helper()
+		out, err := start(t, e, args, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
 	}
 	outcomeOf := func(t *testing.T, s string) outcome {
 		var out outcome
@@ -167,6 +195,25 @@ func scriptGuest(name string, call func(t *testing.T, args json.RawMessage, b *j
 		},
 		log: func(t *testing.T, e env, level, msg string) {
 			run(t, e, map[string]string{"op": "log", "url": "", "level": level, "msg": msg})
+		},
+		client: func(t *testing.T, e env, op, req string, pad int) answer {
+			level := ""
+			if pad > 0 {
+				level = strconv.Itoa(pad)
+			}
+			var out answer
+			if err := json.Unmarshal([]byte(run(t, e, map[string]string{"op": op, "url": "", "level": level, "msg": req})), &out); err != nil {
+				t.Fatal(err)
+			}
+			out.Error = strings.TrimPrefix(out.Error, op+": ")
+			return out
+		},
+		loop: func(t *testing.T, e env, req string, timeout time.Duration) error {
+			out, err := start(t, e, map[string]string{"op": "loop", "url": "", "level": "", "msg": req}, timeout)
+			if err == nil {
+				t.Fatalf("the loop returned %q", out)
+			}
+			return err
 		},
 	}
 }
@@ -191,12 +238,12 @@ func jsGuest(t *testing.T) guest {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close(context.Background()) })
-	return scriptGuest("js", func(t *testing.T, args json.RawMessage, b *js.Bridge) string {
-		out, err := f.Call(context.Background(), f.Defs[0].Export, args, js.CallInfo{}, js.Limits{Timeout: time.Minute}, b)
+	return scriptGuest("js", func(t *testing.T, args json.RawMessage, b *js.Bridge, timeout time.Duration) (string, error) {
+		out, err := f.Call(context.Background(), f.Defs[0].Export, args, js.CallInfo{}, js.Limits{Timeout: timeout}, b)
 		if err != nil {
-			t.Fatal(err)
+			return "", err
 		}
-		return out.Output
+		return out.Output, nil
 	})
 }
 
@@ -206,12 +253,12 @@ func pythonGuest(t *testing.T) guest {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close(context.Background()) })
-	return scriptGuest("python", func(t *testing.T, args json.RawMessage, b *js.Bridge) string {
-		out, err := f.Call(context.Background(), f.Defs[0], args, python.CallInfo{}, python.Limits{Timeout: time.Minute, MemoryMaxMB: 256}, python.Sandbox{Paths: b.Paths}, b)
+	return scriptGuest("python", func(t *testing.T, args json.RawMessage, b *js.Bridge, timeout time.Duration) (string, error) {
+		out, err := f.Call(context.Background(), f.Defs[0], args, python.CallInfo{}, python.Limits{Timeout: timeout, MemoryMaxMB: 256}, python.Sandbox{Paths: b.Paths}, b)
 		if err != nil {
-			t.Fatal(err)
+			return "", err
 		}
-		return out.Output
+		return out.Output, nil
 	})
 }
 

@@ -13,6 +13,12 @@ import (
 // model in one sample call.
 const MaxSampleTokens = 32000
 
+// MaxSampleRequest caps one sample request's JSON, prompt and images
+// included: what a client is sent must fit a model's context and a
+// client's message limit, and a guest must not make the host hold and
+// forward its whole memory. It is checked before the request is decoded.
+const MaxSampleRequest = 8 << 20
+
 // SampleReply is the JSON sample returns: the model's answer, or Error
 // when it could not be had (the client cannot sample, the person refused,
 // the model failed) — an ordinary answer the guest handles.
@@ -28,6 +34,10 @@ type SampleReply struct {
 //
 //	(import "extism:host/user" "sample" (func (param i64) (result i64)))
 //
+// JS tools call it as context.sample(request) and Python tools as
+// ctx.sample(messages, max_tokens, …), over their host channel (Script);
+// the request, the grant, the limits and the error texts are these.
+//
 // Parameter: offset of a block holding runtime.SampleRequest JSON
 // ({"messages": [{"role": "user", "content": {"type": "text", "text":
 // "…"}}], "maxTokens": 100, …}). Result: offset of a new block holding
@@ -35,10 +45,11 @@ type SampleReply struct {
 // {"error": "…"}. The guest's timeout clock is stopped while the client
 // answers.
 //
-// Sampling spends the user's model budget, so a module must be granted it
-// ("wasm": {"<tool>": {"sampling": true}}); without the grant, and outside
-// execute, the call aborts the guest with the key to set. A malformed
-// request aborts it too.
+// Sampling spends the user's model budget, so a tool — module, JS or
+// Python — must be granted it ("wasm": {"<tool>": {"sampling": true}});
+// without the grant, and outside execute, the call aborts a wasm guest
+// (a script tool gets it thrown) with the key to set. A malformed or
+// oversized request is refused the same way.
 func runSample(ctx context.Context, c *Call, raw []byte) (any, error) {
 	if c.Context == nil {
 		return nil, errors.New("sample is only available while executing a call, not in description or schema")
@@ -49,6 +60,9 @@ func runSample(ctx context.Context, c *Call, raw []byte) (any, error) {
 			key = "wasm." + c.Tool
 		}
 		return nil, fmt.Errorf("tool %s may not sample the client's model: grant it with %q: true under %q in toolhost.json", c.Tool, "sampling", key)
+	}
+	if len(raw) > MaxSampleRequest {
+		return nil, fmt.Errorf("request is over the %d-byte limit; send a shorter prompt or smaller images", MaxSampleRequest)
 	}
 	var req runtime.SampleRequest
 	if err := json.Unmarshal(raw, &req); err != nil {

@@ -42,15 +42,17 @@ const (
 // fetch is http_request in script form: wasm guests reach the same
 // Call.fetch through Extism's kernel http_request (http.go), as they log
 // through log_info … too (log.go); state_get and state_set are wasm's
-// alone.
+// alone. sample and elicit answer every guest with the same reply JSON
+// (SampleReply, ElicitReply); a script's API turns its "error" into a
+// thrown error, as a wasm guest's SDK turns it into an error value.
 var table = []entry{
 	{NameAsk, "the permission rules it asks", "AskRequest", "AskResponse (a script tool gets a refusal thrown)", runAsk, allGuests},
 	{NameMetadata, "nothing: it only shows progress", "MetadataUpdate", "none", runMetadata, allGuests},
 	{NameCall, "the called function's Permission, per call", "CallRequest", "CallReply", runCall, allGuests},
 	{NameLog, "nothing: every line is escaped and capped (CleanLogMessage)", "LogEntry (wasm: or plain text)", "none", runLog, allGuests},
 	{NameFetch, "the tool's allowed_hosts (HTTPPolicy), on the address dialled", "FetchRequest", "FetchReply", runFetch, scriptGuests},
-	{NameSample, `the tool's "sampling" grant`, "runtime.SampleRequest", "SampleReply", runSample, wasmGuests},
-	{NameElicit, "nothing: a person answers", "runtime.ElicitRequest", "ElicitReply", runElicit, wasmGuests},
+	{NameSample, `the tool's "sampling" grant; MaxSampleTokens, MaxSampleRequest`, "runtime.SampleRequest", "SampleReply", runSample, allGuests},
+	{NameElicit, "nothing: a person answers; MaxElicitRequest", "runtime.ElicitRequest", "ElicitReply", runElicit, allGuests},
 }
 
 // Reserved lists the names an embedder's function may not take: every

@@ -24,6 +24,8 @@ import (
 //	metadata   {title, metadata}             → null; the caller sees it live (hostfns)
 //	ask        {permission, patterns, always, metadata} → null, or the refusal as an error (hostfns)
 //	call       {fn, args}                    → hostfns.CallReply: an embedder's host function, under its permission
+//	sample     runtime.SampleRequest         → hostfns.SampleReply: the client's model, under the "sampling" grant (hostfns)
+//	elicit     runtime.ElicitRequest         → hostfns.ElicitReply: a form the person behind the client fills in (hostfns)
 //	random     n (≤ 65536)                   → [bytes]
 //	url        {url, base}                   → parts of the parsed URL
 //	fs.read / fs.write / fs.exists / fs.readdir / fs.mkdir {path[, data]} → inside allowed_paths only
@@ -45,6 +47,9 @@ type Bridge struct {
 	// Funcs are the embedder's host functions, which call reaches; nil
 	// has none.
 	Funcs *hostfns.Set
+	// Sampling grants sample (the tool's "sampling": true); false
+	// refuses it, naming the config key to set.
+	Sampling bool
 
 	mu      sync.Mutex
 	permErr error // the last refusal of ask, returned if the tool then fails
@@ -87,13 +92,14 @@ func (b *Bridge) Handle(ctx context.Context, s Pauser, op string, arg json.RawMe
 }
 
 // shared answers the ops every guest kind shares — log, fetch, ask,
-// metadata and call, the embedder's host functions — with hostfns' one
+// metadata, sample, elicit and call, the embedder's host functions — with hostfns' one
 // implementation; ok is false for the ops the Bridge answers itself. s
 // (nil while a Python tool's last output is logged) is the script's
 // clock: a person's answer does not count against it, and fetch waits no
 // longer than it has left.
 func (b *Bridge) shared(ctx context.Context, s Pauser, op string, arg json.RawMessage) (v any, ok bool, err error) {
-	c := &hostfns.Call{Tool: b.Tool, Context: b.Context, Logger: b.Log, Scope: b.Scope, HTTP: b.HTTP, Funcs: b.Funcs}
+	c := &hostfns.Call{Tool: b.Tool, Context: b.Context, Logger: b.Log, Scope: b.Scope, HTTP: b.HTTP, Funcs: b.Funcs,
+		Sampling: b.Sampling, ConfigKey: b.configKey()}
 	if s != nil {
 		c.Pause, c.Remaining = s.Pause, s.Remaining
 	}

@@ -17,11 +17,12 @@
 //     machine except through host calls the config grants.
 //   - The guest talks to the host through one function, __host(op, json),
 //     carrying JSON both ways (vm.go, bridge.go). Every capability — fetch,
-//     files, ask, metadata, log, randomness — is one op, checked by the host
-//     against the tool's "wasm" config. The ops every guest kind shares
-//     (log, fetch, ask, metadata, call) are hostfns' one implementation
-//     (hostfns.Script): the same egress policy, log escaping and
-//     permission engine as every wasm module and Python tool.
+//     files, ask, metadata, log, sampling, randomness — is one op, checked
+//     by the host against the tool's "wasm" config. The ops every guest
+//     kind shares (log, fetch, ask, metadata, call, sample, elicit) are
+//     hostfns' one implementation (hostfns.Script): the same egress
+//     policy, log escaping, permission engine and "sampling" grant as
+//     every wasm module and Python tool.
 //   - Files (fsgrant.go) are judged where the bytes are, over the
 //     grants as every guest kind reads them (hostfns.PathGrants): a path's links
 //     are resolved (fspath.Real) and the most specific allowed_paths grant

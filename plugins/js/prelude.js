@@ -388,6 +388,9 @@
     if (!s) { s = z.object(t.args || {}); argSchemas.set(name, s); }
     return s;
   };
+  // sample's and elicit's reply: the answer, or its "error" (a client
+  // that cannot, a model that failed) thrown, as a refusal is.
+  const answered = (r) => { if (r.error !== undefined) throw new Error(r.error); return r; };
   const errText = (e) => (e instanceof Error ? (e.message || String(e)) : typeof e === "string" ? e : JSON.stringify(e) ?? String(e));
   hidden("__toolhost", Object.freeze({
     describe(file) {
@@ -422,6 +425,14 @@
           if (r.error !== undefined) { const e = new Error(r.error); e.kind = r.kind; throw e; }
           return r.value;
         },
+        // The client's model completes a prompt (MCP sampling; the tool's
+        // "sampling": true grant): {messages, maxTokens, systemPrompt,
+        // temperature, stopSequences} → {role, content, model, stopReason}.
+        async sample(request) { return answered(call("sample", request)); },
+        // A question to the person behind the client, with a form (a flat
+        // JSON Schema object): {message, requestedSchema} →
+        // {action: "accept", content} or {action: "decline" | "cancel"}.
+        async elicit(request) { return answered(call("elicit", request)); },
       };
       const parsed = argsSchema(z, name, t).safeParse(JSON.parse(argsJSON));
       const run = parsed.success

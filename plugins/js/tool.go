@@ -99,11 +99,12 @@ func (t *Tool) grants(cfg *config.Config, worktree string) (Limits, *Bridge, map
 // Grants reads the "wasm" config of the tool file — by tool id, then by
 // file name (file.Names), from the config files that may grant that file
 // (config.Config.WasmFor) — with the same defaults as every wasm tool: the
-// call's limits, a Bridge holding its HTTP policy, allowed_paths (resolved
-// against worktree) and the scope its approvals are kept under (the tool
-// id, source and file), and env, the variables the config's "env" names
-// that are set in toolhost's environment, as wasm tools get them through
-// WASI. Python tools (package python) read their grants here too.
+// call's limits, a Bridge holding its HTTP policy, its "sampling" grant,
+// allowed_paths (resolved against worktree) and the scope its approvals
+// are kept under (the tool id, source and file), and env, the variables
+// the config's "env" names that are set in toolhost's environment, as
+// wasm tools get them through WASI. Python tools (package python) read
+// their grants here too.
 func Grants(cfg *config.Config, file config.ToolFile, source runtime.Source, worktree string) (lim Limits, b *Bridge, env map[string]string) {
 	id := file.Names[0]
 	wc, key, _ := cfg.WasmFor(file)
@@ -123,6 +124,7 @@ func Grants(cfg *config.Config, file config.ToolFile, source runtime.Source, wor
 		maxOut = wc.MaxOutputMB
 	}
 	b.HTTP.MaxResponse = int64(maxOut) << 20
+	b.Sampling = wc.Sampling
 	lim.OutputBytes = maxOut << 20
 	b.Paths = wc.HostPaths(worktree)
 	env = wc.EnvValues()

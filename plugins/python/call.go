@@ -25,7 +25,7 @@ type (
 
 // hostOps are the requests a Python tool may make; anything else is
 // refused before it reaches the Bridge (files go through WASI mounts).
-var hostOps = map[string]bool{"ask": true, "metadata": true, "call": true, "fetch": true, "log": true}
+var hostOps = map[string]bool{"ask": true, "metadata": true, "call": true, "fetch": true, "log": true, "sample": true, "elicit": true}
 
 // Call runs the tool def with args (JSON) in an instance started with sb.
 // An exception is a *ToolError; running out of time or memory wraps

@@ -14,10 +14,10 @@
 //     a line (a request, or the call's result), and the host answers a
 //     request with one line on fd 0, which the guest blocks reading. The
 //     tool's own print() goes to fd 2, the host's log. ask, metadata,
-//     call, fetch and log are such requests, answered through package js's
-//     Bridge by hostfns' one implementation of each — the same permission
-//     engine, egress policy, log escaping and attributes as every other
-//     guest.
+//     call, fetch, log, sample and elicit are such requests, answered
+//     through package js's Bridge by hostfns' one implementation of each —
+//     the same permission engine, egress policy, "sampling" grant, limits,
+//     log escaping and attributes as every other guest.
 //   - A tool's sandbox is the wasm one: WASI with no preopened directory
 //     but the read-only /toolhost (the toolhost module, the runner and the
 //     tool's source, from memory) and the tool's allowed_paths, mounted

@@ -10,8 +10,8 @@
         return r.text()
 
 The sandbox has no sockets, threads or subprocesses: everything that
-reaches outside it (fetch, ask, metadata, log) is a request to the host,
-which checks it against the tool's "wasm" config.
+reaches outside it (fetch, ask, metadata, log, sample, elicit) is a
+request to the host, which checks it against the tool's "wasm" config.
 """
 
 import binascii as _binascii  # not base64: that imports re and struct, for nothing here
@@ -40,7 +40,7 @@ def tool(fn=None, *, name=None, description=None):
 
 
 class HostError(Exception):
-    """The host refused or failed a request (fetch, ask, metadata)."""
+    """The host refused or failed a request (fetch, ask, metadata, sample, elicit)."""
 
 
 def _host(op, arg):
@@ -58,8 +58,16 @@ def _host(op, arg):
     return reply.get("value")
 
 
+def _answered(r):
+    # sample's and elicit's reply: the answer, or its "error" raised.
+    r = r or {}
+    if r.get("error"):
+        raise HostError(r["error"])
+    return r
+
+
 class Context:
-    """The call: its ids and folders, ask() and metadata()."""
+    """The call: its ids and folders, ask(), metadata(), sample(), elicit() and call_host()."""
 
     def __init__(self, info):
         self.session_id = info.get("sessionID", "")
@@ -86,6 +94,32 @@ class Context:
             e.kind = r.get("kind", "")
             raise e
         return r.get("value")
+
+    def sample(self, messages, max_tokens, system_prompt=None, temperature=None, stop_sequences=None):
+        """Ask the model of the client the call comes from for one message (MCP sampling).
+
+        messages is a str (one user message of text) or a list of
+        {"role": "user" | "assistant", "content": {"type": "text", "text": ...}}.
+        Returns {"role", "content", "model", "stopReason"}. Needs the tool's
+        "sampling": true grant; raises HostError when it is missing, when the
+        request is malformed, and when the client cannot or will not sample.
+        """
+        if isinstance(messages, str):
+            messages = [{"role": "user", "content": {"type": "text", "text": messages}}]
+        req = {"messages": messages, "maxTokens": max_tokens}
+        for key, v in (("systemPrompt", system_prompt), ("temperature", temperature), ("stopSequences", stop_sequences)):
+            if v is not None:
+                req[key] = v
+        return _answered(_host("sample", req))
+
+    def elicit(self, message, schema):
+        """Ask the person behind the client to fill in a form (MCP elicitation).
+
+        schema is a flat JSON Schema object ({"type": "object", "properties": ...}).
+        Returns {"action": "accept", "content": {...}}, or {"action": "decline"}
+        or {"action": "cancel"}; raises HostError when the client cannot ask.
+        """
+        return _answered(_host("elicit", {"message": message, "requestedSchema": schema}))
 
     def metadata(self, title=None, metadata=None):
         """Show a live title and metadata for the running call."""
