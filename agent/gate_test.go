@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolhost/toolhost/builtins"
-	"github.com/toolhost/toolhost/internal/agenttest"
+	"github.com/toolhost/toolhost/internal/testkit/agenttest"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
 	"github.com/toolhost/toolhost/runtime/permission"

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/toolhost/toolhost/builtins"
-	"github.com/toolhost/toolhost/internal/agenttest"
+	"github.com/toolhost/toolhost/internal/testkit/agenttest"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
 	"github.com/toolhost/toolhost/runtime/permission"

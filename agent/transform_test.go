@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolhost/toolhost/internal/agenttest"
+	"github.com/toolhost/toolhost/internal/testkit/agenttest"
 	"github.com/toolhost/toolhost/runtime"
 )
 

@@ -14,8 +14,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/toolhost/toolhost/internal/sandbox"
-	"github.com/toolhost/toolhost/internal/shellperm"
+	"github.com/toolhost/toolhost/internal/confine/sandbox"
+	"github.com/toolhost/toolhost/internal/confine/shellperm"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
 	"github.com/toolhost/toolhost/runtime/permission"

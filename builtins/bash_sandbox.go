@@ -9,15 +9,15 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/toolhost/toolhost/internal/sandbox"
-	"github.com/toolhost/toolhost/internal/shellperm"
+	"github.com/toolhost/toolhost/internal/confine/sandbox"
+	"github.com/toolhost/toolhost/internal/confine/shellperm"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
 	"github.com/toolhost/toolhost/runtime/permission"
 )
 
 // bashSandbox decides the kernel sandbox one bash call runs under (see
-// package internal/sandbox): nil when the config turns it off or the kernel
+// package internal/confine/sandbox): nil when the config turns it off or the kernel
 // lacks Landlock (host warned once at start; the permission rules alone
 // apply). approved are the directories outside the project that this call
 // was allowed to reach (bashPermissions' ExternalDirs, past the

@@ -24,7 +24,7 @@
 // converts fetched pages. Hunks are formatted here because go-difflib omits
 // the "\ No newline at end of file" marker.
 //
-// grep, glob and list search with package internal/search: its parallel
+// grep, glob and list search with package internal/engines/search: its parallel
 // walk honouring .gitignore (Walk), ripgrep's path filter (MatchGlob) and
 // its regular-expression search (Compile, Grep). Each tool's file here
 // holds only the tool — its arguments, permission, output and description —
@@ -53,7 +53,7 @@
 // cancellation, output), one idea with many cases.
 //
 // bash decides what a command needs permission for with package
-// internal/shellperm (the analysis of what bash will execute, which the
+// internal/confine/shellperm (the analysis of what bash will execute, which the
 // CLI's `permissions explain bash` asks too); this package runs the
 // command, in the sandbox.
 //

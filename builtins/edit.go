@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/toolhost/toolhost/internal/fspath"
-	"github.com/toolhost/toolhost/internal/shellperm"
+	"github.com/toolhost/toolhost/internal/confine/fspath"
+	"github.com/toolhost/toolhost/internal/confine/shellperm"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/permission"
 )

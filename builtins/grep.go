@@ -11,7 +11,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/toolhost/toolhost/internal/search"
+	"github.com/toolhost/toolhost/internal/engines/search"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/permission"
 )
@@ -31,7 +31,7 @@ type grepParams struct {
 }
 
 // Grep returns the grep tool: a regular-expression search over file
-// contents, natively in Go (internal/search: the tree walked in parallel
+// contents, natively in Go (internal/engines/search: the tree walked in parallel
 // honouring .gitignore, files searched on the walking goroutines), showing
 // up to 100 matching lines, newest files first.
 func Grep() runtime.Tool {

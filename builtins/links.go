@@ -8,8 +8,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/toolhost/toolhost/internal/fspath"
-	"github.com/toolhost/toolhost/internal/search"
+	"github.com/toolhost/toolhost/internal/confine/fspath"
+	"github.com/toolhost/toolhost/internal/engines/search"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/permission"
 )

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolhost/toolhost/internal/lsp"
-	"github.com/toolhost/toolhost/internal/lsp/lsptest"
+	"github.com/toolhost/toolhost/internal/engines/lsp"
+	"github.com/toolhost/toolhost/internal/engines/lsp/lsptest"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
 )

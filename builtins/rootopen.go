@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/toolhost/toolhost/internal/fspath"
+	"github.com/toolhost/toolhost/internal/confine/fspath"
 	"github.com/toolhost/toolhost/runtime"
 )
 

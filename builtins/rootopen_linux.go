@@ -9,7 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/toolhost/toolhost/internal/fspath"
+	"github.com/toolhost/toolhost/internal/confine/fspath"
 )
 
 // noOpenat2 is set once openat2 turned out missing (Linux before 5.6, or

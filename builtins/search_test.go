@@ -15,7 +15,7 @@ import (
 )
 
 // The helpers of the glob, grep and list tools' tests; the search engine
-// they share (internal/search) has its own tests.
+// they share (internal/engines/search) has its own tests.
 
 // searchTree creates files under a new temporary directory; a name ending
 // in "/" makes an empty directory.

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"text/template"
 
-	"github.com/toolhost/toolhost/internal/skill"
+	"github.com/toolhost/toolhost/internal/content/skill"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/permission"
 )
@@ -43,7 +43,7 @@ type skillParams struct {
 }
 
 // skillInfo is one discovered skill; discovery and parsing are shared
-// with the MCP server's prompts (internal/skill).
+// with the MCP server's prompts (internal/content/skill).
 type skillInfo = skill.Info
 
 var (

@@ -1,5 +1,5 @@
 // Package host assembles a ready toolhost for a project directory: New
-// opens the project — its paths, trust and config (internal/trust) — and
+// opens the project — its paths, trust and config (internal/confine/trust) — and
 // the session store (runtime/session/configured), then loops over the
 // tool sources (runtime/source) in precedence order: built-in tools, wasm
 // modules, JS and Python tool files, plugins, MCP servers, then an

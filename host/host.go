@@ -8,10 +8,10 @@ import (
 
 	"github.com/toolhost/toolhost/builtins"
 	"github.com/toolhost/toolhost/hostfns"
+	"github.com/toolhost/toolhost/internal/confine/sandbox"
+	"github.com/toolhost/toolhost/internal/confine/trust"
+	"github.com/toolhost/toolhost/internal/engines/lsp"
 	"github.com/toolhost/toolhost/internal/lifecycle"
-	"github.com/toolhost/toolhost/internal/lsp"
-	"github.com/toolhost/toolhost/internal/sandbox"
-	"github.com/toolhost/toolhost/internal/trust"
 	"github.com/toolhost/toolhost/mcp/client"
 	"github.com/toolhost/toolhost/plugins/js"
 	"github.com/toolhost/toolhost/plugins/pkg"

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolhost/toolhost/internal/lsp/lsptest"
+	"github.com/toolhost/toolhost/internal/engines/lsp/lsptest"
 	"github.com/toolhost/toolhost/runtime"
 )
 

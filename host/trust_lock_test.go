@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolhost/toolhost/internal/trust"
+	"github.com/toolhost/toolhost/internal/confine/trust"
 	"github.com/toolhost/toolhost/plugins/wasm"
 )
 

@@ -60,6 +60,6 @@
 // which the caller reports and which discards the instance.
 //
 // It imports runtime (for Context and permission types), wazero (value
-// types, GoFunc, the FSConfig mounts go into) and internal/rootfs; it
+// types, GoFunc, the FSConfig mounts go into) and internal/confine/rootfs; it
 // must not import plugins, builtins, host or any front end.
 package hostfns

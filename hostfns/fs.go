@@ -9,7 +9,7 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/experimental/sysfs"
 
-	"github.com/toolhost/toolhost/internal/rootfs"
+	"github.com/toolhost/toolhost/internal/confine/rootfs"
 )
 
 // File access is granted by allowed_paths: host folder ("ro:" prefix for

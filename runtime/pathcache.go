@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/toolhost/toolhost/internal/fspath"
+	"github.com/toolhost/toolhost/internal/confine/fspath"
 )
 
 // callPaths remembers, for one call, what its paths resolve to and what

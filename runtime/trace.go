@@ -11,7 +11,7 @@ import (
 // the chain, so the span covers everything a call does — the gate, hooks,
 // validation, the tool, the permission decisions made while it runs. The
 // runtime knows only this interface; the program that wants traces hands
-// one over (internal/tracing: OpenTelemetry over OTLP), so the runtime
+// one over (internal/observe/tracing: OpenTelemetry over OTLP), so the runtime
 // imports no tracing library.
 
 // CallTracer starts a span for each call the registry runs.

@@ -15,7 +15,7 @@ import (
 
 	sdk "github.com/toolhost/toolhost/internal/third_party/gosdk/mcp"
 
-	"github.com/toolhost/toolhost/internal/e2e"
+	"github.com/toolhost/toolhost/internal/testkit/e2e"
 )
 
 // benchSessions is how many client sessions drive the replicas at once.

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolhost/toolhost/internal/e2e"
-	"github.com/toolhost/toolhost/internal/sandbox"
+	"github.com/toolhost/toolhost/internal/confine/sandbox"
+	"github.com/toolhost/toolhost/internal/testkit/e2e"
 )
 
 // BenchmarkStart times whole processes of the built binary, as a user

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolhost/toolhost/internal/e2e"
-	"github.com/toolhost/toolhost/internal/lsp/lsptest"
+	"github.com/toolhost/toolhost/internal/engines/lsp/lsptest"
+	"github.com/toolhost/toolhost/internal/testkit/e2e"
 )
 
 func TestMain(m *testing.M) {

@@ -20,7 +20,7 @@ import (
 
 	sdk "github.com/toolhost/toolhost/internal/third_party/gosdk/mcp"
 
-	"github.com/toolhost/toolhost/internal/e2e"
+	"github.com/toolhost/toolhost/internal/testkit/e2e"
 )
 
 // The fleet of issue 31: three `toolhost mcp --http --stateless` replicas

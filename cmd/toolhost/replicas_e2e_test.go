@@ -17,7 +17,7 @@ import (
 
 	sdk "github.com/toolhost/toolhost/internal/third_party/gosdk/mcp"
 
-	"github.com/toolhost/toolhost/internal/e2e"
+	"github.com/toolhost/toolhost/internal/testkit/e2e"
 	"github.com/toolhost/toolhost/runtime/session/pgstore/pgtest"
 )
 

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/toolhost/toolhost/internal/toolbuild"
+	"github.com/toolhost/toolhost/internal/engines/toolbuild"
 )
 
 // The C, Rust, AssemblyScript and D examples are built by
@@ -22,7 +22,7 @@ var (
 
 // buildCode is the code that decides how plugins builds a module: part of
 // every cache key of a module it builds.
-var buildCode = []string{"internal/toolbuild/build.go", "internal/toolbuild/toolchain.go"}
+var buildCode = []string{"internal/engines/toolbuild/build.go", "internal/engines/toolbuild/toolchain.go"}
 
 // pluginLang is the language lang whose words example is the folder
 // example and whose SDK sources are in sdk, both relative to the

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolhost/toolhost/internal/toolbuild"
+	"github.com/toolhost/toolhost/internal/engines/toolbuild"
 	"github.com/toolhost/toolhost/plugins/wasm"
 )
 
@@ -27,7 +27,7 @@ const templateName = "my-tool"
 func templateLang(lang toolbuild.Lang) language {
 	return language{
 		name:      "template-" + string(lang),
-		sources:   append(append(templateSources(lang), "internal/toolbuild/scaffold.go"), buildCode...),
+		sources:   append(append(templateSources(lang), "internal/engines/toolbuild/scaffold.go"), buildCode...),
 		toolchain: func(ctx context.Context) (string, error) { return toolchain(ctx, lang) },
 		build: func(ctx context.Context, out string) error {
 			cfg, err := os.MkdirTemp("", "toolhost-template-")
@@ -94,14 +94,14 @@ func TestEveryCacheKeySourceExists(t *testing.T) {
 }
 
 // templateSources are where lang's template and SDK live: Go's and C's
-// templates in internal/toolbuild (with the Go SDK's copy), the others beside their
+// templates in internal/engines/toolbuild (with the Go SDK's copy), the others beside their
 // SDKs in sdk-guest.
 func templateSources(lang toolbuild.Lang) []string {
 	switch lang {
 	case toolbuild.LangGo:
-		return []string{"internal/toolbuild/templates/go", "internal/toolbuild/templates/sdk/go"}
+		return []string{"internal/engines/toolbuild/templates/go", "internal/engines/toolbuild/templates/sdk/go"}
 	case toolbuild.LangC:
-		return []string{"internal/toolbuild/templates/c", "sdk-guest/c"}
+		return []string{"internal/engines/toolbuild/templates/c", "sdk-guest/c"}
 	}
 	return []string{"sdk-guest/" + string(lang)}
 }

@@ -7,7 +7,7 @@
 // offered, 4 a question nobody answered) and the words a person reads: the
 // errors' own texts speak to a model, for MCP and the agent loop. Work a
 // person waits on (an engine fetched, a tool bundled or built, a module
-// compiled, a plugin fetched) is reported by internal/progress, which every
+// compiled, a plugin fetched) is reported by internal/observe/progress, which every
 // command puts in its context: a line rewritten in place on a terminal,
 // log records elsewhere.
 //

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolhost/toolhost/internal/sandbox"
-	"github.com/toolhost/toolhost/internal/toolbuild"
+	"github.com/toolhost/toolhost/internal/confine/sandbox"
+	"github.com/toolhost/toolhost/internal/engines/toolbuild"
 )
 
 func TestDoctorReportsTheSandboxConfigFilesAndToolchains(t *testing.T) {

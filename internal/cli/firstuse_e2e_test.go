@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolhost/toolhost/internal/agenttest"
-	"github.com/toolhost/toolhost/internal/e2e"
+	"github.com/toolhost/toolhost/internal/testkit/agenttest"
+	"github.com/toolhost/toolhost/internal/testkit/e2e"
 )
 
 // The tests in this file are a new user's first commands, through the

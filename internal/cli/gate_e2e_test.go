@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/toolhost/toolhost/internal/e2e"
+	"github.com/toolhost/toolhost/internal/testkit/e2e"
 )
 
 var echoGuest struct {

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolhost/toolhost/internal/agenttest"
-	"github.com/toolhost/toolhost/internal/inbox"
+	"github.com/toolhost/toolhost/internal/serve/inbox"
+	"github.com/toolhost/toolhost/internal/testkit/agenttest"
 )
 
 // TestRunParksAsksInTheInbox: `toolhost run --json --ask-fallback inbox`

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/toolhost/toolhost/internal/inbox"
+	"github.com/toolhost/toolhost/internal/serve/inbox"
 	"github.com/toolhost/toolhost/runtime"
 )
 

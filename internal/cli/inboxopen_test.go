@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolhost/toolhost/internal/inbox"
+	"github.com/toolhost/toolhost/internal/serve/inbox"
 )
 
 // TestInboxOpensTheProjectsRunningInboxSignedIn: `toolhost inbox` finds

@@ -17,8 +17,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/toolhost/toolhost/host"
-	"github.com/toolhost/toolhost/internal/httpguard"
-	"github.com/toolhost/toolhost/internal/inbox"
+	"github.com/toolhost/toolhost/internal/serve/httpguard"
+	"github.com/toolhost/toolhost/internal/serve/inbox"
 	"github.com/toolhost/toolhost/mcp/client"
 	"github.com/toolhost/toolhost/mcp/server"
 	"github.com/toolhost/toolhost/runtime/config"
@@ -232,7 +232,7 @@ func runMCP(ctx context.Context, g *Globals, opts *MCPOptions) error {
 			defer stop()
 		}
 		if opts.Stateless {
-			// Replicas: one inbox for the fleet (internal/inbox/fleet.go).
+			// Replicas: one inbox for the fleet (internal/serve/inbox/fleet.go).
 			if err := ib.Share(ctx, h.Store); err != nil {
 				log.Warn("the permission inbox lists this replica's questions only", "err", err)
 			} else {

@@ -9,9 +9,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/toolhost/toolhost/internal/httpguard"
-	"github.com/toolhost/toolhost/internal/inbox"
-	"github.com/toolhost/toolhost/internal/jwtauth"
+	"github.com/toolhost/toolhost/internal/serve/httpguard"
+	"github.com/toolhost/toolhost/internal/serve/inbox"
+	"github.com/toolhost/toolhost/internal/serve/jwtauth"
 )
 
 // Environment variables of the caller flags.

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolhost/toolhost/internal/inbox"
+	"github.com/toolhost/toolhost/internal/serve/inbox"
 	"github.com/toolhost/toolhost/runtime/config"
 )
 

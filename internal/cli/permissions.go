@@ -10,7 +10,7 @@ import (
 
 	"github.com/toolhost/toolhost/builtins"
 	"github.com/toolhost/toolhost/host"
-	"github.com/toolhost/toolhost/internal/shellperm"
+	"github.com/toolhost/toolhost/internal/confine/shellperm"
 	"github.com/toolhost/toolhost/runtime/permission"
 )
 

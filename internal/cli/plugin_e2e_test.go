@@ -10,7 +10,7 @@ import (
 
 	"aead.dev/minisign"
 
-	"github.com/toolhost/toolhost/internal/e2e"
+	"github.com/toolhost/toolhost/internal/testkit/e2e"
 )
 
 // The tests in this file are a plugin author's and a plugin user's

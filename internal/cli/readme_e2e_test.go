@@ -16,7 +16,7 @@ import (
 	"testing"
 
 	"github.com/toolhost/toolhost/internal/cli"
-	"github.com/toolhost/toolhost/internal/e2e"
+	"github.com/toolhost/toolhost/internal/testkit/e2e"
 )
 
 // updateReadme rewrites the outputs of README.md's tour from the binary:

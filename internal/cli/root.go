@@ -13,7 +13,7 @@ import (
 	"github.com/toolhost/toolhost/agent"
 	"github.com/toolhost/toolhost/builtins"
 	"github.com/toolhost/toolhost/host"
-	"github.com/toolhost/toolhost/internal/progress"
+	"github.com/toolhost/toolhost/internal/observe/progress"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/permission"
 )

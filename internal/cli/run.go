@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/toolhost/toolhost/agent"
-	"github.com/toolhost/toolhost/internal/inbox"
+	"github.com/toolhost/toolhost/internal/serve/inbox"
 	"github.com/toolhost/toolhost/runtime/config"
 	"github.com/toolhost/toolhost/runtime/permission"
 )

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/toolhost/toolhost/agent"
-	"github.com/toolhost/toolhost/internal/agenttest"
-	"github.com/toolhost/toolhost/internal/e2e"
+	"github.com/toolhost/toolhost/internal/testkit/agenttest"
+	"github.com/toolhost/toolhost/internal/testkit/e2e"
 )
 
 func TestMain(m *testing.M) {

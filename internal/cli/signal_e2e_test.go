@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolhost/toolhost/internal/e2e"
+	"github.com/toolhost/toolhost/internal/testkit/e2e"
 )
 
 // exitWait is how soon `toolhost mcp` must exit after SIGINT or SIGTERM.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/toolhost/toolhost/internal/progress"
-	"github.com/toolhost/toolhost/internal/toolbuild"
+	"github.com/toolhost/toolhost/internal/engines/toolbuild"
+	"github.com/toolhost/toolhost/internal/observe/progress"
 	"github.com/toolhost/toolhost/plugins/js"
 	"github.com/toolhost/toolhost/plugins/python"
 	"github.com/toolhost/toolhost/plugins/wasm"

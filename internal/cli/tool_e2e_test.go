@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolhost/toolhost/internal/e2e"
-	"github.com/toolhost/toolhost/internal/toolbuild"
+	"github.com/toolhost/toolhost/internal/engines/toolbuild"
+	"github.com/toolhost/toolhost/internal/testkit/e2e"
 	"github.com/toolhost/toolhost/plugins/wasm"
 )
 

@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/toolhost/toolhost/agent"
-	"github.com/toolhost/toolhost/internal/toolbuild"
+	"github.com/toolhost/toolhost/internal/engines/toolbuild"
 	"github.com/toolhost/toolhost/runtime"
 )
 

@@ -6,7 +6,7 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/toolhost/toolhost/internal/tracing"
+	"github.com/toolhost/toolhost/internal/observe/tracing"
 	"github.com/toolhost/toolhost/runtime"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/toolhost/toolhost/internal/trust"
+	"github.com/toolhost/toolhost/internal/confine/trust"
 	"github.com/toolhost/toolhost/runtime/config"
 )
 

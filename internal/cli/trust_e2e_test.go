@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/toolhost/toolhost/internal/e2e"
+	"github.com/toolhost/toolhost/internal/testkit/e2e"
 )
 
 // kitchenWasm builds plugins/wasm/testdata/guests/kitchen (its env tool lists

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolhost/toolhost/internal/toolbuild"
-	"github.com/toolhost/toolhost/internal/trust"
+	"github.com/toolhost/toolhost/internal/confine/trust"
+	"github.com/toolhost/toolhost/internal/engines/toolbuild"
 )
 
 func TestDoctorSaysAnUntrustedProjectIsNotTrustedAndShowsTheUsersConfigInEffect(t *testing.T) {

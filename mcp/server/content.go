@@ -12,7 +12,7 @@ import (
 
 	sdk "github.com/toolhost/toolhost/internal/third_party/gosdk/mcp"
 
-	"github.com/toolhost/toolhost/internal/resources"
+	"github.com/toolhost/toolhost/internal/content/resources"
 	"github.com/toolhost/toolhost/runtime"
 )
 

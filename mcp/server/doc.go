@@ -17,8 +17,8 @@
 // question of the tool's own (elicitation/create). The project is served
 // too (project.go): skills and commands as prompts, the resources/ folder
 // and the full outputs of truncated calls as resources, with templates,
-// completion and subscriptions; the files are read by internal/prompts
-// and internal/resources, which keep every read inside its folder.
+// completion and subscriptions; the files are read by internal/content/prompts
+// and internal/content/resources, which keep every read inside its folder.
 //
 // It uses the official Go SDK, github.com/modelcontextprotocol/go-sdk: it
 // follows the specification closely (including the 2026-07-28 sessionless

@@ -14,7 +14,7 @@ import (
 	"github.com/toolhost/toolhost/internal/third_party/gosdk/auth"
 	sdk "github.com/toolhost/toolhost/internal/third_party/gosdk/mcp"
 
-	"github.com/toolhost/toolhost/internal/httpguard"
+	"github.com/toolhost/toolhost/internal/serve/httpguard"
 	"github.com/toolhost/toolhost/runtime/session"
 )
 

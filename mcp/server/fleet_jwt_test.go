@@ -18,7 +18,7 @@ import (
 	"github.com/go-jose/go-jose/v4/jwt"
 	sdk "github.com/toolhost/toolhost/internal/third_party/gosdk/mcp"
 
-	"github.com/toolhost/toolhost/internal/jwtauth"
+	"github.com/toolhost/toolhost/internal/serve/jwtauth"
 	"github.com/toolhost/toolhost/mcp/server"
 	"github.com/toolhost/toolhost/runtime/session"
 )

@@ -15,7 +15,7 @@ import (
 
 	sdk "github.com/toolhost/toolhost/internal/third_party/gosdk/mcp"
 
-	"github.com/toolhost/toolhost/internal/httpguard"
+	"github.com/toolhost/toolhost/internal/serve/httpguard"
 	"github.com/toolhost/toolhost/mcp/server"
 	"github.com/toolhost/toolhost/runtime/session"
 )

@@ -12,7 +12,7 @@ import (
 
 	sdk "github.com/toolhost/toolhost/internal/third_party/gosdk/mcp"
 
-	"github.com/toolhost/toolhost/internal/httpguard"
+	"github.com/toolhost/toolhost/internal/serve/httpguard"
 )
 
 // TokenEnv is the environment variable holding the bearer token of
@@ -234,7 +234,7 @@ func CheckBind(addr, token string) error {
 	return fmt.Errorf("mcp address %s is not loopback: every tool, bash included, would be open to the network; set a bearer token with --token or %s, or bind 127.0.0.1", addr, TokenEnv)
 }
 
-// guard applies the checks of opts before h (internal/httpguard, shared
+// guard applies the checks of opts before h (internal/serve/httpguard, shared
 // with the permission inbox).
 func guard(opts HTTPOptions, h http.Handler) http.Handler {
 	return httpguard.Wrap(httpguard.Options{

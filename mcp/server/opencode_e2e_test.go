@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolhost/toolhost/internal/e2e"
+	"github.com/toolhost/toolhost/internal/testkit/e2e"
 )
 
 // The OpenCode end-to-end test runs OpenCode itself (npm opencode-ai)

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolhost/toolhost/internal/e2e"
-	"github.com/toolhost/toolhost/internal/inbox"
+	"github.com/toolhost/toolhost/internal/serve/inbox"
+	"github.com/toolhost/toolhost/internal/testkit/e2e"
 )
 
 // serverLogURL is the inbox's URL in the line OpenCode logs for a server's

@@ -17,9 +17,9 @@ import (
 
 	sdk "github.com/toolhost/toolhost/internal/third_party/gosdk/mcp"
 
-	"github.com/toolhost/toolhost/internal/fspath"
-	"github.com/toolhost/toolhost/internal/prompts"
-	"github.com/toolhost/toolhost/internal/resources"
+	"github.com/toolhost/toolhost/internal/confine/fspath"
+	"github.com/toolhost/toolhost/internal/content/prompts"
+	"github.com/toolhost/toolhost/internal/content/resources"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/permission"
 )

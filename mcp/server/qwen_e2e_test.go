@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolhost/toolhost/internal/e2e"
-	"github.com/toolhost/toolhost/internal/inbox"
+	"github.com/toolhost/toolhost/internal/serve/inbox"
+	"github.com/toolhost/toolhost/internal/testkit/e2e"
 )
 
 // The Qwen Code end-to-end test runs Qwen Code itself (npm

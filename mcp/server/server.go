@@ -70,7 +70,7 @@ type Options struct {
 	// always asked. Config "server.ask_fallback".
 	AskFallback string
 	// Inbox is where questions are parked with AskFallbackInbox: the
-	// permission inbox (internal/inbox), or anything else that can show
+	// permission inbox (internal/serve/inbox), or anything else that can show
 	// a question to a person. Required with AskFallbackInbox.
 	Inbox permission.Asker
 

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/toolhost/toolhost/internal/progress"
+	"github.com/toolhost/toolhost/internal/observe/progress"
 )
 
 // The build cache, under <cache>/bytecode:

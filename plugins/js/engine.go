@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/toolhost/toolhost/internal/npmengine"
+	"github.com/toolhost/toolhost/internal/engines/npmengine"
 )
 
 // The engine toolhost runs JS tools on: quickjs-wasi's quickjs.wasm, a

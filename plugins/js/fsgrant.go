@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/toolhost/toolhost/hostfns"
-	"github.com/toolhost/toolhost/internal/fspath"
+	"github.com/toolhost/toolhost/internal/confine/fspath"
 )
 
 // This file is the fs bridge: which grant of allowed_paths a JS tool's

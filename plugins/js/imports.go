@@ -10,7 +10,7 @@ import (
 
 	"github.com/evanw/esbuild/pkg/api"
 
-	"github.com/toolhost/toolhost/internal/fspath"
+	"github.com/toolhost/toolhost/internal/confine/fspath"
 )
 
 // importRules names the rules below in the build cache's key, so a bundle

@@ -10,7 +10,7 @@ import (
 	"os"
 	"slices"
 
-	"github.com/toolhost/toolhost/internal/progress"
+	"github.com/toolhost/toolhost/internal/observe/progress"
 	"github.com/toolhost/toolhost/plugins/wasm"
 	"github.com/toolhost/toolhost/runtime/config"
 )

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/toolhost/toolhost/internal/progress"
+	"github.com/toolhost/toolhost/internal/observe/progress"
 )
 
 type lockedBuffer struct {

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/toolhost/toolhost/internal/trust"
+	"github.com/toolhost/toolhost/internal/confine/trust"
 	"github.com/toolhost/toolhost/plugins/wasm"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/toolhost/toolhost/internal/npmengine"
+	"github.com/toolhost/toolhost/internal/engines/npmengine"
 )
 
 // EngineVersion is the CPython toolhost runs Python tools on: the npm

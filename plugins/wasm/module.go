@@ -19,7 +19,7 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/toolhost/toolhost/hostfns"
-	"github.com/toolhost/toolhost/internal/progress"
+	"github.com/toolhost/toolhost/internal/observe/progress"
 )
 
 // validID is what model APIs accept as a tool name.

@@ -148,7 +148,7 @@ func configDirs(o DirOptions) []configDir {
 
 // Chain lists root, then each directory below it down to dir: the
 // directories whose .toolhost folders Load reads, which the trust digest
-// (internal/trust) must cover alike. When dir is not inside root, only dir
+// (internal/confine/trust) must cover alike. When dir is not inside root, only dir
 // is listed: the project is then just dir.
 func Chain(root, dir string) []string {
 	rel, err := filepath.Rel(root, dir)

@@ -36,7 +36,7 @@
 // keep only their deny rules (trust.go): under last-match-wins an added
 // deny can only make a decision stricter, while an added allow or ask
 // could loosen one, so this is exact without touching the evaluator.
-// internal/trust decides whether a person trusted the content.
+// internal/confine/trust decides whether a person trusted the content.
 //
 // # Errors
 //
@@ -74,7 +74,7 @@
 // server off, an object disables, overrides or adds servers by name. The
 // built-in table (BuiltinLSPServers) is data here, beside its validation,
 // and LSPConfig.Resolve turns the two into the servers in effect, which
-// internal/lsp runs. It is the one key that is a boolean or an object, so
+// internal/engines/lsp runs. It is the one key that is a boolean or an object, so
 // the checker and the schema generator treat its type by name.
 //
 // # Schema

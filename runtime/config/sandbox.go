@@ -17,7 +17,7 @@ import (
 // toolhost's own data and cache directories are never writable. Where the
 // kernel lacks Landlock, toolhost warns once at start and the permission
 // rules alone apply. A project's own config sets it only once the project
-// is trusted (internal/trust): until then the user's config alone decides
+// is trusted (internal/confine/trust): until then the user's config alone decides
 // it.
 type Sandbox struct {
 	// Enabled runs bash under the sandbox where the kernel supports it.

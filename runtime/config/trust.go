@@ -11,7 +11,7 @@ import (
 // A project's own config files — toolhost.json(c) at the worktree root and
 // in its .toolhost directories — arrive with the project: a cloned
 // repository, or a file a tool just rewrote. Until a person trusts them
-// (internal/trust), Load with UntrustedProject keeps only what can make a
+// (internal/confine/trust), Load with UntrustedProject keeps only what can make a
 // decision stricter: their deny rules, top-level and per agent. Everything
 // else they set (MCP servers, language servers, plugins, wasm grants, the
 // sandbox, allow and ask rules, agents' prompts) is dropped, so the host

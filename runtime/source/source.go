@@ -114,7 +114,7 @@ type Env struct {
 }
 
 // Trust is a host's decision about the project's own files, which a
-// source applies to what it loads (package internal/trust decides).
+// source applies to what it loads (package internal/confine/trust decides).
 type Trust interface {
 	// AdmitFiles drops the project's tool files from files unless the
 	// project is trusted with its current content.

@@ -1,0 +1,307 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/toolhost/toolhost/internal/confine/fspath"
+)
+
+// Policy is what one confined command may do. The zero value may write
+// nowhere, may read everything and may use the network.
+type Policy struct {
+	// Writable are the roots a command may write beneath: directories, or
+	// single files such as /dev/null. Absolute; symbolic links are
+	// followed; roots that do not exist are skipped.
+	Writable []string `json:"writable,omitempty"`
+	// Protected are directories never writable, even beneath a writable
+	// root (see Plan). Absolute; they need not exist yet.
+	Protected []string `json:"protected,omitempty"`
+	// ConfineReads limits reading to Readable and Writable. False leaves
+	// reading open everywhere but Hidden.
+	ConfineReads bool `json:"confine_reads,omitempty"`
+	// Readable are the roots a command may read beneath when ConfineReads
+	// is set, besides the writable roots. Absolute; missing ones skipped.
+	Readable []string `json:"readable,omitempty"`
+	// Hidden are locations never readable nor writable, even beneath a
+	// readable or writable root: credentials (see Credentials).
+	Hidden []Secret `json:"hidden,omitempty"`
+	// Network false refuses TCP connect and bind, other socket families
+	// and protocols, and abstract UNIX sockets outside the command.
+	Network bool `json:"network"`
+}
+
+// Devices are the device files and device directories every command may
+// write, so redirections such as >/dev/null and 2>/dev/tty keep working.
+// /dev/stdout and /dev/fd/N need no grant: they reopen the command's own
+// pipes, which Landlock does not restrict. /dev/shm is POSIX shared memory,
+// a temporary directory by another name.
+var Devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/random", "/dev/urandom", "/dev/ptmx", "/dev/pts", "/dev/shm"}
+
+// Grant is one path a command may write beneath.
+type Grant struct {
+	Path string `json:"path"`
+	// Dir says Path is a directory (rights over its whole hierarchy);
+	// otherwise it is one file (write and truncate only).
+	Dir bool `json:"dir"`
+}
+
+// Skip is a writable root, or an entry of a carved directory, that Plan
+// did not grant, and why.
+type Skip struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// Plan is what a Policy grants on this machine right now.
+type Plan struct {
+	// Grants, Carved and Skipped are about writing.
+	Grants []Grant `json:"grants"`
+	// Carved are directories only some of whose entries are granted,
+	// because a protected directory lies beneath them: new entries cannot
+	// be created directly in them.
+	Carved []string `json:"carved,omitempty"`
+	// Skipped are roots not granted: missing, relative, or protected.
+	Skipped []Skip `json:"skipped,omitempty"`
+	// Protected are the resolved directories never writable: toolhost's
+	// state and the hidden locations.
+	Protected []string `json:"protected,omitempty"`
+	// Read is what a command may read.
+	Read ReadPlan `json:"read"`
+}
+
+// ReadPlan is what a Policy lets a command read.
+type ReadPlan struct {
+	// Confined says only Grants are readable; otherwise everything is,
+	// except Hidden (Grants then carve "/" around Hidden).
+	Confined bool `json:"confined"`
+	// Grants are the readable files and directories.
+	Grants []Grant `json:"grants"`
+	// Carved are directories whose names can be listed (the listing
+	// right is hierarchical in Landlock, so the names beneath them too)
+	// but only some of whose entries are readable: a hidden location
+	// lies beneath.
+	Carved []string `json:"carved,omitempty"`
+	// Hidden are the resolved locations never readable, each with the
+	// name to grant it by.
+	Hidden []HiddenPath `json:"hidden,omitempty"`
+	// Skipped are roots not granted.
+	Skipped []Skip `json:"skipped,omitempty"`
+}
+
+// HiddenPath is one resolved hidden location.
+type HiddenPath struct {
+	Path string `json:"path"`
+	// Grant is the name to list in "sandbox": {"readable": [...]} to
+	// grant it ("~/.ssh/id_ed25519").
+	Grant string `json:"grant"`
+}
+
+// Plan resolves the policy's roots, protected and hidden locations and
+// computes the grants, carving around protected and hidden ones (see the
+// package doc). It reads the file system and never fails: what it cannot
+// grant it skips.
+func (p Policy) Plan() Plan {
+	var pl Plan
+	hidden := expandHidden(p.Hidden)
+	var hiddenPaths []string
+	for _, h := range hidden {
+		hiddenPaths = append(hiddenPaths, h.Path)
+	}
+	var state []string
+	for _, d := range p.Protected {
+		if filepath.IsAbs(d) {
+			state = append(state, realPath(d))
+		}
+	}
+	pl.Protected = append(slices.Clone(state), hiddenPaths...)
+	reason := func(pr string) string {
+		if slices.Contains(state, pr) {
+			return "toolhost's own state (" + pr + ") is never writable"
+		}
+		return "a credential location (" + pr + ") is never writable unless named in sandbox.readable"
+	}
+	var c carver
+	c.carveRoots(p.Writable, pl.Protected, reason)
+	pl.Grants, pl.Carved, pl.Skipped = c.grants, c.carved, c.skipped
+
+	roots := []string{string(filepath.Separator)}
+	if p.ConfineReads {
+		roots = append(slices.Clone(p.Readable), p.Writable...)
+	}
+	var r carver
+	r.carveRoots(roots, hiddenPaths, func(pr string) string {
+		return "a credential location (" + pr + ") is readable only when named in sandbox.readable"
+	})
+	pl.Read = ReadPlan{Confined: p.ConfineReads, Grants: r.grants, Carved: r.carved, Hidden: hidden, Skipped: r.skipped}
+	return pl
+}
+
+// carver accumulates the grants for a set of roots carved around
+// protected paths.
+type carver struct {
+	grants  []Grant
+	carved  []string
+	skipped []Skip
+	seen    map[string]bool
+}
+
+func (c *carver) carveRoots(roots, protected []string, reason func(string) string) {
+	c.seen = map[string]bool{}
+	for _, root := range roots {
+		if !filepath.IsAbs(root) {
+			c.skipped = append(c.skipped, Skip{root, "not an absolute path"})
+			continue
+		}
+		real, err := filepath.EvalSymlinks(filepath.Clean(root))
+		if err != nil {
+			reason := "cannot be resolved: " + err.Error()
+			if errors.Is(err, fs.ErrNotExist) {
+				reason = "does not exist"
+			}
+			c.skipped = append(c.skipped, Skip{root, reason})
+			continue
+		}
+		// A root beneath one already granted whole adds nothing.
+		if c.seen[real] || slices.ContainsFunc(c.grants, func(g Grant) bool { return g.Dir && within(g.Path, real) }) {
+			continue
+		}
+		c.seen[real] = true
+		c.grant(real, protected, reason)
+	}
+}
+
+// grant grants path, or carves it when a protected path lies beneath.
+func (c *carver) grant(path string, protected []string, reason func(string) string) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		c.skipped = append(c.skipped, Skip{path, "cannot be read: " + err.Error()})
+		return
+	}
+	c.grantKnown(path, fi.IsDir(), protected, reason)
+}
+
+// grantKnown is grant for a path already known to exist, and whether it is
+// a directory: a carve lists thousands of entries (every entry of /tmp
+// when a protected location lies below it), so an entry that is not a link
+// is judged from its directory listing, without a system call of its own.
+func (c *carver) grantKnown(path string, isDir bool, protected []string, reason func(string) string) {
+	var below bool
+	for _, pr := range protected {
+		if within(pr, path) {
+			c.skipped = append(c.skipped, Skip{path, reason(pr)})
+			return
+		}
+		if within(path, pr) {
+			below = true
+		}
+	}
+	if !below || !isDir {
+		c.grants = append(c.grants, Grant{Path: path, Dir: isDir})
+		return
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		c.skipped = append(c.skipped, Skip{path, "cannot be listed to carve out what lies beneath: " + err.Error()})
+		return
+	}
+	if slices.Contains(c.carved, path) {
+		return
+	}
+	c.carved = append(c.carved, path)
+	for _, e := range entries {
+		child := filepath.Join(path, e.Name())
+		if e.Type()&fs.ModeSymlink == 0 {
+			// path is real (every carved path is), so child is too.
+			c.grantKnown(child, e.IsDir(), protected, reason)
+			continue
+		}
+		// A link may lead into a protected directory; the grant would
+		// follow it, so judge where it leads.
+		real, err := filepath.EvalSymlinks(child)
+		if err != nil {
+			continue // dangling: nothing to grant
+		}
+		if slices.ContainsFunc(protected, func(pr string) bool { return within(pr, real) || within(real, pr) }) {
+			c.skipped = append(c.skipped, Skip{child, "links to or above a protected location"})
+			continue
+		}
+		c.grant(real, protected, reason)
+	}
+}
+
+// Allows reports whether the plan lets a command write path (a file or a
+// directory; it need not exist).
+func (pl Plan) Allows(path string) bool { return granted(pl.Grants, realPath(path)) }
+
+// AllowsRead reports whether the plan lets a command read path.
+func (pl Plan) AllowsRead(path string) bool { return granted(pl.Read.Grants, realPath(path)) }
+
+// HiddenAt returns the hidden location path lies in, if any.
+func (pl Plan) HiddenAt(path string) (HiddenPath, bool) {
+	real := realPath(path)
+	for _, h := range pl.Read.Hidden {
+		if within(h.Path, real) {
+			return h, true
+		}
+	}
+	return HiddenPath{}, false
+}
+
+func granted(grants []Grant, path string) bool {
+	for _, g := range grants {
+		if g.Dir && within(g.Path, path) || !g.Dir && g.Path == path {
+			return true
+		}
+	}
+	return false
+}
+
+// within reports whether target is root or lies beneath it.
+func within(root, target string) bool { return fspath.Within(root, target) }
+
+// realPath resolves symbolic links in p, or in its longest existing prefix
+// when p does not exist yet.
+func realPath(p string) string { return fspath.Real(p) }
+
+// helperArgs is what the helper enforces, carried in argv: the plan the
+// parent computed (see CachedPlan), so the helper does not read the
+// directories again on every call.
+type helperArgs struct {
+	Write []Grant `json:"write,omitempty"`
+	Read  []Grant `json:"read,omitempty"`
+	// List are directories only listable (the read plan's carved ones).
+	List    []string `json:"list,omitempty"`
+	Network bool     `json:"network"`
+}
+
+func helperArgsFor(p Policy, pl Plan) helperArgs {
+	return helperArgs{Write: pl.Grants, Read: pl.Read.Grants, List: pl.Read.Carved, Network: p.Network}
+}
+
+func (a helperArgs) encode() (string, error) {
+	b, err := json.Marshal(a)
+	if err != nil {
+		return "", fmt.Errorf("encode sandbox policy: %w", err)
+	}
+	return string(b), nil
+}
+
+func decodeHelperArgs(s string) (helperArgs, error) {
+	var a helperArgs
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&a); err != nil {
+		return helperArgs{}, fmt.Errorf("decode sandbox policy: %w", err)
+	}
+	if dec.More() {
+		return helperArgs{}, errors.New("decode sandbox policy: trailing data")
+	}
+	return a, nil
+}
