@@ -43,6 +43,13 @@ func Command(p Policy, shell string, args []string, env []string) (cmd *exec.Cmd
 	if err != nil {
 		return nil, nil, fmt.Errorf("sandbox: find this program to re-execute: %w", err)
 	}
+	return command(self, helperVersion, p, shell, args, env)
+}
+
+// command is Command run by program, with marker as HelperEnv's value:
+// helperVersion for this binary, programMarker for the helper program,
+// which then answers on the status pipe (programStatus).
+func command(program, marker string, p Policy, shell string, args []string, env []string) (cmd *exec.Cmd, started func() error, err error) {
 	path, err := exec.LookPath(shell)
 	if err != nil {
 		return nil, nil, fmt.Errorf("sandbox: find shell %s: %w", shell, err)
@@ -77,8 +84,8 @@ func Command(p Policy, shell string, args []string, env []string) (cmd *exec.Cmd
 			_, _ = io.WriteString(planW, enc) // fails only when the helper is gone, which it reports
 		}()
 	}
-	cmd = exec.Command(self, append([]string{HelperArg, arg, path}, args...)...)
-	cmd.Env = append(env, HelperEnv+"="+helperVersion)
+	cmd = exec.Command(program, append([]string{HelperArg, arg, path}, args...)...)
+	cmd.Env = append(env, HelperEnv+"="+marker)
 	cmd.ExtraFiles = []*os.File{w} // fd 3 in the helper
 	if planR != nil {
 		cmd.ExtraFiles = append(cmd.ExtraFiles, planR) // fd 4
@@ -93,6 +100,9 @@ func Command(p Policy, shell string, args []string, env []string) (cmd *exec.Cmd
 		if err != nil {
 			return &HelperError{Msg: "read the helper's status: " + err.Error()}
 		}
+		if marker != helperVersion {
+			return programStatus(string(msg))
+		}
 		if len(msg) > 0 {
 			return &HelperError{Msg: string(msg)}
 		}
@@ -102,15 +112,23 @@ func Command(p Policy, shell string, args []string, env []string) (cmd *exec.Cmd
 }
 
 func init() {
-	if os.Getenv(HelperEnv) != helperVersion || len(os.Args) < 4 || os.Args[1] != HelperArg {
+	marker := os.Getenv(HelperEnv)
+	if marker == "" || len(os.Args) < 4 || os.Args[1] != HelperArg {
 		return
 	}
-	runHelper() // does not return
+	switch {
+	case marker == helperVersion:
+		runHelper(false) // does not return
+	case marker == programMarker():
+		runHelper(true) // the helper program, asked by the same build
+	}
+	// Another build's helper program: its main says so (helperMain).
 }
 
 // runHelper is the child side: restrict, then exec the shell. Every
 // failure goes to the status pipe and ends the process with helperFailed.
-func runHelper() {
+// ack writes programOK there once confined (the helper program's answer).
+func runHelper(ack bool) {
 	fail := func(err error) {
 		status := os.NewFile(statusFD, "sandbox-status")
 		if status == nil || func() error { _, e := io.WriteString(status, err.Error()); return e }() != nil {
@@ -136,6 +154,11 @@ func runHelper() {
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, HelperEnv+"=") })
 	if err := restrict(p); err != nil {
 		fail(err)
+	}
+	if ack {
+		if _, err := io.WriteString(os.NewFile(statusFD, "sandbox-status"), programOK); err != nil {
+			os.Exit(helperFailed) // the caller is gone
+		}
 	}
 	fail(fmt.Errorf("start %s: %w", shell, syscall.Exec(shell, args, env)))
 }
