@@ -41,8 +41,8 @@
 //
 // Re-executing a binary of toolhost's size costs tens of milliseconds
 // (package initialisation of everything linked), far more than a command.
-// Start therefore keeps, per plan, a zygote: the binary re-executed once
-// with ZygoteArg, which receives its plan over a control socket (a
+// Start therefore keeps, per plan, a zygote: the helper program (below) or
+// the binary re-executed once with ZygoteArg, which receives its plan over a control socket (a
 // SOCK_SEQPACKET pair on fd 3), restricts itself exactly as the helper
 // does, and then starts commands sent to it — argv, environment and
 // working directory on a per-command stream socket, the three standard
@@ -62,6 +62,30 @@
 // Without scopes (ABI below 6) Start uses the per-command helper. Prestart
 // begins a zygote before its plan is known, for a process that will run
 // one command (`toolhost call bash`).
+//
+// # The helper program
+//
+// Re-executing toolhost still costs its runtime start and the package
+// initialisation of everything it links, for each zygote and, where there
+// is no zygote, for each command; `toolhost call bash` runs one command and
+// pays it every time. cmd/toolhost-sandbox (HelperName) is this package
+// alone as a program of its own (a few MB, started in about a millisecond)
+// and is shipped beside toolhost (archives, image, install.sh). When one
+// is in the directory of the running executable, Start runs it as the
+// zygote and as the per-command helper instead of this binary. It is
+// trusted as far as toolhost is, and no further (trustedProgram): a
+// regular file, not a link, with toolhost's owner, writable by no one
+// toolhost is not writable by — whoever could replace it could replace
+// toolhost. And it must be the same sandbox code: HelperEnv then carries
+// helperVersion and an identity (a hash of this package's source, the Go
+// release and the versions of the modules it links, computed by each
+// side), and the program acts only on its own identity. Another build's
+// program runs nothing: it answers programMismatch on the status pipe (a
+// zygote ends without answering its plan), as does anything that is no
+// helper (no answer), and toolhost re-executes itself as before, for the
+// rest of the process. The per-command program also confirms its
+// confinement (programOK) before it executes the shell. No path leads
+// from a missing, untrusted or mismatched program to an unconfined command.
 //
 // # What is writable
 //
