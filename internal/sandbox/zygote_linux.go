@@ -168,13 +168,14 @@ type zygote struct {
 var zygotes = struct {
 	sync.Mutex
 	m     map[[32]byte]*zygote
-	spare *zygote
+	spare chan *zygote // Prestart's, once started (nil when it failed)
 }{m: map[[32]byte]*zygote{}}
 
 // Prestart starts a zygote that has no plan yet, so that the first
 // sandboxed command of this process (`toolhost call bash`) finds one
-// already past the start of its program. It does nothing where zygotes
-// are not used or one is waiting.
+// already past the start of its program. It returns at once (the zygote
+// is started meanwhile) and does nothing where zygotes are not used or
+// one is waiting.
 func Prestart() {
 	if abi, err := Available(); err != nil || abi < MinScopeABI {
 		return
@@ -184,19 +185,35 @@ func Prestart() {
 	if zygotes.spare != nil {
 		return
 	}
-	if z, err := startZygote(); err == nil {
-		zygotes.spare = z
+	spare := make(chan *zygote, 1)
+	zygotes.spare = spare
+	go func() {
+		z, _ := startZygote() // on failure the command starts its own, and reports why
+		spare <- z
+	}()
+}
+
+// takeSpare returns Prestart's zygote, once started, or nil.
+func takeSpare() *zygote {
+	zygotes.Lock()
+	defer zygotes.Unlock()
+	return takeSpareLocked()
+}
+
+// takeSpareLocked is takeSpare with zygotes locked.
+func takeSpareLocked() *zygote {
+	spare := zygotes.spare
+	zygotes.spare = nil
+	if spare == nil {
+		return nil
 	}
+	return <-spare
 }
 
 // DropSpare ends the zygote Prestart started, when no command will use
 // it (the sandbox turned off in the config).
 func DropSpare() {
-	zygotes.Lock()
-	z := zygotes.spare
-	zygotes.spare = nil
-	zygotes.Unlock()
-	if z != nil {
+	if z := takeSpare(); z != nil {
 		z.close()
 		_ = z.proc.Kill()
 	}
@@ -212,8 +229,7 @@ func zygoteFor(enc string) (*zygote, error) {
 		return z, nil
 	}
 	delete(zygotes.m, key)
-	z := zygotes.spare
-	zygotes.spare = nil
+	z := takeSpareLocked()
 	if z == nil || !z.alive() {
 		var err error
 		if z, err = startZygote(); err != nil {
