@@ -68,6 +68,21 @@ func TestCallBashIsConfinedByTheHelperProgramBesideToolhost(t *testing.T) {
 			if _, err := os.Stat(outside); err == nil {
 				t.Error("the command wrote outside the project")
 			}
+			// doctor says which confines the commands.
+			out, stderr, code = e.Run("", "doctor", "--json")
+			var rep struct {
+				Sandbox struct {
+					Helper        string `json:"helper"`
+					HelperProblem string `json:"helper_problem"`
+				} `json:"sandbox"`
+			}
+			if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 0 {
+				t.Fatalf("doctor --json: exit %d, %v: %s", code, err, stderr)
+			}
+			if tt.parent == sandbox.HelperName && filepath.Base(rep.Sandbox.Helper) != sandbox.HelperName ||
+				tt.parent != sandbox.HelperName && (rep.Sandbox.Helper != "" || !strings.Contains(rep.Sandbox.HelperProblem, "no "+sandbox.HelperName)) {
+				t.Errorf("doctor reports helper %q (%q)", rep.Sandbox.Helper, rep.Sandbox.HelperProblem)
+			}
 		})
 	}
 }

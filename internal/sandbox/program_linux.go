@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -210,4 +211,29 @@ func helperMain() {
 	}
 	io.WriteString(os.Stderr, HelperName+": toolhost runs this program to confine bash commands (Landlock); it does nothing when run by hand\n")
 	os.Exit(2)
+}
+
+// ProgramState is the helper program this binary would confine commands
+// with (`toolhost doctor`): its path, or "" and why none is used. It runs
+// the program to ask which build it is.
+func ProgramState() (path, problem string) {
+	path, err := helperProgramPath()
+	if err != nil {
+		return "", err.Error()
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return "", err.Error()
+	}
+	if err := trustedProgram(path, self); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", "no " + HelperName + " beside toolhost"
+		}
+		return "", path + ": " + err.Error()
+	}
+	out, err := exec.Command(path, "version").Output()
+	if err != nil || strings.TrimSpace(string(out)) != programMarker() {
+		return "", path + " is from another build than toolhost"
+	}
+	return path, ""
 }
