@@ -62,7 +62,9 @@ var linkedModules = []string{
 // version, the Go release, this package's source and the versions of the
 // modules it links. toolhost and a helper program built from the same
 // source (one release, one `go install` at one version, one checkout)
-// share it; any difference in what enforces a plan makes it differ.
+// share it; any difference in what enforces a plan makes it differ. A
+// test binary carries no module versions, so no program matches it (its
+// tests ask the program for its own: `toolhost-sandbox version`).
 var identity = sync.OnceValue(func() string {
 	h := sha256.New()
 	io.WriteString(h, helperVersion+"\x00"+runtime.Version()+"\x00"+runtime.GOARCH+"\x00")
