@@ -14,10 +14,15 @@
 // unrestricted (it writes its session store, saved outputs, caches), so the
 // restriction happens in a child: Command builds an *exec.Cmd that
 // re-executes the current binary (os.Executable) with a marker; the child
-// recognises the marker in this package's init function, restricts itself
-// with github.com/landlock-lsm/go-landlock (maintained by Landlock's
-// author, handles every ABI version and the multi-threaded Go runtime),
-// then replaces itself with the shell (execve). The shell and everything
+// recognises the marker in this package's init function, restricts the
+// thread that will execute the shell (restrictThread: the raw Landlock
+// calls of github.com/landlock-lsm/go-landlock's syscall package, then
+// no_new_privs and the socket filter on that thread; execve keeps them and
+// ends the other threads, which only ever ran the Go runtime), then
+// replaces itself with the shell (execve). The zygote (below), which
+// starts many commands, restricts every thread of its own with
+// go-landlock (maintained by Landlock's author; handles every ABI version
+// and the multi-threaded Go runtime). The shell and everything
 // it starts inherit the domain; the parent is never restricted.
 //
 // Dispatching in init means every binary that links the bash tool —
