@@ -15,6 +15,14 @@ import (
 	"time"
 )
 
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtProgram.path != "" {
+		os.RemoveAll(filepath.Dir(builtProgram.path))
+	}
+	os.Exit(code)
+}
+
 var builtProgram struct {
 	once   sync.Once
 	path   string
