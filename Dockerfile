@@ -15,6 +15,8 @@ ARG VERSION=dev
 RUN CGO_ENABLED=0 go build -trimpath -buildvcs=false \
       -ldflags "-s -w -X github.com/toolhost/toolhost/internal/cli.Version=${VERSION}" \
       -o /out/toolhost ./cmd/toolhost \
+ && CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags "-s -w" \
+      -o /out/toolhost-sandbox ./cmd/toolhost-sandbox \
  && echo 'nonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin' > /out/passwd \
  && mkdir -p /out/home/nonroot /out/work
 
@@ -24,6 +26,7 @@ COPY --from=build /out/passwd /etc/passwd
 COPY --from=build --chown=65532:65532 /out/home/nonroot /home/nonroot
 COPY --from=build --chown=65532:65532 /out/work /work
 COPY --from=build /out/toolhost /usr/local/bin/toolhost
+COPY --from=build /out/toolhost-sandbox /usr/local/bin/toolhost-sandbox
 USER 65532:65532
 ENV HOME=/home/nonroot
 WORKDIR /work

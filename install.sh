@@ -100,10 +100,15 @@ case $archive in
 esac
 [ -f "$tmp/x/$binary" ] || die "$archive holds no $binary"
 mkdir -p "$dir"
-chmod 0755 "$tmp/x/$binary"
-# Moved in place, so a running toolhost keeps its old file.
-mv -f "$tmp/x/$binary" "$dir/$binary.new" && mv -f "$dir/$binary.new" "$dir/$binary" ||
-  die "could not write $dir/$binary; set TOOLHOST_INSTALL_DIR to a directory you can write"
+# The sandbox helper program (Linux archives) goes beside toolhost, first:
+# toolhost confines bash's commands with it when it is of the same build.
+for b in toolhost-sandbox "$binary"; do
+  [ -f "$tmp/x/$b" ] || continue
+  chmod 0755 "$tmp/x/$b"
+  # Moved in place, so a running toolhost keeps its old file.
+  mv -f "$tmp/x/$b" "$dir/$b.new" && mv -f "$dir/$b.new" "$dir/$b" ||
+    die "could not write $dir/$b; set TOOLHOST_INSTALL_DIR to a directory you can write"
+done
 say "installed $dir/$binary ($("$dir/$binary" version 2>/dev/null || echo "$version"))"
 case ":$PATH:" in
   *":$dir:"*) ;;

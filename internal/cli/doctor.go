@@ -98,6 +98,11 @@ type SandboxReport struct {
 	Hidden []string `json:"hidden"`
 	// Plan is what a command of the project may write.
 	Plan sandbox.Plan `json:"plan"`
+	// Helper is the helper program commands are confined by
+	// (toolhost-sandbox beside toolhost), or "" and HelperProblem why
+	// toolhost re-executes itself instead (slower).
+	Helper        string `json:"helper,omitempty"`
+	HelperProblem string `json:"helper_problem,omitempty"`
 }
 
 // ConfigReport lists where config comes from.
@@ -219,6 +224,9 @@ func Doctor(ctx context.Context, dir string, opts *DoctorOptions) (*DoctorReport
 		rep.Sandbox.Active = true
 	}
 	rep.Sandbox.Signals = abi >= sandbox.MinScopeABI
+	if rep.Sandbox.Active {
+		rep.Sandbox.Helper, rep.Sandbox.HelperProblem = sandbox.ProgramState()
+	}
 	rep.Sandbox.Hidden = []string{}
 	for _, h := range rep.Sandbox.Plan.Read.Hidden {
 		if _, err := os.Lstat(h.Path); err == nil {
@@ -303,6 +311,12 @@ func (r *DoctorReport) Write(w io.Writer, verbose bool) {
 		fmt.Fprintln(w, "  network:    allowed")
 	} else {
 		fmt.Fprintln(w, "  network:    off: TCP connect and bind refused; UDP, MPTCP, raw and other sockets and other programs' abstract UNIX sockets refused (UNIX sockets by path stay open)")
+	}
+	switch {
+	case s.Helper != "":
+		fmt.Fprintf(w, "  helper:     %s\n", s.Helper)
+	case s.HelperProblem != "":
+		fmt.Fprintf(w, "  helper:     none (%s): toolhost starts itself to confine commands, 10 ms or more per toolhost call bash; install toolhost-sandbox of the same version beside it\n", s.HelperProblem)
 	}
 	if s.Signals {
 		fmt.Fprintln(w, "  signals:    only to the command's own processes")

@@ -27,6 +27,7 @@ var (
 	imageWorkDir    = "/work"
 	imagePort       = "8080/tcp"
 	imageBinary     = "/usr/local/bin/toolhost"
+	imageHelper     = "/usr/local/bin/toolhost-sandbox"
 	imageEntrypoint = []string{imageBinary}
 	imageCmd        = []string{"mcp", "--http", "0.0.0.0:8080", "--stateless", "--log-format", "json"}
 	imagePasswd     = "nonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n"
@@ -37,6 +38,9 @@ var (
 type Platform struct {
 	OS, Arch, Variant string
 	Binary            string // path of the toolhost binary built for it
+	// Helper is the path of the sandbox helper program built for it
+	// (cmd/toolhost-sandbox), put beside toolhost; "" for none.
+	Helper string
 }
 
 // ImageSpec says what Image writes.
@@ -73,7 +77,13 @@ func Image(dir string, spec ImageSpec) error {
 		if err != nil {
 			return fmt.Errorf("read the %s/%s binary: %w", p.OS, p.Arch, err)
 		}
-		layer, diffID, err := layerOf(spec.Created, certs, bin)
+		var helper []byte
+		if p.Helper != "" {
+			if helper, err = os.ReadFile(p.Helper); err != nil {
+				return fmt.Errorf("read the %s/%s sandbox helper program: %w", p.OS, p.Arch, err)
+			}
+		}
+		layer, diffID, err := layerOf(spec.Created, certs, bin, helper)
 		if err != nil {
 			return err
 		}
@@ -142,7 +152,7 @@ func Image(dir string, spec ImageSpec) error {
 // layerOf is the image's one layer, gzipped, and the digest of the
 // uncompressed tar (its diff ID). Every entry has the same mtime and
 // numeric owners, so the same inputs give the same bytes.
-func layerOf(mtime time.Time, certs, bin []byte) ([]byte, digest.Digest, error) {
+func layerOf(mtime time.Time, certs, bin, helper []byte) ([]byte, digest.Digest, error) {
 	var raw bytes.Buffer
 	tw := tar.NewWriter(&raw)
 	dir := func(name string, uid int) error {
@@ -167,6 +177,12 @@ func layerOf(mtime time.Time, certs, bin []byte) ([]byte, digest.Digest, error) 
 		func() error { return dir("usr/local", 0) },
 		func() error { return dir("usr/local/bin", 0) },
 		func() error { return file(imageBinary[1:], 0o755, bin) },
+		func() error {
+			if helper == nil {
+				return nil
+			}
+			return file(imageHelper[1:], 0o755, helper)
+		},
 		func() error { return dir(imageWorkDir[1:], 65532) },
 		tw.Close,
 	}

@@ -48,10 +48,14 @@ func (l layout) blob(d v1.Descriptor, v any) []byte {
 func TestImageIsTheDockerfilesImageForEachPlatform(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	bins := map[string]string{}
+	bins, helpers := map[string]string{}, map[string]string{}
 	for _, arch := range []string{"amd64", "arm64"} {
 		bins[arch] = filepath.Join(dir, "toolhost-"+arch)
+		helpers[arch] = filepath.Join(dir, "toolhost-sandbox-"+arch)
 		if err := os.WriteFile(bins[arch], []byte("binary for "+arch), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(helpers[arch], []byte("helper for "+arch), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -62,7 +66,7 @@ func TestImageIsTheDockerfilesImageForEachPlatform(t *testing.T) {
 	out := filepath.Join(dir, "image")
 	spec := release.ImageSpec{
 		Version: "v1.2.3", Source: "https://example.invalid/toolhost", Created: time.Unix(1_800_000_000, 0), CACerts: certs,
-		Platforms: []release.Platform{{OS: "linux", Arch: "amd64", Binary: bins["amd64"]}, {OS: "linux", Arch: "arm64", Variant: "v8", Binary: bins["arm64"]}},
+		Platforms: []release.Platform{{OS: "linux", Arch: "amd64", Binary: bins["amd64"], Helper: helpers["amd64"]}, {OS: "linux", Arch: "arm64", Variant: "v8", Binary: bins["arm64"], Helper: helpers["arm64"]}},
 	}
 	if err := release.Image(out, spec); err != nil {
 		t.Fatal(err)
@@ -97,12 +101,16 @@ func TestImageIsTheDockerfilesImageForEachPlatform(t *testing.T) {
 			!slices.Contains(cfg.Env, docker["ENV"][0]) {
 			t.Errorf("%s config %+v differs from the Dockerfile's %v", arch, cfg, docker)
 		}
+		if !slices.Contains(docker["COPY"], "/usr/local/bin/toolhost-sandbox") {
+			t.Errorf("the Dockerfile copies no sandbox helper program beside toolhost (COPY to %v)", docker["COPY"])
+		}
 		if _, ok := cfg.ExposedPorts[docker["EXPOSE"][0]+"/tcp"]; !ok {
 			t.Errorf("%s exposes %v, want %s", arch, cfg.ExposedPorts, docker["EXPOSE"])
 		}
 		files := readLayer(t, l.blob(m.Layers[0], nil), c.RootFS.DiffIDs[0].String())
 		for name, want := range map[string]string{
 			"usr/local/bin/toolhost":            "0755 0 binary for " + arch,
+			"usr/local/bin/toolhost-sandbox":    "0755 0 helper for " + arch,
 			"etc/ssl/certs/ca-certificates.crt": "0644 0 CERTS",
 			"etc/passwd":                        "0644 0 nonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n",
 			"home/nonroot/":                     "0755 65532 ",
@@ -176,6 +184,9 @@ func dockerfile(t *testing.T) map[string][]string {
 			got[word] = v
 		case "USER", "WORKDIR", "EXPOSE", "ENV":
 			got[word] = []string{rest}
+		case "COPY": // the destinations
+			f := strings.Fields(rest)
+			got[word] = append(got[word], f[len(f)-1])
 		}
 	}
 	for _, k := range []string{"ENTRYPOINT", "CMD", "USER", "WORKDIR", "EXPOSE", "ENV"} {

@@ -27,10 +27,14 @@ func fakeRelease(t *testing.T, key minisign.PrivateKey) string {
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
 	tw := tar.NewWriter(zw)
-	script := "#!/bin/sh\necho toolhost v9.9.9-test\n"
-	must(t, tw.WriteHeader(&tar.Header{Name: "toolhost", Mode: 0o755, Size: int64(len(script))}))
-	_, err := tw.Write([]byte(script))
-	must(t, err)
+	for name, script := range map[string]string{
+		"toolhost":         "#!/bin/sh\necho toolhost v9.9.9-test\n",
+		"toolhost-sandbox": "#!/bin/sh\necho 2+test\n",
+	} {
+		must(t, tw.WriteHeader(&tar.Header{Name: name, Mode: 0o755, Size: int64(len(script))}))
+		_, err := tw.Write([]byte(script))
+		must(t, err)
+	}
 	must(t, tw.Close())
 	must(t, zw.Close())
 	must(t, os.WriteFile(filepath.Join(dir, "toolhost_linux_amd64.tar.gz"), gz.Bytes(), 0o644))
@@ -134,6 +138,10 @@ func TestInstallScript(t *testing.T) {
 			got, err := exec.Command(filepath.Join(bin, "toolhost")).Output()
 			if err != nil || string(got) != "toolhost v9.9.9-test\n" {
 				t.Errorf("the installed toolhost = %q, %v", got, err)
+			}
+			// The sandbox helper program of the archive, beside toolhost.
+			if got, err := exec.Command(filepath.Join(bin, "toolhost-sandbox")).Output(); err != nil || string(got) != "2+test\n" {
+				t.Errorf("the installed toolhost-sandbox = %q, %v", got, err)
 			}
 		})
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/toolhost/toolhost/internal/confine/fspath"
 )
 
 // Secret is a location commands may neither read nor write unless a
@@ -129,11 +131,12 @@ func HomeSecrets(home string, grants []string) []Secret {
 // entries but those. A directory that cannot be listed is hidden whole.
 func expandHidden(secrets []Secret) []HiddenPath {
 	var out []HiddenPath
+	dirs := realDirs{}
 	for _, s := range secrets {
 		if !filepath.IsAbs(s.Path) {
 			continue
 		}
-		real := realPath(s.Path)
+		real := dirs.realPath(s.Path)
 		if len(s.Except) == 0 {
 			out = append(out, HiddenPath{Path: real, Grant: s.Grant})
 			continue
@@ -149,10 +152,36 @@ func expandHidden(secrets []Secret) []HiddenPath {
 			if slices.ContainsFunc(s.Except, func(g string) bool { ok, _ := filepath.Match(g, e.Name()); return ok }) {
 				continue
 			}
-			out = append(out, HiddenPath{Path: realPath(filepath.Join(real, e.Name())), Grant: s.Grant + "/" + e.Name()})
+			out = append(out, HiddenPath{Path: dirs.realPath(filepath.Join(real, e.Name())), Grant: s.Grant + "/" + e.Name()})
 		}
 	}
 	return out
+}
+
+// realDirs resolves many paths in few directories (a hundred credential
+// locations in the home directory and a few beneath it): each directory
+// once, then one lstat for the last name of each path, where realPath
+// would walk every component of every path again (and twice for one that
+// does not exist).
+type realDirs map[string]string
+
+// realPath is realPath(p).
+func (d realDirs) realPath(p string) string {
+	p = filepath.Clean(p)
+	dir, name := filepath.Split(p)
+	if name == "" || !filepath.IsAbs(p) {
+		return realPath(p)
+	}
+	dir = filepath.Clean(dir)
+	rd, ok := d[dir]
+	if !ok {
+		rd = realPath(dir)
+		d[dir] = rd
+	}
+	if real, ok := fspath.RealBelow(rd, name); ok {
+		return real
+	}
+	return realPath(p) // a link: resolved with every link it leads through
 }
 
 // credentialEnv are the environment variables that move a credential

@@ -14,10 +14,15 @@
 // unrestricted (it writes its session store, saved outputs, caches), so the
 // restriction happens in a child: Command builds an *exec.Cmd that
 // re-executes the current binary (os.Executable) with a marker; the child
-// recognises the marker in this package's init function, restricts itself
-// with github.com/landlock-lsm/go-landlock (maintained by Landlock's
-// author, handles every ABI version and the multi-threaded Go runtime),
-// then replaces itself with the shell (execve). The shell and everything
+// recognises the marker in this package's init function, restricts the
+// thread that will execute the shell (restrictThread: the raw Landlock
+// calls of github.com/landlock-lsm/go-landlock's syscall package, then
+// no_new_privs and the socket filter on that thread; execve keeps them and
+// ends the other threads, which only ever ran the Go runtime), then
+// replaces itself with the shell (execve). The zygote (below), which
+// starts many commands, restricts every thread of its own with
+// go-landlock (maintained by Landlock's author; handles every ABI version
+// and the multi-threaded Go runtime). The shell and everything
 // it starts inherit the domain; the parent is never restricted.
 //
 // Dispatching in init means every binary that links the bash tool —
@@ -41,8 +46,8 @@
 //
 // Re-executing a binary of toolhost's size costs tens of milliseconds
 // (package initialisation of everything linked), far more than a command.
-// Start therefore keeps, per plan, a zygote: the binary re-executed once
-// with ZygoteArg, which receives its plan over a control socket (a
+// Start therefore keeps, per plan, a zygote: the helper program (below) or
+// the binary re-executed once with ZygoteArg, which receives its plan over a control socket (a
 // SOCK_SEQPACKET pair on fd 3), restricts itself exactly as the helper
 // does, and then starts commands sent to it — argv, environment and
 // working directory on a per-command stream socket, the three standard
@@ -62,6 +67,30 @@
 // Without scopes (ABI below 6) Start uses the per-command helper. Prestart
 // begins a zygote before its plan is known, for a process that will run
 // one command (`toolhost call bash`).
+//
+// # The helper program
+//
+// Re-executing toolhost still costs its runtime start and the package
+// initialisation of everything it links, for each zygote and, where there
+// is no zygote, for each command; `toolhost call bash` runs one command and
+// pays it every time. cmd/toolhost-sandbox (HelperName) is this package
+// alone as a program of its own (a few MB, started in about a millisecond)
+// and is shipped beside toolhost (archives, image, install.sh). When one
+// is in the directory of the running executable, Start runs it as the
+// zygote and as the per-command helper instead of this binary. It is
+// trusted as far as toolhost is, and no further (trustedProgram): a
+// regular file, not a link, with toolhost's owner, writable by no one
+// toolhost is not writable by — whoever could replace it could replace
+// toolhost. And it must be the same sandbox code: HelperEnv then carries
+// helperVersion and an identity (a hash of this package's source, the Go
+// release and the versions of the modules it links, computed by each
+// side), and the program acts only on its own identity. Another build's
+// program runs nothing: it answers programMismatch on the status pipe (a
+// zygote ends without answering its plan), as does anything that is no
+// helper (no answer), and toolhost re-executes itself as before, for the
+// rest of the process. The per-command program also confirms its
+// confinement (programOK) before it executes the shell. No path leads
+// from a missing, untrusted or mismatched program to an unconfined command.
 //
 // # What is writable
 //

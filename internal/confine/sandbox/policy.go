@@ -150,10 +150,22 @@ type carver struct {
 	carved  []string
 	skipped []Skip
 	seen    map[string]bool
+	// protected are all the protected paths of this carve: what a link
+	// met while carving is judged against, wherever it leads.
+	protected []string
 }
 
 func (c *carver) carveRoots(roots, protected []string, reason func(string) string) {
 	c.seen = map[string]bool{}
+	// Clean, as every path the carve compares them with is (resolved
+	// roots, their entries, where links lead): withinClean then holds.
+	c.protected = make([]string, 0, len(protected))
+	for _, pr := range protected {
+		if filepath.IsAbs(pr) {
+			c.protected = append(c.protected, filepath.Clean(pr))
+		}
+	}
+	protected = c.protected
 	for _, root := range roots {
 		if !filepath.IsAbs(root) {
 			c.skipped = append(c.skipped, Skip{root, "not an absolute path"})
@@ -191,18 +203,25 @@ func (c *carver) grant(path string, protected []string, reason func(string) stri
 // a directory: a carve lists thousands of entries (every entry of /tmp
 // when a protected location lies below it), so an entry that is not a link
 // is judged from its directory listing, without a system call of its own.
+//
+// protected may be any superset of the protected paths that lie beneath
+// path or contain it; an entry of a carved directory is judged against
+// those beneath the directory only (the others were judged with the
+// directory: none contains it), so that carving / around a hundred
+// credential locations compares each entry with the few below it, not
+// with all of them.
 func (c *carver) grantKnown(path string, isDir bool, protected []string, reason func(string) string) {
-	var below bool
+	var beneath []string
 	for _, pr := range protected {
-		if within(pr, path) {
+		if withinClean(pr, path) {
 			c.skipped = append(c.skipped, Skip{path, reason(pr)})
 			return
 		}
-		if within(path, pr) {
-			below = true
+		if withinClean(path, pr) {
+			beneath = append(beneath, pr)
 		}
 	}
-	if !below || !isDir {
+	if len(beneath) == 0 || !isDir {
 		c.grants = append(c.grants, Grant{Path: path, Dir: isDir})
 		return
 	}
@@ -215,11 +234,18 @@ func (c *carver) grantKnown(path string, isDir bool, protected []string, reason 
 		return
 	}
 	c.carved = append(c.carved, path)
+	// Each entry is judged against the protected paths at or beneath it
+	// alone: those whose first name below path is the entry's.
+	at := map[string][]string{}
+	for _, pr := range beneath {
+		name, _, _ := strings.Cut(strings.TrimPrefix(pr[len(path):], "/"), "/")
+		at[name] = append(at[name], pr)
+	}
 	for _, e := range entries {
 		child := filepath.Join(path, e.Name())
 		if e.Type()&fs.ModeSymlink == 0 {
 			// path is real (every carved path is), so child is too.
-			c.grantKnown(child, e.IsDir(), protected, reason)
+			c.grantKnown(child, e.IsDir(), at[e.Name()], reason)
 			continue
 		}
 		// A link may lead into a protected directory; the grant would
@@ -228,11 +254,11 @@ func (c *carver) grantKnown(path string, isDir bool, protected []string, reason 
 		if err != nil {
 			continue // dangling: nothing to grant
 		}
-		if slices.ContainsFunc(protected, func(pr string) bool { return within(pr, real) || within(real, pr) }) {
+		if slices.ContainsFunc(c.protected, func(pr string) bool { return withinClean(pr, real) || withinClean(real, pr) }) {
 			c.skipped = append(c.skipped, Skip{child, "links to or above a protected location"})
 			continue
 		}
-		c.grant(real, protected, reason)
+		c.grant(real, c.protected, reason)
 	}
 }
 
@@ -261,6 +287,14 @@ func granted(grants []Grant, path string) bool {
 		}
 	}
 	return false
+}
+
+// withinClean is within for clean absolute paths, what a carve compares:
+// a comparison of prefixes, made tens of thousands of times when / is
+// carved around a hundred credential locations.
+func withinClean(root, target string) bool {
+	return root == target || root == "/" ||
+		len(target) > len(root) && target[len(root)] == '/' && target[:len(root)] == root
 }
 
 // within reports whether target is root or lies beneath it.

@@ -188,3 +188,39 @@ func rel(t *testing.T, from, to string) string {
 	}
 	return r
 }
+
+func TestCarvingJudgesEachEntryByTheProtectedPathsAtOrBelowIt(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(root, "home")
+	for _, d := range []string{".ssh", ".sshx", ".config/gh", ".config/other"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(home, ".ss"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A name that is a prefix of a protected one's, a protected path
+	// written uncleanly and two beneath one entry.
+	pl := Policy{Writable: []string{home}, Protected: []string{
+		filepath.Join(home, ".ssh"), home + "/.config//gh/", filepath.Join(home, ".config/gh/hosts.yml"), "relative/.ssh",
+	}}.Plan()
+	wantGrants := []Grant{{filepath.Join(home, ".config/other"), true}, {filepath.Join(home, ".ss"), false}, {filepath.Join(home, ".sshx"), true}}
+	if !slices.Equal(pl.Grants, wantGrants) {
+		t.Errorf("grants = %v, want %v", pl.Grants, wantGrants)
+	}
+	if want := []string{home, filepath.Join(home, ".config")}; !slices.Equal(pl.Carved, want) {
+		t.Errorf("carved = %v, want %v", pl.Carved, want)
+	}
+	var skipped []string
+	for _, s := range pl.Skipped {
+		skipped = append(skipped, s.Path)
+	}
+	if want := []string{filepath.Join(home, ".config/gh"), filepath.Join(home, ".ssh")}; !slices.Equal(skipped, want) {
+		t.Errorf("skipped = %v, want %v", skipped, want)
+	}
+}

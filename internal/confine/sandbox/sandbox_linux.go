@@ -43,6 +43,13 @@ func Command(p Policy, shell string, args []string, env []string) (cmd *exec.Cmd
 	if err != nil {
 		return nil, nil, fmt.Errorf("sandbox: find this program to re-execute: %w", err)
 	}
+	return command(self, helperVersion, p, shell, args, env)
+}
+
+// command is Command run by program, with marker as HelperEnv's value:
+// helperVersion for this binary, programMarker for the helper program,
+// which then answers on the status pipe (programStatus).
+func command(program, marker string, p Policy, shell string, args []string, env []string) (cmd *exec.Cmd, started func() error, err error) {
 	path, err := exec.LookPath(shell)
 	if err != nil {
 		return nil, nil, fmt.Errorf("sandbox: find shell %s: %w", shell, err)
@@ -77,8 +84,8 @@ func Command(p Policy, shell string, args []string, env []string) (cmd *exec.Cmd
 			_, _ = io.WriteString(planW, enc) // fails only when the helper is gone, which it reports
 		}()
 	}
-	cmd = exec.Command(self, append([]string{HelperArg, arg, path}, args...)...)
-	cmd.Env = append(env, HelperEnv+"="+helperVersion)
+	cmd = exec.Command(program, append([]string{HelperArg, arg, path}, args...)...)
+	cmd.Env = append(env, HelperEnv+"="+marker)
 	cmd.ExtraFiles = []*os.File{w} // fd 3 in the helper
 	if planR != nil {
 		cmd.ExtraFiles = append(cmd.ExtraFiles, planR) // fd 4
@@ -93,6 +100,9 @@ func Command(p Policy, shell string, args []string, env []string) (cmd *exec.Cmd
 		if err != nil {
 			return &HelperError{Msg: "read the helper's status: " + err.Error()}
 		}
+		if marker != helperVersion {
+			return programStatus(string(msg))
+		}
 		if len(msg) > 0 {
 			return &HelperError{Msg: string(msg)}
 		}
@@ -102,15 +112,23 @@ func Command(p Policy, shell string, args []string, env []string) (cmd *exec.Cmd
 }
 
 func init() {
-	if os.Getenv(HelperEnv) != helperVersion || len(os.Args) < 4 || os.Args[1] != HelperArg {
+	marker := os.Getenv(HelperEnv)
+	if marker == "" || len(os.Args) < 4 || os.Args[1] != HelperArg {
 		return
 	}
-	runHelper() // does not return
+	switch {
+	case marker == helperVersion:
+		runHelper(false) // does not return
+	case marker == programMarker():
+		runHelper(true) // the helper program, asked by the same build
+	}
+	// Another build's helper program: its main says so (helperMain).
 }
 
 // runHelper is the child side: restrict, then exec the shell. Every
 // failure goes to the status pipe and ends the process with helperFailed.
-func runHelper() {
+// ack writes programOK there once confined (the helper program's answer).
+func runHelper(ack bool) {
 	fail := func(err error) {
 		status := os.NewFile(statusFD, "sandbox-status")
 		if status == nil || func() error { _, e := io.WriteString(status, err.Error()); return e }() != nil {
@@ -134,8 +152,15 @@ func runHelper() {
 	}
 	shell, args := os.Args[3], os.Args[3:]
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, HelperEnv+"=") })
-	if err := restrict(p); err != nil {
+	// This thread alone, which executes the shell (the zygote, which
+	// starts many, restricts every thread of its own).
+	if err := restrictThread(p); err != nil {
 		fail(err)
+	}
+	if ack {
+		if _, err := io.WriteString(os.NewFile(statusFD, "sandbox-status"), programOK); err != nil {
+			os.Exit(helperFailed) // the caller is gone
+		}
 	}
 	fail(fmt.Errorf("start %s: %w", shell, syscall.Exec(shell, args, env)))
 }
@@ -176,33 +201,69 @@ func supportedFS(abi int) landlock.AccessFSSet {
 // off. It refuses what the kernel cannot enforce rather than enforcing
 // less of it.
 func restrict(a helperArgs) error {
-	abi, err := Available()
+	rs, err := rulesetFor(a)
 	if err != nil {
 		return err
 	}
-	fsRights := landlock.AccessFSSet(writeDirRights|deviceRights|readDirRights) & supportedFS(abi)
-	var net landlock.AccessNetSet
-	var scoped landlock.ScopedSet
-	if abi >= MinScopeABI {
-		// Signals only to the command's own processes: never to toolhost
-		// or anything else of the user's.
-		scoped = landlock.ScopedSet(ll.ScopeSignal)
-	}
-	if !a.Network {
-		if abi < MinNetworkABI {
-			return fmt.Errorf(`"network": false needs Landlock ABI %d (Linux 6.12) and this kernel has ABI %d, so the network cannot be turned off; set "sandbox": {"network": true} or upgrade the kernel`, MinNetworkABI, abi)
-		}
-		net = landlock.AccessNetSet(ll.AccessNetBindTCP | ll.AccessNetConnectTCP)
-		scoped |= landlock.ScopedSet(ll.ScopeAbstractUnixSocket)
-	}
-	cfg := landlock.Config{HandledAccessFS: fsRights, HandledAccessNet: net, Scoped: scoped}
+	cfg := landlock.Config{HandledAccessFS: rs.fs, HandledAccessNet: rs.net, Scoped: rs.scoped}
 	// A path the plan saw may be gone by now (a carved directory's entry
 	// removed meanwhile); granting nothing for it is what its absence
 	// means anyway.
 	var rules []landlock.Rule
+	for _, g := range rs.grants {
+		rules = append(rules, landlock.PathAccess(g.rights, g.paths...).IgnoreIfMissing())
+	}
+	if err := cfg.Restrict(rules...); err != nil {
+		return fmt.Errorf("restrict with Landlock ABI %d: %w", rs.abi, err)
+	}
+	if !a.Network {
+		if err := installSocketFilter(true); err != nil {
+			return fmt.Errorf(`%w; "network": false cannot be enforced here, set "sandbox": {"network": true}`, err)
+		}
+	}
+	return nil
+}
+
+// ruleset is what restrict and restrictThread enforce for a plan: the
+// rights handled and the paths granted each set of them.
+type ruleset struct {
+	abi     int
+	fs      landlock.AccessFSSet
+	net     landlock.AccessNetSet
+	scoped  landlock.ScopedSet
+	grants  []pathGrant
+	network bool
+}
+
+type pathGrant struct {
+	rights landlock.AccessFSSet
+	paths  []string
+}
+
+// rulesetFor computes the ruleset of a on this kernel, or why it cannot
+// be enforced.
+func rulesetFor(a helperArgs) (ruleset, error) {
+	abi, err := Available()
+	if err != nil {
+		return ruleset{}, err
+	}
+	rs := ruleset{abi: abi, network: a.Network}
+	rs.fs = landlock.AccessFSSet(writeDirRights|deviceRights|readDirRights) & supportedFS(abi)
+	if abi >= MinScopeABI {
+		// Signals only to the command's own processes: never to toolhost
+		// or anything else of the user's.
+		rs.scoped = landlock.ScopedSet(ll.ScopeSignal)
+	}
+	if !a.Network {
+		if abi < MinNetworkABI {
+			return ruleset{}, fmt.Errorf(`"network": false needs Landlock ABI %d (Linux 6.12) and this kernel has ABI %d, so the network cannot be turned off; set "sandbox": {"network": true} or upgrade the kernel`, MinNetworkABI, abi)
+		}
+		rs.net = landlock.AccessNetSet(ll.AccessNetBindTCP | ll.AccessNetConnectTCP)
+		rs.scoped |= landlock.ScopedSet(ll.ScopeAbstractUnixSocket)
+	}
 	add := func(rights landlock.AccessFSSet, paths []string) {
 		if len(paths) > 0 {
-			rules = append(rules, landlock.PathAccess(rights&fsRights, paths...).IgnoreIfMissing())
+			rs.grants = append(rs.grants, pathGrant{rights & rs.fs, paths})
 		}
 	}
 	split := func(gs []Grant) (dirs, files []string) {
@@ -222,13 +283,5 @@ func restrict(a helperArgs) error {
 	add(readDirRights, rd)
 	add(readFileRights, rf)
 	add(ll.AccessFSReadDir, a.List)
-	if err := cfg.Restrict(rules...); err != nil {
-		return fmt.Errorf("restrict with Landlock ABI %d: %w", abi, err)
-	}
-	if !a.Network {
-		if err := installSocketFilter(); err != nil {
-			return fmt.Errorf(`%w; "network": false cannot be enforced here, set "sandbox": {"network": true}`, err)
-		}
-	}
-	return nil
+	return rs, nil
 }

@@ -131,9 +131,11 @@ func socketFilter() ([]bpf.RawInstruction, error) {
 }
 
 // installSocketFilter loads the filter on every thread of this process
-// (the shell it execs inherits it). no_new_privs is already set: Landlock
-// needs it too; it is set again here so the order cannot matter.
-func installSocketFilter() error {
+// (tsync), or on the calling thread alone (which then executes the shell:
+// execve keeps its filter); the shell inherits it. no_new_privs is
+// already set: Landlock needs it too; it is set again here (on the
+// calling thread) so the order cannot matter.
+func installSocketFilter(tsync bool) error {
 	raw, err := socketFilter()
 	if err != nil {
 		return err
@@ -146,7 +148,11 @@ func installSocketFilter() error {
 	if err := seccomp.SetNoNewPrivs(); err != nil {
 		return fmt.Errorf("set no_new_privs: %w", err)
 	}
-	r, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fprog)))
+	var flags uintptr
+	if tsync {
+		flags = unix.SECCOMP_FILTER_FLAG_TSYNC
+	}
+	r, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, flags, uintptr(unsafe.Pointer(&fprog)))
 	if errno != 0 {
 		return fmt.Errorf("install the socket filter (seccomp): %w", errno)
 	}

@@ -26,3 +26,11 @@ type Process struct {
 // (-1 when a signal ended it) and the name of that signal. It may be
 // called once.
 func (p *Process) Wait() (exit int, signal string, err error) { return p.wait() }
+
+// HelperMain is the main function of the helper program HelperName
+// (cmd/toolhost-sandbox). Run by toolhost of the same build, the program
+// never reaches it: this package's init confines the program and executes
+// the command. Reached, it tells a toolhost of another build so (which
+// then confines the command itself) or a person that the program is not
+// for them, and exits.
+func HelperMain() { helperMain() }

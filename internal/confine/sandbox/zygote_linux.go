@@ -55,10 +55,12 @@ type zygoteReply struct {
 
 // Start runs s confined by p. Where Landlock scopes signals (ABI 6), it
 // asks the zygote of p's plan, started on first use, which starts the
-// command in a nested domain of its own; elsewhere it re-executes this
-// binary as the helper (Command). It never runs the command unconfined: a
-// zygote that cannot be started or restricted, or ends, makes Start fail
-// with a *HelperError (once replaced by a fresh zygote, when one ended).
+// command in a nested domain of its own; elsewhere a helper per command
+// confines it. Zygote and helper are the helper program HelperName when
+// one of this build is beside this binary, this binary re-executed
+// otherwise. It never runs the command unconfined: a zygote that cannot be
+// started or restricted, or ends, makes Start fail with a *HelperError
+// (once replaced by a fresh zygote, when one ended).
 func Start(p Policy, s Spawn) (*Process, error) {
 	path, err := exec.LookPath(s.Shell)
 	if err != nil {
@@ -74,7 +76,18 @@ func Start(p Policy, s Spawn) (*Process, error) {
 		return nil, err
 	}
 	if abi < MinScopeABI {
-		return startHelper(p, path, s, env)
+		if program := helperProgram(); program != "" && !programMismatched.Load() {
+			proc, err := startHelper(program, programMarker(), p, path, s, env)
+			if !errors.Is(err, errProgramMismatch) {
+				return proc, err
+			}
+			noteProgramMismatch(program)
+		}
+		self, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: find this program to re-execute: %w", err)
+		}
+		return startHelper(self, helperVersion, p, path, s, env)
 	}
 	enc, err := helperArgsFor(p, CachedPlan(p)).encode()
 	if err != nil {
@@ -106,9 +119,10 @@ func Start(p Policy, s Spawn) (*Process, error) {
 	}
 }
 
-// startHelper is Start by the per-command helper.
-func startHelper(p Policy, path string, s Spawn, env []string) (*Process, error) {
-	cmd, started, err := Command(p, path, s.Args, env)
+// startHelper is Start by the per-command helper: program run with
+// marker (see command).
+func startHelper(program, marker string, p Policy, path string, s Spawn, env []string) (*Process, error) {
+	cmd, started, err := command(program, marker, p, path, s.Args, env)
 	if err != nil {
 		return nil, err
 	}
@@ -142,23 +156,26 @@ func signalOf(ws syscall.WaitStatus) string {
 
 // zygote is the parent's side of one zygote process.
 type zygote struct {
-	proc   *os.Process
-	ctrl   int           // the control socket; sends are serialised by mu
-	mu     sync.Mutex    // guards ctrl's use and closed
-	done   chan struct{} // closed once the process has exited
-	closed bool
+	program bool   // the helper program, not this binary
+	path    string // the program's
+	proc    *os.Process
+	ctrl    int           // the control socket; sends are serialised by mu
+	mu      sync.Mutex    // guards ctrl's use and closed
+	done    chan struct{} // closed once the process has exited
+	closed  bool
 }
 
 var zygotes = struct {
 	sync.Mutex
 	m     map[[32]byte]*zygote
-	spare *zygote
+	spare chan *zygote // Prestart's, once started (nil when it failed)
 }{m: map[[32]byte]*zygote{}}
 
 // Prestart starts a zygote that has no plan yet, so that the first
 // sandboxed command of this process (`toolhost call bash`) finds one
-// already past the start of the binary. It does nothing where zygotes are
-// not used or one is waiting.
+// already past the start of its program. It returns at once (the zygote
+// is started meanwhile) and does nothing where zygotes are not used or
+// one is waiting.
 func Prestart() {
 	if abi, err := Available(); err != nil || abi < MinScopeABI {
 		return
@@ -168,19 +185,35 @@ func Prestart() {
 	if zygotes.spare != nil {
 		return
 	}
-	if z, err := startZygote(); err == nil {
-		zygotes.spare = z
+	spare := make(chan *zygote, 1)
+	zygotes.spare = spare
+	go func() {
+		z, _ := startZygote() // on failure the command starts its own, and reports why
+		spare <- z
+	}()
+}
+
+// takeSpare returns Prestart's zygote, once started, or nil.
+func takeSpare() *zygote {
+	zygotes.Lock()
+	defer zygotes.Unlock()
+	return takeSpareLocked()
+}
+
+// takeSpareLocked is takeSpare with zygotes locked.
+func takeSpareLocked() *zygote {
+	spare := zygotes.spare
+	zygotes.spare = nil
+	if spare == nil {
+		return nil
 	}
+	return <-spare
 }
 
 // DropSpare ends the zygote Prestart started, when no command will use
 // it (the sandbox turned off in the config).
 func DropSpare() {
-	zygotes.Lock()
-	z := zygotes.spare
-	zygotes.spare = nil
-	zygotes.Unlock()
-	if z != nil {
+	if z := takeSpare(); z != nil {
 		z.close()
 		_ = z.proc.Kill()
 	}
@@ -196,8 +229,7 @@ func zygoteFor(enc string) (*zygote, error) {
 		return z, nil
 	}
 	delete(zygotes.m, key)
-	z := zygotes.spare
-	zygotes.spare = nil
+	z := takeSpareLocked()
 	if z == nil || !z.alive() {
 		var err error
 		if z, err = startZygote(); err != nil {
@@ -206,7 +238,18 @@ func zygoteFor(enc string) (*zygote, error) {
 	}
 	if err := z.setPlan(enc); err != nil {
 		z.close()
-		return nil, err
+		if !z.program || !errors.Is(err, errProgramMismatch) {
+			return nil, err
+		}
+		// Another build's helper program: this binary, from now on.
+		noteProgramMismatch(z.path)
+		if z, err = startZygote(); err != nil {
+			return nil, err
+		}
+		if err := z.setPlan(enc); err != nil {
+			z.close()
+			return nil, err
+		}
 	}
 	if len(zygotes.m) >= maxZygotes {
 		for k, old := range zygotes.m {
@@ -218,16 +261,21 @@ func zygoteFor(enc string) (*zygote, error) {
 	return z, nil
 }
 
-// zygoteExecutable is the program a zygote runs: this one (a test makes
-// it one that is not a zygote).
+// zygoteExecutable is the program a zygote runs when the helper program
+// is not used: this one (a test makes it one that is not a zygote).
 var zygoteExecutable = os.Executable
 
-// startZygote re-executes this binary as a zygote, in a session of its
-// own (no controlling terminal) and in /.
+// startZygote starts a zygote, in a session of its own (no controlling
+// terminal) and in /: the helper program when there is one of this build
+// (see helperProgram), this binary re-executed otherwise.
 func startZygote() (*zygote, error) {
-	self, err := zygoteExecutable()
-	if err != nil {
-		return nil, fmt.Errorf("sandbox: find this program to re-execute: %w", err)
+	self, marker := helperProgram(), programMarker()
+	if self == "" || programMismatched.Load() {
+		var err error
+		if self, err = zygoteExecutable(); err != nil {
+			return nil, fmt.Errorf("sandbox: find this program to re-execute: %w", err)
+		}
+		marker = helperVersion
 	}
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -237,7 +285,7 @@ func startZygote() (*zygote, error) {
 	defer child.Close()
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, HelperEnv+"=") })
 	cmd := exec.Command(self, ZygoteArg)
-	cmd.Env = append(env, HelperEnv+"="+helperVersion)
+	cmd.Env = append(env, HelperEnv+"="+marker)
 	cmd.Dir = "/"
 	cmd.ExtraFiles = []*os.File{child} // zygoteFD
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -245,7 +293,7 @@ func startZygote() (*zygote, error) {
 		syscall.Close(fds[0])
 		return nil, &HelperError{Msg: "start the zygote: " + err.Error()}
 	}
-	z := &zygote{proc: cmd.Process, ctrl: fds[0], done: make(chan struct{})}
+	z := &zygote{program: marker != helperVersion, path: self, proc: cmd.Process, ctrl: fds[0], done: make(chan struct{})}
 	go func() {
 		_ = cmd.Wait()
 		close(z.done)
@@ -324,12 +372,19 @@ func readReply(r *bufio.Reader) (zygoteReply, error) {
 // itself by it.
 func (z *zygote) setPlan(enc string) error {
 	r, conn, err := z.request(zygotePlan, []byte(enc), nil)
+	if err != nil && z.program {
+		return errProgramMismatch // ended already: see below
+	}
 	if err != nil {
 		return &HelperError{Msg: "send the zygote its plan: " + err.Error()}
 	}
 	defer conn.Close()
 	rep, err := readReply(r)
 	switch {
+	case err != nil && z.program:
+		// The helper program ends without an answer when it is another
+		// build's (helperMain).
+		return errProgramMismatch
 	case err != nil:
 		return &HelperError{Msg: "the zygote ended before confining itself: " + err.Error()}
 	case rep.Err != "":

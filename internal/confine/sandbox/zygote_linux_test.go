@@ -199,3 +199,42 @@ func TestStartGivesDevNullForTheFilesItIsNotGiven(t *testing.T) {
 		t.Errorf("exit %d %s %v, want 0: standard input was not /dev/null", exit, sig, err)
 	}
 }
+
+// Not parallel: it uses the process's one spare zygote.
+func TestAPrestartedZygoteServesTheFirstCommandOrIsDropped(t *testing.T) {
+	requireLandlock(t, MinScopeABI)
+	Prestart()
+	zygotes.Lock()
+	spare := zygotes.spare
+	zygotes.Unlock()
+	if spare == nil {
+		t.Fatal("Prestart started no zygote")
+	}
+	p, dir := zygotePolicy(t)
+	if out := mustRun(t, p, dir, `echo ran`); out != "ran" {
+		t.Fatalf("output %q", out)
+	}
+	zygotes.Lock()
+	left := zygotes.spare
+	zygotes.Unlock()
+	if left != nil {
+		t.Error("the first command did not take the prestarted zygote")
+	}
+
+	Prestart()
+	z := takeSpare()
+	if z == nil || !z.alive() {
+		t.Fatal("the second Prestart's zygote is not running")
+	}
+	Prestart()
+	DropSpare()
+	if takeSpare() != nil {
+		t.Error("DropSpare left a spare")
+	}
+	z.close()
+	select {
+	case <-z.done: // a zygote without a plan ends with its control socket
+	case <-time.After(10 * time.Second):
+		t.Error("a closed spare zygote did not end")
+	}
+}

@@ -19,10 +19,14 @@ import (
 )
 
 func init() {
-	if os.Getenv(HelperEnv) != helperVersion || len(os.Args) != 2 || os.Args[1] != ZygoteArg {
+	if len(os.Args) != 2 || os.Args[1] != ZygoteArg {
 		return
 	}
-	os.Exit(serveZygote())
+	// This binary re-executed, or the helper program asked by the same
+	// build; another build's program ends in helperMain instead.
+	if marker := os.Getenv(HelperEnv); marker == helperVersion || marker != "" && marker == programMarker() {
+		os.Exit(serveZygote())
+	}
 }
 
 // zygoteServer is the zygote's side: restricted once by its plan, it

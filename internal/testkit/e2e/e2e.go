@@ -24,7 +24,8 @@ var build struct {
 }
 
 // Binary returns the path of the toolhost binary, building it on first use
-// (with the build tags in TOOLHOST_E2E_TAGS, if set).
+// (with the build tags in TOOLHOST_E2E_TAGS, if set), and the sandbox
+// helper program (cmd/toolhost-sandbox) beside it.
 // Call Cleanup from TestMain after m.Run to remove it.
 func Binary(t testing.TB) string {
 	t.Helper()
@@ -43,6 +44,14 @@ func Binary(t testing.TB) string {
 		out, err := exec.Command("go", append(args, "github.com/toolhost/toolhost/cmd/toolhost")...).CombinedOutput()
 		if err != nil {
 			build.err = fmt.Errorf("build toolhost: %w\n%s", err, out)
+			return
+		}
+		// The sandbox helper program beside it, as a release ships it
+		// (without cgo): bash's commands are confined by it.
+		helper := exec.Command("go", "build", "-o", filepath.Join(build.dir, "toolhost-sandbox"), "github.com/toolhost/toolhost/cmd/toolhost-sandbox")
+		helper.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := helper.CombinedOutput(); err != nil {
+			build.err = fmt.Errorf("build toolhost-sandbox: %w\n%s", err, out)
 		}
 	})
 	if build.err != nil {

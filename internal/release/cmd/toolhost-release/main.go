@@ -67,15 +67,16 @@ func run(args []string) error {
 			return err
 		}
 		if *out == "" || fs.NArg() == 0 {
-			return errors.New("image: give -o dir and at least one os/arch[/variant]=binary")
+			return errors.New("image: give -o dir and at least one os/arch[/variant]=binary[,helper]")
 		}
 		for _, a := range fs.Args() {
 			plat, bin, ok := strings.Cut(a, "=")
 			parts := strings.Split(plat, "/")
 			if !ok || len(parts) < 2 || len(parts) > 3 {
-				return fmt.Errorf("image: %q is not os/arch[/variant]=binary", a)
+				return fmt.Errorf("image: %q is not os/arch[/variant]=binary[,helper]", a)
 			}
-			p := release.Platform{OS: parts[0], Arch: parts[1], Binary: bin}
+			bin, helper, _ := strings.Cut(bin, ",") // the sandbox helper program, beside toolhost
+			p := release.Platform{OS: parts[0], Arch: parts[1], Binary: bin, Helper: helper}
 			if len(parts) == 3 {
 				p.Variant = parts[2]
 			}

@@ -1,0 +1,75 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"syscall"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// restrictThread confines the calling thread alone by a, with what
+// restrict enforces on the whole process: the same ruleset, no_new_privs,
+// the socket filter. It locks the goroutine to the thread, which must
+// execute the shell next (runHelper): execve keeps the calling thread's
+// credentials (the Landlock domain), no_new_privs and seccomp filter, and
+// ends the other threads, which never ran anything but the Go runtime.
+// Before Landlock ABI 8 restricting the whole process stops the world and
+// signals each thread to make the same system calls: on a busy machine
+// each thread waits its turn on a CPU, for a helper that is about to be
+// one thread anyway.
+func restrictThread(a helperArgs) error {
+	runtime.LockOSThread() // never unlocked: the thread becomes the shell
+	rs, err := rulesetFor(a)
+	if err != nil {
+		return err
+	}
+	attr := ll.RulesetAttr{HandledAccessFS: uint64(rs.fs), HandledAccessNet: uint64(rs.net), Scoped: uint64(rs.scoped)}
+	fd, err := ll.LandlockCreateRuleset(&attr, 0)
+	if err != nil {
+		return fmt.Errorf("restrict with Landlock ABI %d: create the ruleset: %w", rs.abi, err)
+	}
+	defer syscall.Close(fd)
+	for _, g := range rs.grants {
+		for _, path := range g.paths {
+			if err := addPathRule(fd, path, g.rights); err != nil {
+				return fmt.Errorf("restrict with Landlock ABI %d: %w", rs.abi, err)
+			}
+		}
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("no_new_privs: %w", err)
+	}
+	if err := ll.LandlockRestrictSelf(fd, 0); err != nil {
+		return fmt.Errorf("restrict with Landlock ABI %d: %w", rs.abi, err)
+	}
+	if !a.Network {
+		if err := installSocketFilter(false); err != nil {
+			return fmt.Errorf(`%w; "network": false cannot be enforced here, set "sandbox": {"network": true}`, err)
+		}
+	}
+	return nil
+}
+
+// addPathRule grants rights beneath path, as go-landlock's PathAccess
+// with IgnoreIfMissing does: a path gone since the plan was made is
+// granted nothing, any other failure refuses the plan.
+func addPathRule(ruleset int, path string, rights landlock.AccessFSSet) error {
+	fd, err := syscall.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if errors.Is(err, syscall.ENOENT) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	defer syscall.Close(fd)
+	if err := ll.LandlockAddPathBeneathRule(ruleset, &ll.PathBeneathAttr{ParentFd: fd, AllowedAccess: uint64(rights)}, 0); err != nil {
+		return fmt.Errorf("landlock_add_rule %s (rights %#x): %w", path, uint64(rights), err)
+	}
+	return nil
+}
