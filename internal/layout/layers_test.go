@@ -28,7 +28,7 @@ var layers = []struct {
 	{"foundation: helpers that know no toolhost type", []string{
 		"internal/fspath", "internal/rootfs", "internal/httpguard", "internal/skill", "internal/resources",
 		"internal/prompts", "internal/npmengine", "internal/jwtauth", "internal/progress", "internal/sandbox", "internal/e2e", "internal/agenttest",
-		"internal/layout", "internal/lifecycle", "sdk-guest",
+		"internal/layout", "internal/lifecycle", "internal/textfill", "sdk-guest",
 	}},
 	{"runtime: the tool contract, registry, wrapper, config, permissions, sessions and the source contract", []string{
 		"runtime/...",
