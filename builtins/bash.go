@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"text/template"
 	"time"
 	"unicode/utf8"
 
@@ -48,19 +47,13 @@ var bashDescriptionTemplate string
 // bashDescription renders bash.txt from the constants the code enforces, so
 // the model is told the limits that really apply.
 var bashDescription = sync.OnceValue(func() string {
-	t := template.Must(template.New("bash.txt").Option("missingkey=error").Parse(bashDescriptionTemplate))
-	var b strings.Builder
-	err := t.Execute(&b, map[string]any{
+	return renderDescription("bash", bashDescriptionTemplate, map[string]any{
 		"DefaultTimeoutMS":      config.DefaultBashTimeoutMS,
 		"DefaultTimeoutMinutes": config.DefaultBashTimeoutMS / 60_000,
 		"KillGraceMS":           bashKillGrace.Milliseconds(),
 		"MaxLines":              config.DefaultMaxLines,
 		"MaxBytes":              config.DefaultMaxBytes,
 	})
-	if err != nil {
-		panic(fmt.Sprintf("render bash.txt: %v", err)) // a broken embedded template is a build defect
-	}
-	return b.String()
 })
 
 // bashParams are the bash tool's arguments.

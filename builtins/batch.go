@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"text/template"
 
 	"github.com/toolhost/toolhost/runtime"
 )
@@ -32,10 +31,7 @@ var batchUnsuggested = []string{invalidToolName, "patch", "apply_patch", batchTo
 var batchDescriptionTemplate string
 
 var batchDescription = sync.OnceValue(func() string {
-	var b strings.Builder
-	template.Must(template.New("batch.txt").Parse(batchDescriptionTemplate)).
-		Execute(&b, map[string]any{"MaxCalls": batchMaxCalls}) //nolint:errcheck // a broken template fails every test
-	return b.String()
+	return renderDescription("batch", batchDescriptionTemplate, map[string]any{"MaxCalls": batchMaxCalls})
 })
 
 // batchCall is one call in a batch.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"text/template"
 	"time"
 
 	"github.com/toolhost/toolhost/runtime"
@@ -30,11 +29,9 @@ const (
 var codesearchDescriptionTemplate string
 
 var codesearchDescription = sync.OnceValue(func() string {
-	var b strings.Builder
-	template.Must(template.New("codesearch.txt").Parse(codesearchDescriptionTemplate)).Execute(&b, map[string]any{
+	return renderDescription("codesearch", codesearchDescriptionTemplate, map[string]any{
 		"MinTokens": codesearchMinTokens, "MaxTokens": codesearchMaxTokens, "DefaultTokens": codesearchDefaultTokens,
 	})
-	return b.String()
 })
 
 // codeSearchParams are the codesearch tool's arguments.

@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
-	"text/template"
 
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/permission"
@@ -23,11 +21,9 @@ const lspToolName = "lsp"
 var lspDescriptionTemplate string
 
 var lspDescription = sync.OnceValue(func() string {
-	var b strings.Builder
-	template.Must(template.New("lsp.txt").Parse(lspDescriptionTemplate)).Execute(&b, map[string]any{
+	return renderDescription("lsp", lspDescriptionTemplate, map[string]any{
 		"MaxPerFile": lspMaxPerFile, "MaxOtherFiles": lspMaxOtherFiles,
 	})
-	return b.String()
 })
 
 // lspParams are the lsp tool's arguments.

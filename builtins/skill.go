@@ -10,10 +10,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
-	"text/template"
 
 	"github.com/toolhost/toolhost/internal/content/skill"
+	"github.com/toolhost/toolhost/internal/content/textfill"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/permission"
 )
@@ -31,11 +30,26 @@ const skillFileSample = 10
 //go:embed skill.txt
 var skillDescriptionTemplate string
 
-var skillDescription = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("skill.txt").
-		Funcs(template.FuncMap{"escape": template.HTMLEscapeString}).
-		Parse(skillDescriptionTemplate))
-})
+//go:embed skill_none.txt
+var skillDescriptionNone string
+
+// skillDescription lists skills in skill.txt's <available_skills>, each
+// name and description escaped as text/template's HTMLEscapeString did
+// (the skills are a user's files; a description must not close the
+// element).
+func skillDescription(skills []skillInfo) string {
+	if len(skills) == 0 {
+		return skillDescriptionNone
+	}
+	var b strings.Builder
+	for _, s := range skills {
+		fmt.Fprintf(&b, "\n  <skill>\n    <name>%s</name>\n    <description>%s</description>\n  </skill>", skillEscaper.Replace(s.Name), skillEscaper.Replace(s.Description))
+	}
+	return textfill.MustFill("skill.txt", skillDescriptionTemplate, map[string]any{"Skills": b.String()})
+}
+
+// skillEscaper is text/template's HTMLEscapeString.
+var skillEscaper = strings.NewReplacer("\x00", "\uFFFD", `"`, "&#34;", "'", "&#39;", "&", "&amp;", "<", "&lt;", ">", "&gt;")
 
 // skillParams are the skill tool's arguments.
 type skillParams struct {
@@ -77,11 +91,7 @@ func Skill(dirs []string) runtime.Tool {
 					usable = append(usable, s)
 				}
 			}
-			var b strings.Builder
-			if err := skillDescription().Execute(&b, map[string]any{"Skills": usable}); err != nil {
-				return "", fmt.Errorf("render skill.txt: %w", err)
-			}
-			return b.String(), nil
+			return skillDescription(usable), nil
 		},
 		func(ctx context.Context, p skillParams, tc *runtime.Context) (runtime.Result, error) {
 			return loadSkill(ctx, dirs, p, tc)

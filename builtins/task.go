@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"text/template"
 
+	"github.com/toolhost/toolhost/internal/content/textfill"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/permission"
 )
@@ -22,9 +22,21 @@ const taskToolName = "task"
 //go:embed task.txt
 var taskDescriptionTemplate string
 
-var taskDescription = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("task.txt").Parse(taskDescriptionTemplate))
-})
+//go:embed task_none.txt
+var taskDescriptionNone string
+
+// taskDescription lists the subagents in task.txt, one "- name:
+// description" line each.
+func taskDescription(agents []*runtime.Agent) string {
+	if len(agents) == 0 {
+		return taskDescriptionNone
+	}
+	var b strings.Builder
+	for _, a := range agents {
+		fmt.Fprintf(&b, "\n- %s: %s", a.Name, a.Description)
+	}
+	return textfill.MustFill("task.txt", taskDescriptionTemplate, map[string]any{"Agents": b.String()})
+}
 
 // taskParams are the task tool's arguments.
 type taskParams struct {
@@ -104,12 +116,8 @@ type SubagentRunner interface {
 func Task(runner SubagentRunner) runtime.Tool {
 	schema := sync.OnceValue(runtime.SchemaFor[taskParams]) // on first Init (runtime.DefineDynamic says why)
 	return runtime.Declare(runtime.ToolFunc{Name: taskToolName, InitFunc: func(ctx context.Context, ic runtime.InitContext) (*runtime.Definition, error) {
-		var b strings.Builder
-		if err := taskDescription().Execute(&b, map[string]any{"Agents": usableSubagents(runner, ic.Agent)}); err != nil {
-			return nil, fmt.Errorf("render task.txt: %w", err)
-		}
 		return &runtime.Definition{
-			Description: b.String(),
+			Description: taskDescription(usableSubagents(runner, ic.Agent)),
 			Parameters:  schema(),
 			Execute: func(ctx context.Context, args json.RawMessage, tc *runtime.Context) (runtime.Result, error) {
 				var p taskParams

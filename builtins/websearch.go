@@ -12,10 +12,9 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"sync"
-	"text/template"
 	"time"
 
+	"github.com/toolhost/toolhost/internal/content/textfill"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
 	"github.com/toolhost/toolhost/runtime/permission"
@@ -38,10 +37,6 @@ const (
 //go:embed websearch.txt
 var websearchDescriptionTemplate string
 
-var websearchDescription = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("websearch.txt").Parse(websearchDescriptionTemplate))
-})
-
 // webSearchParams are the websearch tool's arguments.
 type webSearchParams struct {
 	Query                string `json:"query" jsonschema:"description=Web search query"`
@@ -62,9 +57,7 @@ type webSearchParams struct {
 func WebSearch() runtime.Tool {
 	return runtime.Declare(runtime.DefineDynamic(webSearchToolName,
 		func(context.Context, runtime.InitContext) (string, error) {
-			var b strings.Builder
-			err := websearchDescription().Execute(&b, map[string]any{"Year": time.Now().Year(), "DefaultResults": websearchResults})
-			return b.String(), err
+			return textfill.Fill(websearchDescriptionTemplate, map[string]any{"Year": time.Now().Year(), "DefaultResults": websearchResults})
 		},
 		func(ctx context.Context, p webSearchParams, tc *runtime.Context) (runtime.Result, error) {
 			if strings.TrimSpace(p.Query) == "" {

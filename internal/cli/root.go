@@ -133,7 +133,6 @@ permission system, and serves them to a CLI, an agent loop or MCP clients.`,
   toolhost permissions explain bash "git push"`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       versionString(),
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			if g.LogFormat != "text" && g.LogFormat != "json" && g.LogFormat != "" {
 				return usageError{fmt.Errorf("--log-format %q: want text or json", g.LogFormat)}
@@ -142,7 +141,7 @@ permission system, and serves them to a CLI, an agent loop or MCP clients.`,
 			return nil
 		},
 	}
-	root.SetVersionTemplate("toolhost {{.Version}}\n")
+	versionFlag(root)
 	root.PersistentFlags().StringVarP(&g.Dir, "dir", "C", "", "project `directory` (default: the current directory)")
 	root.PersistentFlags().StringVar(&g.LogLevel, "log-level", "warn", "log `level` on stderr: debug, info, warn, error")
 	root.PersistentFlags().StringVar(&g.LogFormat, "log-format", "text", "log `format` on stderr: text, or json (one object a line)")
@@ -194,6 +193,25 @@ func versionString() string {
 		return bi.Main.Version
 	}
 	return "dev"
+}
+
+// versionFlag gives root --version (-v), printing what `toolhost version`
+// prints. Not cobra's own (Command.Version): its output, "toolhost version
+// X", can be changed only with SetVersionTemplate, which links
+// text/template, and with it 5 MB of methods the linker can no longer
+// drop (internal/content/textfill says why). The root runs nothing, so cobra hands
+// `toolhost --version` to the help function, which prints the version
+// when the flag is set (and --help is not, which wins, as with cobra's).
+func versionFlag(root *cobra.Command) {
+	version := root.Flags().BoolP("version", "v", false, "version for "+root.Name())
+	help := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		if asked, _ := c.Flags().GetBool("help"); c == root && *version && !asked {
+			fmt.Fprintf(c.OutOrStdout(), "toolhost %s\n", versionString())
+			return
+		}
+		help(c, args)
+	})
 }
 
 // NewCmdVersion prints the version.

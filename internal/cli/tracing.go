@@ -1,5 +1,3 @@
-//go:build !toolhost_notrace
-
 package cli
 
 import (

@@ -1,7 +1,6 @@
 package toolbuild
 
 import (
-	"bytes"
 	"embed"
 	"fmt"
 	"io/fs"
@@ -11,19 +10,20 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"text/template"
 
+	"github.com/toolhost/toolhost/internal/content/textfill"
 	sdkguest "github.com/toolhost/toolhost/sdk-guest"
 )
 
 //go:generate sh templates/sync.sh
 
 // templates holds the Go and C starting points of `toolhost tool new` (one
-// folder per language, laid out as the tool's folder, each file a
-// text/template ending in .tmpl) and a copy of the Go guest SDK, which is
-// its own module and cannot be embedded from sdk-guest. templates/sync.sh
-// refreshes that copy; a test checks it matches. The other languages' SDKs
-// and templates are embedded where they live (package sdkguest).
+// folder per language, laid out as the tool's folder; {{.Name}} in a file
+// is the tool's name, filled by internal/content/textfill) and a copy of the Go
+// guest SDK, which is its own module and cannot be embedded from
+// sdk-guest. templates/sync.sh refreshes that copy; a test checks it
+// matches. The other languages' SDKs and templates are embedded where they
+// live (package sdkguest).
 //
 //go:embed templates/go templates/c templates/sdk/go
 var templates embed.FS
@@ -116,19 +116,19 @@ func New(configDir, name string, lang Lang) (string, error) {
 		if rel == l.named {
 			rel = name + path.Ext(rel)
 		}
-		t, err := template.ParseFS(fsys, p)
+		text, err := fs.ReadFile(fsys, p)
 		if err != nil {
 			return err
 		}
-		var b bytes.Buffer
-		if err := t.Execute(&b, struct{ Name string }{name}); err != nil {
-			return err
+		filled, err := textfill.Fill(string(text), map[string]any{"Name": name})
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
 		}
 		out := filepath.Join(dir, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 			return err
 		}
-		return os.WriteFile(out, b.Bytes(), 0o644)
+		return os.WriteFile(out, []byte(filled), 0o644)
 	})
 	if err != nil {
 		return "", fmt.Errorf("scaffold %s: %w", name, err)

@@ -12,12 +12,17 @@
 // (toolhost.outcome: ok, error, denied, rejected, corrected, unanswered).
 // Arguments and output are not recorded: they may hold secrets.
 //
-// Why the official SDK and its OTLP/HTTP exporter
-// (go.opentelemetry.io/otel, .../sdk, .../exporters/otlp/otlptrace/
-// otlptracehttp): batching, retries, the OTEL_* environment variables and
-// the wire format are the specification's, kept up by its authors; the
-// HTTP exporter needs no gRPC connection of its own (the module still
-// links parts of google.golang.org/grpc for its status types).
+// Why the official SDK but an exporter of toolhost's own
+// (exporter.go, otlpjson.go): the SDK's tracer, batch span processor
+// (a bounded queue that drops rather than blocks a call, flushed at
+// shutdown) and OTEL_BSP_* variables are the specification's, kept up by
+// its authors. Its OTLP/HTTP exporter (otlptracehttp) links protobuf and
+// parts of gRPC through its configuration package, 5 MB of a stripped
+// binary for one request type. OTLP/HTTP also accepts JSON, so toolhost
+// writes ExportTraceServiceRequest in the specification's JSON encoding
+// itself and honours the same OTEL_EXPORTER_OTLP_* variables (endpoint,
+// headers, timeout, compression, certificates), retrying 429, 502, 503
+// and 504 with backoff or the receiver's Retry-After.
 //
 // The runtime imports none of this: it knows only runtime.CallTracer.
 package tracing

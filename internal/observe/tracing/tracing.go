@@ -10,7 +10,6 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
@@ -22,7 +21,8 @@ import (
 
 // The environment variables that turn export on (the OpenTelemetry
 // specification's; the exporter reads the rest of OTEL_EXPORTER_OTLP_*
-// itself: headers, timeout, certificates).
+// and OTEL_EXPORTER_OTLP_TRACES_*: headers, timeout, compression,
+// certificates).
 const (
 	EnvEndpoint       = "OTEL_EXPORTER_OTLP_ENDPOINT"
 	EnvTracesEndpoint = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
@@ -87,10 +87,8 @@ func New(ctx context.Context, opts Options) (*Tracer, error) {
 		if env(EnvSDKDisabled) == "true" {
 			return nil, nil
 		}
-		// The endpoint is resolved here, as the specification says (a
-		// base URL gets /v1/traces, a traces URL is used as it is), so
-		// that Env decides; the exporter reads the other OTEL_EXPORTER_
-		// OTLP_* variables (headers, timeout, certificates) itself.
+		// The endpoint is resolved as the specification says: a base
+		// URL gets /v1/traces, a traces URL is used as it is.
 		var url string
 		switch {
 		case opts.Endpoint != "":
@@ -102,10 +100,11 @@ func New(ctx context.Context, opts Options) (*Tracer, error) {
 		default:
 			return nil, nil
 		}
-		var err error
-		if exp, err = otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(url)); err != nil {
-			return nil, fmt.Errorf("tracing: OTLP exporter: %w", err)
+		e, err := newExporter(url, env)
+		if err != nil {
+			return nil, err
 		}
+		exp = e
 	}
 	replica := opts.Replica
 	if replica == "" {

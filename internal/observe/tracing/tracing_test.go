@@ -5,19 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/toolhost/toolhost/internal/observe/tracing"
 	"github.com/toolhost/toolhost/runtime"
@@ -125,71 +118,6 @@ func TestTracingIsOffWithoutAnEndpoint(t *testing.T) {
 		if tr != nil || err != nil {
 			t.Errorf("New with env %v = %v, %v; want tracing off", env, tr, err)
 		}
-	}
-}
-
-// TestSpansReachAnOTLPReceiverOverHTTP is the exporter against a loopback
-// receiver speaking OTLP/HTTP with protobuf bodies, as a collector does.
-func TestSpansReachAnOTLPReceiverOverHTTP(t *testing.T) {
-	t.Parallel()
-	var mu sync.Mutex
-	var got []*coltracepb.ExportTraceServiceRequest
-	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		if r.URL.Path != "/v1/traces" || r.Header.Get("Content-Type") != "application/x-protobuf" {
-			t.Errorf("receiver got %s %s (%s)", r.Method, r.URL.Path, r.Header.Get("Content-Type"))
-		}
-		var req coltracepb.ExportTraceServiceRequest
-		if err := proto.Unmarshal(body, &req); err != nil {
-			t.Errorf("the body is no OTLP export request: %v", err)
-		}
-		mu.Lock()
-		got = append(got, &req)
-		mu.Unlock()
-		w.Header().Set("Content-Type", "application/x-protobuf")
-		b, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{})
-		_, _ = w.Write(b)
-	}))
-	defer recv.Close()
-	tr, err := tracing.New(t.Context(), tracing.Options{Replica: "replica-http", Env: func(k string) string {
-		if k == tracing.EnvEndpoint {
-			return recv.URL
-		}
-		return ""
-	}})
-	if err != nil || tr == nil {
-		t.Fatalf("New with %s set = %v, %v", tracing.EnvEndpoint, tr, err)
-	}
-	reg := registry(t)
-	reg.TraceCalls(tr)
-	if err := call(t, reg, "ok.txt"); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	if err := tr.Shutdown(ctx); err != nil {
-		t.Fatalf("shutdown (flushes the batch): %v", err)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	var names []string
-	var replica string
-	for _, req := range got {
-		for _, rs := range req.ResourceSpans {
-			for _, ss := range rs.ScopeSpans {
-				for _, s := range ss.Spans {
-					names = append(names, s.Name)
-					for _, kv := range s.Attributes {
-						if kv.Key == string(tracing.AttrReplica) {
-							replica = kv.Value.GetStringValue()
-						}
-					}
-				}
-			}
-		}
-	}
-	if !slices.Equal(names, []string{"execute_tool guarded"}) || replica != "replica-http" {
-		t.Fatalf("the receiver got spans %v with replica %q; want the call's span from replica-http", names, replica)
 	}
 }
 

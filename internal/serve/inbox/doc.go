@@ -14,12 +14,13 @@
 // the session's "always" approvals with a revoke button, and an agent's
 // effective rules with the file and line each comes from.
 //
-// The page is server-rendered (html/template, embedded with go:embed) with
-// one plain script that follows a server-sent event stream; there is no
+// The page is server-rendered (render.go: plain Go escaping as
+// html/template does, which the binary cannot afford to link) with one
+// plain script that follows a server-sent event stream; there is no
 // build step. Every response carries a Content-Security-Policy that allows
 // only the page's own script and style, so no value that reaches the page —
 // a command, a diff, a file name chosen by the model — can run as script,
-// and the templates escape them all. The HTTP guard (Host, Origin, bearer
+// and render.go escapes them all. The HTTP guard (Host, Origin, bearer
 // token) is internal/serve/httpguard, shared with the MCP HTTP server; writes
 // additionally need a JSON body and pass net/http's CrossOriginProtection.
 //

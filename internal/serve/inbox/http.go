@@ -6,14 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html/template"
 	"io"
 	"io/fs"
 	"mime"
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/toolhost/toolhost/internal/serve/httpguard"
@@ -50,16 +48,10 @@ var (
 // posting elsewhere.
 const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
+// webFS is the page's script and style sheet (the page is render.go).
+//
 //go:embed web
 var webFS embed.FS
-
-// pageTemplates are parsed on first use: a toolhost that serves no inbox
-// does not pay for them at start.
-var pageTemplates = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("").Funcs(template.FuncMap{
-		"ms": func(ms int64) string { return (time.Duration(ms) * time.Millisecond).Round(time.Millisecond).String() },
-	}).ParseFS(webFS, "web/*.html"))
-})
 
 // HandlerOptions configure Handler.
 type HandlerOptions struct {
@@ -153,7 +145,7 @@ func securityHeaders(h http.Handler) http.Handler {
 	})
 }
 
-// pageData is what the page template renders.
+// pageData is what the page renders.
 type pageData struct {
 	Requests     []Request
 	Sessions     []Session
@@ -189,8 +181,10 @@ func (ib *Inbox) fragment(name string) http.HandlerFunc {
 
 func (ib *Inbox) render(w http.ResponseWriter, name string, d pageData) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if err := pageTemplates().ExecuteTemplate(w, name, d); err != nil {
-		ib.log.Error("render the permission inbox", "template", name, "err", err)
+	var p page
+	views[name](&p, d)
+	if _, err := io.WriteString(w, p.String()); err != nil {
+		ib.log.Debug("send the permission inbox", "view", name, "err", err)
 	}
 }
 

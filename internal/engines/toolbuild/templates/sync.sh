@@ -9,8 +9,8 @@ set -e
 cd "$(dirname "$0")"
 rm -rf sdk
 mkdir -p sdk/go/cmd/toolhost-gen
-for f in ../../../../../sdk-guest/go/*.go ../../../../../sdk-guest/go/go.mod; do
+for f in ../../../../../../sdk-guest/go/*.go ../../../../../../sdk-guest/go/go.mod; do
   case "$f" in *_test.go) continue ;; esac
   cp "$f" "sdk/go/$(basename "$f").txt"
 done
-cp ../../../../../sdk-guest/go/cmd/toolhost-gen/main.go sdk/go/cmd/toolhost-gen/main.go.txt
+cp ../../../../../../sdk-guest/go/cmd/toolhost-gen/main.go sdk/go/cmd/toolhost-gen/main.go.txt
