@@ -66,27 +66,65 @@ func Binary(t testing.TB) string {
 	return build.path
 }
 
-// cachedBinary builds the binary with `go run -exec echo` and returns the
-// path echo printed: the executable in the build cache. A `go run` that
-// links hands the program its temporary link output (removed when go run
-// exits) and caches a copy, so a path that is gone by then is asked for
-// again, and the second answer is the cached copy.
+// cachedBinary builds the toolhost binary into go run's cache.
 func cachedBinary(echo string, tags []string) (string, error) {
-	args := append(append([]string{"run", "-exec", echo}, tags...), mainPackage)
+	path, err := goRun(echo, "", nil, append(tags, mainPackage)...)
+	if err != nil {
+		return "", fmt.Errorf("build toolhost: %w", err)
+	}
+	return path, nil
+}
+
+// GoBuild builds the Go main package pkg ("." or a path) in dir, with env
+// added to ours (GOOS=wasip1 GOARCH=wasm for a guest) and flags such as
+// -buildmode=c-shared, and returns the path of the executable or module
+// in the build cache, as Binary does: a later test process or run gets
+// the same file without linking again. The file is shared: copy it
+// before changing it.
+func GoBuild(dir string, env []string, flagsAndPkg ...string) (string, error) {
+	echo, err := exec.LookPath("echo")
+	if err != nil {
+		return "", fmt.Errorf("go run -exec needs an echo program: %w", err)
+	}
+	return goRun(echo, dir, env, flagsAndPkg...)
+}
+
+// goRun builds with `go run -exec echo` and returns the path echo
+// printed: the executable in the build cache. A `go run` that links hands
+// the program its temporary link output (removed when go run exits) and
+// caches a copy, so a path that is gone by then is asked for again, and
+// the second answer is the cached copy.
+func goRun(echo, dir string, env []string, flagsAndPkg ...string) (string, error) {
+	args := append([]string{"run", "-exec", echo}, flagsAndPkg...)
 	var path string
 	for range 2 {
 		var stdout, stderr bytes.Buffer
 		cmd := exec.Command("go", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), env...)
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		if err := cmd.Run(); err != nil {
-			return "", fmt.Errorf("build toolhost: %w\n%s%s", err, stdout.Bytes(), stderr.Bytes())
+			return "", fmt.Errorf("go %s: %w\n%s%s", strings.Join(args, " "), err, stdout.Bytes(), stderr.Bytes())
 		}
 		path = strings.TrimSpace(stdout.String())
-		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
 			return path, nil
 		}
 	}
-	return "", fmt.Errorf("build toolhost: go run -exec %s printed %q, which is not an executable (is GOCACHE off?)", echo, path)
+	return "", fmt.Errorf("go %s printed %q, which is not a file (is GOCACHE off?)", strings.Join(args, " "), path)
+}
+
+// CopyFile copies the file src to dst with mode perm (a module from
+// GoBuild into a project, where a test may change it).
+func CopyFile(src, dst string, perm os.FileMode) error {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(dst, b, perm)
 }
 
 // Cleanup removes the binary if Binary built it outside the build cache.
