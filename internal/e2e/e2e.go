@@ -1,7 +1,9 @@
 // Package e2e drives the built toolhost binary as a user would: it builds
-// cmd/toolhost once per test process and gives each test a fresh user (empty
-// home and XDG directories) and project (a directory with a .git marker).
-// The CLI, MCP and agent-loop end-to-end tests share it.
+// cmd/toolhost into go run's cache (linked once per source state, whichever
+// test process asks first) and gives each test a fresh user (empty home and
+// XDG directories) and project (a directory with a .git marker). The CLI,
+// MCP and agent-loop end-to-end tests share it; GoBuild builds their Go
+// test guests the same way.
 package e2e
 
 import (
