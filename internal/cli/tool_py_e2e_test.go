@@ -92,6 +92,7 @@ def odd(t: Thing) -> str:
 // stopped, a syntax error and an unsupported annotation reported with
 // file and line.
 func TestPythonToolsRunThroughTheBinaryInTheirSandbox(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "hi from "+r.URL.Path) }))
 	defer srv.Close()
 	host := strings.TrimPrefix(srv.URL, "http://")
@@ -214,6 +215,7 @@ def fetch(url: str) -> str:
 // python` writes a tool and its test; `toolhost tools` lists it as python
 // and `toolhost call` runs it, with no build step.
 func TestToolNewPythonScaffoldsAToolThatRunsWithoutABuild(t *testing.T) {
+	t.Parallel()
 	p := e2e.NewProject(t)
 	pytooltest.SeedEngine(t, filepath.Join(p.Home, ".cache", "toolhost"))
 	out, stderr, code := p.Run("", "tool", "new", "greet", "--lang", "python")
