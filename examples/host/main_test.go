@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/toolhost/toolhost/internal/e2e"
 )
 
 func TestHostRunsAProjectsWasmTool(t *testing.T) {
@@ -19,15 +21,18 @@ func TestHostRunsAProjectsWasmTool(t *testing.T) {
 	os.MkdirAll(filepath.Join(project, ".git"), 0o755)
 	toolDir := filepath.Join(project, ".toolhost", "tool")
 	os.MkdirAll(toolDir, 0o755)
-	build := exec.Command("go", "build", "-buildmode=c-shared", "-o", filepath.Join(toolDir, "json.wasm"), ".")
-	build.Dir = filepath.Join("..", "json")
-	build.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "GOWORK=off")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build json.wasm: %v\n%s", err, out)
+	// Both from go run's cache: linked once per source state, not once
+	// per run.
+	module, err := e2e.GoBuild(filepath.Join("..", "json"), []string{"GOOS=wasip1", "GOARCH=wasm", "GOWORK=off"}, "-buildmode=c-shared", ".")
+	if err != nil {
+		t.Fatalf("build json.wasm: %v", err)
 	}
-	bin := filepath.Join(t.TempDir(), "host")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build host: %v\n%s", err, out)
+	if err := e2e.CopyFile(module, filepath.Join(toolDir, "json.wasm"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin, err := e2e.GoBuild("", nil, ".")
+	if err != nil {
+		t.Fatalf("build host: %v", err)
 	}
 	cmd := exec.Command(bin, "json_query", `{"json": "{\"a\": [1, 2]}", "path": "a.1"}`)
 	cmd.Dir = project

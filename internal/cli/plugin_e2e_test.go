@@ -2,7 +2,6 @@ package cli_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -20,7 +19,6 @@ var compatGuest struct {
 	once sync.Once
 	wasm []byte
 	err  error
-	out  []byte
 }
 
 // compatWasm builds the describe/call test guest once (its whoami tool
@@ -28,22 +26,15 @@ var compatGuest struct {
 func compatWasm(t *testing.T) []byte {
 	t.Helper()
 	compatGuest.once.Do(func() {
-		dir, err := os.MkdirTemp("", "compat-guest")
-		if err != nil {
-			compatGuest.err = err
-			return
-		}
-		defer os.RemoveAll(dir)
-		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", filepath.Join(dir, "acme.wasm"), "./compat")
-		cmd.Dir = filepath.Join("..", "..", "plugins", "wasm", "testdata", "guests")
-		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "GOWORK=off")
-		if compatGuest.out, compatGuest.err = cmd.CombinedOutput(); compatGuest.err == nil {
-			compatGuest.wasm, compatGuest.err = os.ReadFile(filepath.Join(dir, "acme.wasm"))
+		var built string
+		built, compatGuest.err = e2e.GoBuild(filepath.Join("..", "..", "plugins", "wasm", "testdata", "guests"), wasip1, "-buildmode=c-shared", "./compat")
+		if compatGuest.err == nil {
+			compatGuest.wasm, compatGuest.err = os.ReadFile(built)
 		}
 	})
 	if compatGuest.err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("build test guest: %v\n%s", compatGuest.err, compatGuest.out)
+			t.Fatalf("build test guest: %v", compatGuest.err)
 		}
 		t.Skipf("skipped: cannot build the test guest: %v", compatGuest.err)
 	}

@@ -5,11 +5,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/toolhost/toolhost/internal/e2e"
 	"github.com/toolhost/toolhost/plugins/pkg"
 )
 
@@ -50,14 +50,16 @@ func TestPluginCommandsAddListVerifyAndRemoveALocalPlugin(t *testing.T) {
 	os.MkdirAll(filepath.Join(project, ".git"), 0o755)
 	vendor := filepath.Join(project, "vendor", "acme")
 	os.MkdirAll(vendor, 0o755)
-	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", filepath.Join(vendor, "acme.wasm"), "./compat")
-	cmd.Dir = filepath.Join("..", "..", "plugins", "wasm", "testdata", "guests")
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "GOWORK=off")
-	if out, err := cmd.CombinedOutput(); err != nil {
+	// From go run's cache, as the end-to-end tests' guests are.
+	built, err := e2e.GoBuild(filepath.Join("..", "..", "plugins", "wasm", "testdata", "guests"), []string{"GOOS=wasip1", "GOARCH=wasm", "GOWORK=off"}, "-buildmode=c-shared", "./compat")
+	if err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("build test guest: %v\n%s", err, out)
+			t.Fatalf("build test guest: %v", err)
 		}
 		t.Skipf("skipped: cannot build the test guest: %v", err)
+	}
+	if err := e2e.CopyFile(built, filepath.Join(vendor, "acme.wasm"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(vendor, "toolhost-plugin.json"), []byte(`{"name":"acme","version":"0.1.0","abi":"toolhost-abi 1","modules":["acme.wasm"],"capabilities":{"allowed_hosts":["api.acme.example"]}}`), 0o644)
 	os.WriteFile(filepath.Join(project, "toolhost.jsonc"), []byte("{\n  // keep me\n  \"model\": \"m\"\n}\n"), 0o644)

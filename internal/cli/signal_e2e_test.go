@@ -22,18 +22,24 @@ const exitWait = 2 * time.Second
 // under CI) without a Go toolchain that targets wasip1.
 func buildGuest(t *testing.T, name string) string {
 	t.Helper()
-	out := filepath.Join(t.TempDir(), name+".wasm")
-	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", out, "./"+name)
-	cmd.Dir = filepath.Join("..", "..", "plugins", "wasm", "testdata", "guests")
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "GOWORK=off")
-	if b, err := cmd.CombinedOutput(); err != nil {
+	built, err := e2e.GoBuild(filepath.Join("..", "..", "plugins", "wasm", "testdata", "guests"), wasip1, "-buildmode=c-shared", "./"+name)
+	if err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("build guest %s: %v\n%s", name, err, b)
+			t.Fatalf("build guest %s: %v", name, err)
 		}
 		t.Skipf("skipped: cannot build test guest %s: %v", name, err)
 	}
+	// A copy: the module in the build cache is shared.
+	out := filepath.Join(t.TempDir(), name+".wasm")
+	if err := e2e.CopyFile(built, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	return out
 }
+
+// wasip1 is the environment a Go test guest is built in (GOWORK=off: the
+// guests are modules of their own).
+var wasip1 = []string{"GOOS=wasip1", "GOARCH=wasm", "GOWORK=off"}
 
 // stopMCP starts `toolhost mcp` on stdio, lets ready decide when to signal
 // it, sends sig and returns the exit status, failing when it takes longer

@@ -92,6 +92,7 @@ def odd(t: Thing) -> str:
 // stopped, a syntax error and an unsupported annotation reported with
 // file and line.
 func TestPythonToolsRunThroughTheBinaryInTheirSandbox(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "hi from "+r.URL.Path) }))
 	defer srv.Close()
 	host := strings.TrimPrefix(srv.URL, "http://")
@@ -149,22 +150,29 @@ func TestPythonToolsRunThroughTheBinaryInTheirSandbox(t *testing.T) {
 		{"an endless loop is stopped at its time limit", "probe", `{"what":"loop"}`, 1, "timed out after 1.5s", 40 * time.Second},
 		{"a memory bomb is stopped at its memory limit", "probe_bomb", `{}`, 1, "exceeded its memory limit (96 MB)", 0},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			start := time.Now()
-			out, stderr, code := p.Run("", "call", tt.tool, tt.args)
-			got := out
-			if code != 0 {
-				got = stderr
-			}
-			if code != tt.wantCode || !strings.Contains(got, tt.want) {
-				t.Fatalf("call %s %s: exit %d (want %d), want %q in:\n%s%s", tt.tool, tt.args, code, tt.wantCode, tt.want, out, stderr)
-			}
-			if tt.within > 0 && time.Since(start) > tt.within {
-				t.Errorf("took %s", time.Since(start))
-			}
-		})
-	}
+	// Each call is its own process, as calls from a shell are: they run
+	// side by side (each starts its own Python, seconds on two cores).
+	t.Run("calls", func(t *testing.T) {
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				t.Parallel()
+				q := *p
+				q.T = t
+				start := time.Now()
+				out, stderr, code := q.Run("", "call", tt.tool, tt.args)
+				got := out
+				if code != 0 {
+					got = stderr
+				}
+				if code != tt.wantCode || !strings.Contains(got, tt.want) {
+					t.Fatalf("call %s %s: exit %d (want %d), want %q in:\n%s%s", tt.tool, tt.args, code, tt.wantCode, tt.want, out, stderr)
+				}
+				if tt.within > 0 && time.Since(start) > tt.within {
+					t.Errorf("took %s", time.Since(start))
+				}
+			})
+		}
+	})
 	if out, _, _ := p.Run("", "call", "probe", `{"what":"env"}`); strings.Contains(out, "PY_E2E_SECRET") {
 		t.Errorf("an environment variable not granted reached the tool: %s", out)
 	}
@@ -207,6 +215,7 @@ def fetch(url: str) -> str:
 // python` writes a tool and its test; `toolhost tools` lists it as python
 // and `toolhost call` runs it, with no build step.
 func TestToolNewPythonScaffoldsAToolThatRunsWithoutABuild(t *testing.T) {
+	t.Parallel()
 	p := e2e.NewProject(t)
 	pytooltest.SeedEngine(t, filepath.Join(p.Home, ".cache", "toolhost"))
 	out, stderr, code := p.Run("", "tool", "new", "greet", "--lang", "python")

@@ -20,15 +20,12 @@ import (
 // the environment the guest was granted), as echoWasm builds echo.
 func kitchenWasm(t *testing.T) []byte {
 	t.Helper()
-	out := filepath.Join(t.TempDir(), "kitchen.wasm")
-	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", out, "./kitchen")
-	cmd.Dir = filepath.Join("..", "..", "plugins", "wasm", "testdata", "guests")
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "GOWORK=off")
-	if b, err := cmd.CombinedOutput(); err != nil {
+	out, err := e2e.GoBuild(filepath.Join("..", "..", "plugins", "wasm", "testdata", "guests"), wasip1, "-buildmode=c-shared", "./kitchen")
+	if err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("build the kitchen guest: %v\n%s", err, b)
+			t.Fatalf("build the kitchen guest: %v", err)
 		}
-		t.Skipf("skipped: build the kitchen guest: %v\n%s", err, b)
+		t.Skipf("skipped: build the kitchen guest: %v", err)
 	}
 	wasm, err := os.ReadFile(out)
 	if err != nil {

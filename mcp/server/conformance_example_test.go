@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/toolhost/toolhost/internal/e2e"
 	sdk "github.com/toolhost/toolhost/internal/third_party/gosdk/mcp"
 )
 
@@ -42,11 +42,13 @@ func conformanceProject(t *testing.T) *project {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", filepath.Join(p.dir, ".toolhost", "tool", "test.wasm"), ".")
-	cmd.Dir = filepath.Join(src, "src")
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build the conformance module: %v\n%s", err, out)
+	// From go run's cache: linked once per source state, not once per run.
+	module, err := e2e.GoBuild(filepath.Join(src, "src"), []string{"GOOS=wasip1", "GOARCH=wasm"}, "-buildmode=c-shared", ".")
+	if err != nil {
+		t.Fatalf("build the conformance module: %v", err)
+	}
+	if err := e2e.CopyFile(module, filepath.Join(p.dir, ".toolhost", "tool", "test.wasm"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	return p
 }

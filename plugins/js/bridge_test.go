@@ -22,6 +22,7 @@ func (noPause) Remaining() time.Duration { return time.Minute }
 // TestBridgeRefusesHostileRequests: what a hostile script can send through
 // __host, each refused with a message and nothing done.
 func TestBridgeRefusesHostileRequests(t *testing.T) {
+	t.Parallel()
 	work := t.TempDir()
 	os.WriteFile(filepath.Join(work, "ok.txt"), []byte("ok"), 0o644)
 	b := &Bridge{Tool: "t", Paths: map[string]string{"ro:" + work: "/work"}}
@@ -58,6 +59,7 @@ func TestBridgeRefusesHostileRequests(t *testing.T) {
 // allowed_paths must not hold the host call, where the script's time
 // limit cannot reach, until something else opens the other end.
 func TestBridgeRefusesFilesThatAreNotRegular(t *testing.T) {
+	t.Parallel()
 	work := t.TempDir()
 	fifo := filepath.Join(work, "pipe")
 	if err := mkfifo(fifo); err != nil {

@@ -10,6 +10,7 @@ import (
 )
 
 func TestTheBuildCacheFollowsTheToolsInputs(t *testing.T) {
+	t.Parallel()
 	dir := project(t, "greet.ts")
 	p := filepath.Join(dir, "greet.ts")
 	cache := t.TempDir()
@@ -67,6 +68,7 @@ func TestTheBuildCacheFollowsTheToolsInputs(t *testing.T) {
 // being parsed again and hold what the tool's top level computed, so
 // other users may neither read nor replace them.
 func TestTheCacheIsTheUsersOwn(t *testing.T) {
+	t.Parallel()
 	dir := project(t, "greet.ts")
 	cache := t.TempDir()
 	f, err := Load(context.Background(), filepath.Join(dir, "greet.ts"), LoadOptions{Runtime: testRuntime(t), CacheDir: cache})

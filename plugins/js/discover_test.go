@@ -8,6 +8,7 @@ import (
 )
 
 func TestFilesFindsToolhostAndOpenCodeFolders(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	mk := func(rel string) {
 		p := filepath.Join(root, rel)

@@ -39,6 +39,7 @@ var (
 )
 
 func TestLoadEngineRefusesATamperedCache(t *testing.T) {
+	t.Parallel()
 	good := testEngine(t)
 	dir := t.TempDir()
 	bad := append([]byte(nil), good...)
@@ -58,6 +59,7 @@ func TestLoadEngineRefusesATamperedCache(t *testing.T) {
 }
 
 func TestEngineEvaluatesScripts(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	rt, err := NewRuntime(ctx, testEngine(t), 64, "")
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 )
 
 func TestLoadDescribesOpenCodeExports(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t, "greet.ts")
 	if len(f.Defs) != 2 {
 		t.Fatalf("defs = %+v", f.Defs)
@@ -44,6 +45,7 @@ func TestLoadDescribesOpenCodeExports(t *testing.T) {
 }
 
 func TestCallAppliesZodDefaultsAndReturnsResults(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t, "greet.ts")
 	ctx := context.Background()
 	info := CallInfo{SessionID: "s1", Agent: "build"}
@@ -82,6 +84,7 @@ func TestCallAppliesZodDefaultsAndReturnsResults(t *testing.T) {
 // compiled parser is in the snapshot, so calls (which start from it) do
 // not compile it again — that was two thirds of a warm call.
 func TestArgsParsersAreCompiledAtLoadNotPerCall(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t, "compiled.ts")
 	ctx := context.Background()
 	for i := range 3 {
@@ -106,6 +109,7 @@ func TestArgsParsersAreCompiledAtLoadNotPerCall(t *testing.T) {
 }
 
 func TestTheProjectsOwnOpenCodePluginPackageIsUsed(t *testing.T) {
+	t.Parallel()
 	dir := project(t, "greet.ts")
 	nm := filepath.Join(filepath.Dir(dir), "node_modules")
 	os.MkdirAll(filepath.Join(nm, "@opencode-ai"), 0o755)

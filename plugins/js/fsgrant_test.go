@@ -231,6 +231,7 @@ func TestFSReadOnlyGrantNamedThroughALink(t *testing.T) {
 // TestJSWriteFileThroughLinksLeavesReadOnlyFilesAlone: the same refusals
 // reach a tool's own writeFile, through the engine and the config.
 func TestJSWriteFileThroughLinksLeavesReadOnlyFilesAlone(t *testing.T) {
+	t.Parallel()
 	tl := toolOf(t, "files.ts", "files")
 	w := buildFSWorld(t, readFSCorpus(t))
 	locked := tree(t, filepath.Join(w.proj, "locked"))

@@ -16,6 +16,7 @@ type cityArgs struct {
 }
 
 func TestAJSToolCallsTheEmbeddersHostFunctionUnderItsPermission(t *testing.T) {
+	t.Parallel()
 	var ran int
 	weather, err := hostfns.Define(hostfns.Func[cityArgs, map[string]string]{
 		Name: "weather", Permission: "weather",

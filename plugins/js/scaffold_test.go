@@ -10,6 +10,7 @@ import (
 )
 
 func TestScaffoldWritesAToolThatRuns(t *testing.T) {
+	t.Parallel()
 	zod := testZod(t)
 	for _, lang := range []string{"ts", "js"} {
 		t.Run(lang, func(t *testing.T) {
@@ -46,6 +47,7 @@ func TestScaffoldWritesAToolThatRuns(t *testing.T) {
 }
 
 func TestBuildWithoutZodNamesTheNpmCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "t.ts")
 	os.WriteFile(p, []byte(`import { tool } from "@opencode-ai/plugin"

@@ -44,6 +44,7 @@ func run(t *testing.T, tl *Tool, args string, tc *runtime.Context) (runtime.Resu
 }
 
 func TestAskGoesThroughThePermissionEngine(t *testing.T) {
+	t.Parallel()
 	tl := toolOf(t, "guarded.ts", "guarded")
 	tests := []struct {
 		name    string
@@ -104,6 +105,7 @@ func TestAskTimeIsNotScriptTime(t *testing.T) {
 }
 
 func TestFetchFollowsTheEgressPolicy(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Reply", "yes")
 		fmt.Fprintf(w, "hi %s", r.Header.Get("x-test"))
@@ -136,6 +138,7 @@ func TestFetchFollowsTheEgressPolicy(t *testing.T) {
 }
 
 func TestAThrownErrorIsTheToolsError(t *testing.T) {
+	t.Parallel()
 	_, err := run(t, toolOf(t, "fail.ts", "fail"), `{"why":"no disk"}`, nil)
 	var te *ToolError
 	if !errors.As(err, &te) || te.Message != "cannot do it: no disk" {
@@ -144,6 +147,7 @@ func TestAThrownErrorIsTheToolsError(t *testing.T) {
 }
 
 func TestRunawayScriptsAreStopped(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t, "runaway.ts")
 	tests := []struct {
 		name, export string
@@ -177,6 +181,7 @@ func TestRunawayScriptsAreStopped(t *testing.T) {
 }
 
 func TestConcurrentCallsAreIsolated(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t, "counter.ts")
 	var wg sync.WaitGroup
 	got := make([]string, 2)
@@ -203,6 +208,7 @@ func TestConcurrentCallsAreIsolated(t *testing.T) {
 }
 
 func TestNodeAndBunBuiltinsNameTheAlternative(t *testing.T) {
+	t.Parallel()
 	_, err := run(t, toolOf(t, "shell.ts", "shell"), `{}`, nil)
 	if err == nil || !strings.Contains(err.Error(), "node:child_process.execSync is not available") || !strings.Contains(err.Error(), "bash tool") {
 		t.Fatalf("err = %v", err)
@@ -210,6 +216,7 @@ func TestNodeAndBunBuiltinsNameTheAlternative(t *testing.T) {
 }
 
 func TestFilesStayInsideAllowedPaths(t *testing.T) {
+	t.Parallel()
 	tl := toolOf(t, "files.ts", "files")
 	work := t.TempDir()
 	os.WriteFile(filepath.Join(work, "in.txt"), []byte("abc"), 0o644)
@@ -249,6 +256,7 @@ func TestFilesStayInsideAllowedPaths(t *testing.T) {
 }
 
 func TestRandomnessDiffersBetweenCallsFromOneSnapshot(t *testing.T) {
+	t.Parallel()
 	dir := project(t)
 	p := filepath.Join(dir, "rnd.ts")
 	os.WriteFile(p, []byte(`import { tool } from "@opencode-ai/plugin"
@@ -272,6 +280,7 @@ export default tool({ description: "random", args: {}, async execute() { return 
 }
 
 func TestHostileTopLevelsFailToLoad(t *testing.T) {
+	t.Parallel()
 	dir := project(t)
 	tests := []struct {
 		name, src, want string
@@ -302,6 +311,7 @@ func TestHostileTopLevelsFailToLoad(t *testing.T) {
 }
 
 func TestImportsCannotCarryFilesIntoTheSandbox(t *testing.T) {
+	t.Parallel()
 	dir := project(t)
 	outside := t.TempDir()
 	os.WriteFile(filepath.Join(outside, "secret.json"), []byte(`{"key":"s3cret"}`), 0o644)
@@ -348,6 +358,7 @@ func TestImportsCannotCarryFilesIntoTheSandbox(t *testing.T) {
 func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
 
 func TestConsoleGoesToTheHostLogAndBunIsAbsent(t *testing.T) {
+	t.Parallel()
 	dir := project(t)
 	p := filepath.Join(dir, "misc.ts")
 	os.WriteFile(p, []byte(`import { tool } from "@opencode-ai/plugin"
@@ -383,6 +394,7 @@ type writerFunc func([]byte) (int, error)
 func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
 
 func TestOutputOverMaxOutputMBIsRefused(t *testing.T) {
+	t.Parallel()
 	dir := project(t)
 	p := filepath.Join(dir, "big.ts")
 	os.WriteFile(p, []byte(`import { tool } from "@opencode-ai/plugin"
@@ -401,6 +413,7 @@ export default tool({ description: "big", args: {}, async execute() { return "x"
 }
 
 func TestHostileExecutesFailCleanly(t *testing.T) {
+	t.Parallel()
 	dir := project(t)
 	p := filepath.Join(dir, "hostile.ts")
 	os.WriteFile(p, []byte(`import { tool } from "@opencode-ai/plugin"
@@ -443,6 +456,7 @@ export const bigint = t(async () => ({ output: "x", metadata: { n: 1n } }))
 }
 
 func TestJSToolsPassTheConformanceSuite(t *testing.T) {
+	t.Parallel()
 	for _, tl := range loadFixture(t, "greet.ts").Tools(nil) {
 		t.Run(tl.ID(), func(t *testing.T) { tooltest.Run(t, tl) })
 	}

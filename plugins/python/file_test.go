@@ -13,6 +13,7 @@ import (
 )
 
 func TestListingACachedFileStartsNoPython(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	cache := t.TempDir()
 	p := filepath.Join(t.TempDir(), "weather.py")
@@ -38,6 +39,7 @@ func TestListingACachedFileStartsNoPython(t *testing.T) {
 }
 
 func TestLoadErrorsNameTheFileAndLine(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, src, want string
 	}{
@@ -72,6 +74,7 @@ func TestWithoutNpmThePythonEngineErrorSaysWhatToInstall(t *testing.T) {
 }
 
 func TestATamperedCachedEngineIsRefused(t *testing.T) {
+	t.Parallel()
 	good := pytooltest.Engine(t)
 	dir := t.TempDir()
 	bad := append([]byte(nil), good...)

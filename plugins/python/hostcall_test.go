@@ -19,6 +19,7 @@ type cityArgs struct {
 }
 
 func TestAPythonToolCallsTheEmbeddersHostFunctionUnderItsPermission(t *testing.T) {
+	t.Parallel()
 	var ran int
 	weather, err := hostfns.Define(hostfns.Func[cityArgs, string]{
 		Name: "weather", Permission: "weather",

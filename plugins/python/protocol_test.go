@@ -11,6 +11,7 @@ import (
 // the instance on anything that is not a protocol message, and never
 // panic or grow without bound.
 func TestTheProtocolReaderStopsAGuestThatBreaksIt(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in string
 		msgs     int

@@ -60,6 +60,7 @@ func TestRunawayScriptsAreStoppedAtTheirLimits(t *testing.T) {
 }
 
 func TestTheSandboxHoldsFilesToTheirGrants(t *testing.T) {
+	t.Parallel()
 	f := load(t, "files.py", "")
 	proj := t.TempDir()
 	secret := t.TempDir()

@@ -11,6 +11,7 @@ import (
 )
 
 func TestScaffoldWritesAToolAndATestThatPasses(t *testing.T) {
+	t.Parallel()
 	cfg := filepath.Join(t.TempDir(), ".toolhost")
 	path, test, err := python.Scaffold(cfg, "greet")
 	if err != nil {

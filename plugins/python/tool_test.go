@@ -46,6 +46,7 @@ func def(t *testing.T, f *python.File, id string) python.Def {
 }
 
 func TestAPythonFileListsItsToolsWithSchemasFromAnnotations(t *testing.T) {
+	t.Parallel()
 	f := load(t, "weather.py", "")
 	w := def(t, f, "weather")
 	if !strings.HasPrefix(w.Description, "Forecast for a city.") || strings.Contains(w.Description, "Args:") {
@@ -73,6 +74,7 @@ func TestAPythonFileListsItsToolsWithSchemasFromAnnotations(t *testing.T) {
 }
 
 func TestACallGetsTypedArgumentsAndDefaultsAndAnExceptionIsAToolError(t *testing.T) {
+	t.Parallel()
 	f := load(t, "weather.py", "")
 	ctx := context.Background()
 	lim := python.Limits{Timeout: 20 * time.Second, MemoryMaxMB: 256}
@@ -93,6 +95,7 @@ func TestACallGetsTypedArgumentsAndDefaultsAndAnExceptionIsAToolError(t *testing
 }
 
 func TestObjectsEnumsAndUnionsHaveSchemasAndDataclassesArriveAsInstances(t *testing.T) {
+	t.Parallel()
 	f := load(t, "shapes.py", "")
 	d := def(t, f, "shapes")
 	var s struct {
@@ -119,6 +122,7 @@ func TestObjectsEnumsAndUnionsHaveSchemasAndDataclassesArriveAsInstances(t *test
 }
 
 func TestConcurrentCallsEachGetTheirOwnInstance(t *testing.T) {
+	t.Parallel()
 	f := load(t, "weather.py", "")
 	d := def(t, f, "weather")
 	errs := make(chan error, 4)

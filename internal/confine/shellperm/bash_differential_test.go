@@ -4,11 +4,13 @@ package shellperm
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -67,7 +69,6 @@ func TestBashCorpusDifferential(t *testing.T) {
 			haveReal = false
 		}
 	}
-	hidden := 0 // cases of programsSection whose hidden touch really ran
 	shims := t.TempDir()
 	for name, real := range shimmed {
 		script := "#!" + bashPath + "\n" + shimLog(name)
@@ -85,69 +86,83 @@ func TestBashCorpusDifferential(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ran, checked := 0, 0
-	for _, c := range cases {
-		if skipDifferential(c.command) {
-			continue
-		}
-		scratch := t.TempDir()
-		home := filepath.Join(scratch, "home")
-		work := filepath.Join(scratch, "work")
-		for _, d := range []string{home, work} {
-			if err := os.MkdirAll(d, 0o755); err != nil {
-				t.Fatal(err)
+	// Each command runs in its own scratch directory: they run side by
+	// side (most of the time is bash, git and the shims starting).
+	var ran, checked, hidden atomic.Int64 // hidden: cases of programsSection whose hidden touch really ran
+	scratches := t.TempDir()
+	t.Run("commands", func(t *testing.T) {
+		for _, c := range cases {
+			if skipDifferential(c.command) {
+				continue
 			}
+			t.Run(fmt.Sprintf("line %d", c.line), func(t *testing.T) {
+				t.Parallel()
+				// Under the whole test's folder, removed at its end: a
+				// command's background part (cat <(rm f)) may still be
+				// writing when bash has exited.
+				scratch, err := os.MkdirTemp(scratches, "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				home := filepath.Join(scratch, "home")
+				work := filepath.Join(scratch, "work")
+				for _, d := range []string{home, work} {
+					if err := os.MkdirAll(d, 0o755); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := os.WriteFile(filepath.Join(work, "f"), []byte("f\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if c.section == programsSection && strings.Contains(c.command, "git") {
+					// A repository with one commit, so git's hooks, pager,
+					// fsmonitor and aliases really run.
+					gitRepo(t, work, home)
+				}
+				log := filepath.Join(scratch, "log")
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				cmd := exec.CommandContext(ctx, bashPath, "-c", c.command)
+				cmd.Dir = work
+				cmd.Env = []string{"PATH=" + shims, "SHIM_LOG=" + log, "HOME=" + home, "LC_ALL=C"}
+				_ = cmd.Run() // many corpus commands fail; what ran is what matters
+				cancel()
+				ran.Add(1)
+				data, _ := os.ReadFile(log)
+				if len(data) == 0 {
+					return
+				}
+				reqs, err := Requests(c.command, work, work, func(p string) bool { return strings.HasPrefix(p, work) })
+				if err != nil {
+					t.Errorf("%s:%d: %q ran programs but the analysis refused to parse it: %v", bashCorpusFile, c.line, c.command, err)
+					return
+				}
+				if c.section == programsSection && strings.Contains(string(data), "touch p") {
+					hidden.Add(1)
+				}
+				for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+					prog := strings.Fields(line)[0]
+					checked.Add(1)
+					ok := covered(reqs, prog)
+					if c.section == programsSection {
+						// Here the outer command's text names what it hides
+						// (awk 'BEGIN{system("touch p")}'): only a request that
+						// runs prog, or a Hole, covers it.
+						ok = coveredAsCommand(reqs, prog)
+					}
+					if !ok {
+						t.Errorf("%s:%d: %q ran %q, which no request covers; requests: %+v", bashCorpusFile, c.line, c.command, line, reqs)
+					}
+				}
+			})
 		}
-		if err := os.WriteFile(filepath.Join(work, "f"), []byte("f\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if c.section == programsSection && strings.Contains(c.command, "git") {
-			// A repository with one commit, so git's hooks, pager,
-			// fsmonitor and aliases really run.
-			gitRepo(t, work, home)
-		}
-		log := filepath.Join(scratch, "log")
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		cmd := exec.CommandContext(ctx, bashPath, "-c", c.command)
-		cmd.Dir = work
-		cmd.Env = []string{"PATH=" + shims, "SHIM_LOG=" + log, "HOME=" + home, "LC_ALL=C"}
-		_ = cmd.Run() // many corpus commands fail; what ran is what matters
-		cancel()
-		ran++
-		data, _ := os.ReadFile(log)
-		if len(data) == 0 {
-			continue
-		}
-		reqs, err := Requests(c.command, work, work, func(p string) bool { return strings.HasPrefix(p, work) })
-		if err != nil {
-			t.Errorf("%s:%d: %q ran programs but the analysis refused to parse it: %v", bashCorpusFile, c.line, c.command, err)
-			continue
-		}
-		if c.section == programsSection && strings.Contains(string(data), "touch p") {
-			hidden++
-		}
-		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-			prog := strings.Fields(line)[0]
-			checked++
-			ok := covered(reqs, prog)
-			if c.section == programsSection {
-				// Here the outer command's text names what it hides
-				// (awk 'BEGIN{system("touch p")}'): only a request that
-				// runs prog, or a Hole, covers it.
-				ok = coveredAsCommand(reqs, prog)
-			}
-			if !ok {
-				t.Errorf("%s:%d: %q ran %q, which no request covers; requests: %+v", bashCorpusFile, c.line, c.command, line, reqs)
-			}
-		}
+	})
+	if ran.Load() < 100 || checked.Load() < 100 {
+		t.Errorf("only %d corpus commands ran, and %d programs were checked", ran.Load(), checked.Load())
 	}
-	if ran < 100 || checked < 100 {
-		t.Errorf("only %d corpus commands ran, and %d programs were checked", ran, checked)
+	if haveReal && hidden.Load() < 40 {
+		t.Errorf("only %d commands of %q really ran their hidden touch; the real programs did not do what the corpus says they do", hidden.Load(), programsSection)
 	}
-	if haveReal && hidden < 40 {
-		t.Errorf("only %d commands of %q really ran their hidden touch; the real programs did not do what the corpus says they do", hidden, programsSection)
-	}
-	t.Logf("%d commands ran %d programs, each covered by a request; %d hid a touch that really ran", ran, checked, hidden)
+	t.Logf("%d commands ran %d programs, each covered by a request; %d hid a touch that really ran", ran.Load(), checked.Load(), hidden.Load())
 }
 
 // shimLog is the shim's logging: one line per run, newlines in its
