@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolhost/toolhost/internal/e2e"
+	"github.com/toolhost/toolhost/internal/testkit/e2e"
 )
 
 func TestHostRunsAProjectsWasmTool(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolhost/toolhost/internal/e2e"
+	"github.com/toolhost/toolhost/internal/testkit/e2e"
 	"github.com/toolhost/toolhost/plugins/pkg"
 )
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolhost/toolhost/internal/e2e"
+	"github.com/toolhost/toolhost/internal/testkit/e2e"
 	sdk "github.com/toolhost/toolhost/internal/third_party/gosdk/mcp"
 )
 
