@@ -63,7 +63,10 @@ import (
 //
 // A module the instrumenter cannot read — an opcode it does not know, a
 // section it cannot parse, exception handling — is compiled with
-// WithCloseOnContextDone instead: slower, never unstoppable.
+// WithCloseOnContextDone instead: slower, never unstoppable. So is a
+// module with a start function, which runs while the module is
+// instantiated, before its flag exists; instantiation runs under the
+// time limit (compiled.get), so wazero's checks stop that function.
 
 // stopGlobal is the export name of the flag instrumentLoops adds.
 const stopGlobal = "toolhost:stop"
@@ -85,6 +88,7 @@ const (
 	secFunction = 3
 	secGlobal   = 6
 	secExport   = 7
+	secStart    = 8
 	secCode     = 10
 	secDataCnt  = 12
 	secTag      = 13
@@ -141,6 +145,10 @@ func instrumentWith(wasm []byte, p loopPlan) ([]byte, int, error) {
 			}
 		} else if _, ok := sectionRank[id]; !ok {
 			return nil, 0, fmt.Errorf("unknown section id %d", id)
+		} else if id == secStart {
+			// It runs while the module is instantiated, before the
+			// instance — and so its flag — exists.
+			return nil, 0, errors.New("a start function runs before the stop flag can be set")
 		}
 		secs = append(secs, section{id, body})
 	}
