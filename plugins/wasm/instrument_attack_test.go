@@ -160,3 +160,123 @@ func TestAStartFunctionThatSpinsIsStoppedAtTheTimeLimit(t *testing.T) {
 		t.Fatal("the start function ran on for 10 s past its 200 ms limit")
 	}
 }
+
+// fillAll is memory.fill(0, 0, 128 MiB): one instruction, tens of
+// milliseconds of native code.
+var fillAll = cat(i32Const(0), i32Const(0), i32Const(128<<20), []byte{0xfc, 11, 0})
+
+// grow128 grows the memory to 128 MiB and drops the result.
+var grow128 = cat(i32Const(2047), []byte{0x40, 0, 0x1a})
+
+func TestAGuestWhoseStepsAreExpensiveIsStoppedSoonAfterTheFlag(t *testing.T) {
+	t.Parallel()
+	var straight []byte
+	for range 5000 {
+		straight = append(straight, fillAll...)
+	}
+	tests := []struct {
+		name string
+		run  []byte
+	}{
+		// 1024 iterations between two flushes: 1024 fills of 128 MiB.
+		{"a loop filling the whole memory at each iteration", cat(grow128, []byte{0x03, 0x40}, fillAll, []byte{0x0c, 0, 0x0b})},
+		// No loop and no call: the function is never counted.
+		{"a function of thousands of fills and no loop", cat(grow128, straight)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			mod := loopModule([][]byte{tVoid}, [][]byte{{0}}, [][]byte{wasmFunc([]byte{0}, tt.run)})
+			err, after := runStopped(t, mod, 100*time.Millisecond, 5*time.Second)
+			if err == nil {
+				t.Fatal("the guest returned")
+			}
+			if after > time.Second {
+				t.Errorf("the guest ran %v after the flag was set", after)
+			}
+		})
+	}
+}
+
+// tPair is (i32 i32) -> (i32 i32), type 2 of the guests below: a loop's
+// parameters and results.
+var tPair = funcType([]byte{tI32, tI32}, []byte{tI32, tI32})
+
+// counted are guests whose run(n) loops about n times, each a shape the
+// loop analysis must see repeat; want is run(n) (0 when not checked).
+var counted = []struct {
+	name   string
+	locals []byte
+	code   []byte
+	want   func(n uint64) uint64
+}{
+	{"a loop repeated only by a br_table from two blocks inside it", wasmVec([]byte{1, tI32}), cat(
+		[]byte{0x02, 0x40, 0x03, 0x40},                                           // block $out loop $L
+		[]byte{0x02, 0x40, 0x20, 0, 0x45, 0x0e, 1, 0, 2, 0x0b},                   // block: br_table (n == 0) $a $out
+		[]byte{0x20, 1, 0x20, 0, 0x6a, 0x21, 1, 0x20, 0, 0x41, 1, 0x6b, 0x21, 0}, // acc += n; n--
+		[]byte{0x02, 0x40, 0x02, 0x40, 0x41, 0, 0x0e, 0, 2, 0x0b, 0x0b},          // block block br_table $L
+		[]byte{0x0b, 0x0b, 0x20, 1}), func(n uint64) uint64 { return n * (n + 1) / 2 & 0xffffffff }},
+	{"a loop inside an if's else", wasmVec([]byte{1, tI32}), cat(
+		[]byte{0x20, 0, 0x45, 0x04, 0x40, 0x05},                                           // if (n == 0) else
+		[]byte{0x03, 0x40, 0x20, 1, 0x41, 1, 0x6a, 0x22, 1, 0x20, 0, 0x49, 0x0d, 0, 0x0b}, // loop: i++ < n
+		[]byte{0x0b, 0x20, 1}), func(n uint64) uint64 { return n }},
+	{"a loop with parameters and results", wasmVec([]byte{2, tI32}), cat(
+		[]byte{0x20, 0, 0x41, 0, 0x03, 2},                      // n, 0, loop (i32 i32) -> (i32 i32)
+		[]byte{0x21, 2, 0x21, 1},                               // acc, n
+		[]byte{0x20, 1, 0x41, 1, 0x6b, 0x20, 2, 0x20, 1, 0x6a}, // n-1, acc+n
+		[]byte{0x20, 1, 0x41, 1, 0x47, 0x0d, 0, 0x0b, 0x6a}),   // br_if (n != 1) loop; end; add
+		func(n uint64) uint64 { return n * (n + 1) / 2 & 0xffffffff }},
+	{"a loop setting v128, funcref, externref and i64 locals, resumed through a function", wasmVec(
+		[]byte{1, 0x7b}, []byte{1, 0x70}, []byte{1, 0x6f}, []byte{1, tI64}), cat(
+		[]byte{0x03, 0x40},
+		[]byte{0x20, 1, 0x41, 1, 0xfd, 0x11, 0xfd, 0xae, 0x01, 0x21, 1}, // v += splat(1)
+		[]byte{0xd0, 0x70, 0x21, 2, 0x20, 3, 0x21, 3},                   // f = null; e = e
+		[]byte{0x20, 4, 0x42, 3, 0x7c, 0x21, 4},                         // w += 3
+		[]byte{0x20, 0, 0x41, 1, 0x6b, 0x22, 0, 0x0d, 0, 0x0b},          // br_if --n
+		[]byte{0x20, 1, 0xfd, 0x1b, 0, 0x20, 4, 0xa7, 0x6a, 0x20, 2, 0xd1, 0x6a, 0x20, 3, 0xd1, 0x6a}),
+		func(n uint64) uint64 { return (4*n + 2) & 0xffffffff }},
+	{"a loop in a function of seventy locals (the plain check)", wasmVec([]byte{70, tI32}), cat(
+		[]byte{0x03, 0x40, 0x20, 69, 0x41, 1, 0x6a, 0x21, 69},
+		[]byte{0x20, 0, 0x41, 1, 0x6b, 0x22, 0, 0x0d, 0, 0x0b, 0x20, 69}), func(n uint64) uint64 { return n }},
+	{"a loop calling a host function", wasmVec([]byte{1, tI32}), cat(
+		[]byte{0x03, 0x40, 0x10, 0, 0x20, 1, 0x41, 1, 0x6a, 0x21, 1},
+		[]byte{0x20, 0, 0x41, 1, 0x6b, 0x22, 0, 0x0d, 0, 0x0b, 0x20, 1}), func(n uint64) uint64 { return n }},
+	{"a loop of bulk memory operations", wasmVec([]byte{1, tI32}), cat(
+		[]byte{0x03, 0x40, 0x20, 1, 0x20, 1, 0x41, 2, 0xfc, 11, 0},                               // fill(i, i, 2)
+		[]byte{0x41, 0x80, 0x20, 0x20, 1, 0x41, 1, 0xfc, 10, 0, 0},                               // copy(4096, i, 1)
+		[]byte{0x20, 1, 0x41, 1, 0x6a, 0x22, 1, 0x20, 0, 0x49, 0x0d, 0, 0x0b},                    // i++ < n
+		[]byte{0x41, 0x80, 0x20, 0x2d, 0, 0, 0x20, 1, 0x41, 0x80, 0x02, 0x70, 0x2d, 0, 0, 0x6a}), // mem[4096] + mem[i%256]
+		nil},
+}
+
+func TestGuestsWhoseLoopsRepeatInEveryShapeComputeWhatTheOriginalsCompute(t *testing.T) {
+	t.Parallel()
+	for _, tt := range counted {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			mod := loopModule([][]byte{tVoid, tI32I32, tPair}, [][]byte{{1}}, [][]byte{wasmFunc(tt.locals, tt.code)})
+			for _, n := range []uint64{1, 5000} {
+				orig, inst := runBoth(t, mod, n)
+				if orig != inst {
+					t.Fatalf("run(%d): original %q, instrumented %q", n, orig, inst)
+				}
+				if tt.want != nil && orig != fmtResult([]uint64{tt.want(n)}, nil) {
+					t.Fatalf("run(%d) = %q, want %d", n, orig, tt.want(n))
+				}
+			}
+		})
+	}
+}
+
+func TestGuestsWhoseLoopsRepeatInEveryShapeStopAtTheFlag(t *testing.T) {
+	t.Parallel()
+	for _, tt := range counted {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			mod := loopModule([][]byte{tVoid, tI32I32, tPair}, [][]byte{{1}}, [][]byte{wasmFunc(tt.locals, tt.code)})
+			if err, _ := runStopped(t, mod, 50*time.Millisecond, 2*time.Second, 0xffffffff); err == nil {
+				t.Fatal("the guest returned before the flag was set")
+			}
+		})
+	}
+}

@@ -42,6 +42,10 @@ import (
 // function or type index it does not have — one the instrumentation
 // would give it — is refused (it was invalid anyway).
 //
+// A bulk operation (memory.fill, memory.copy, table.fill, …) runs as
+// long as its size says: it calls $bulk first, which looks at the flag
+// and takes its size from the budget (bulkFunc).
+//
 // A function that calls another counts its own entry, so work that has
 // no loop but many calls — a naive recursive Fibonacci, a tree of calls
 // — is counted too: the calls of any unbounded run go through a

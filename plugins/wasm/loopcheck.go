@@ -35,6 +35,8 @@ const (
 	opI32GeU      = 0x4f
 	opI32Add      = 0x6a
 	opI32Sub      = 0x6b
+	opI32ShrU     = 0x76
+	opPrefixFC    = 0xfc
 	opMemGrow     = 0x40
 	opDrop        = 0x1a
 	opRefFunc     = 0xd2
@@ -92,6 +94,7 @@ type instrumented struct {
 	funcTypes []int
 	bodies    [][]byte
 	resume    map[string]uint64 // a resume function's index by the types it passes
+	bulk      uint64            // the index of $bulk, 0 until it is added
 	loops     int
 }
 
@@ -125,6 +128,37 @@ func (a *instrumented) resumeFunc(p *loopPlan, types []byte) uint64 {
 	a.bodies = append(a.bodies, append(body, opEnd))
 	return i
 }
+
+// bulkShift makes a bulk operation of n bytes or table entries count as
+// n>>bulkShift + 1 loop iterations: a tight loop iteration takes about as
+// long as filling 16 bytes.
+const bulkShift = 4
+
+// bulkFunc returns the index of $bulk(n) -> n, which flushes a count for
+// a bulk operation of size n (its last operand) and gives n back.
+//
+// A bulk operation — memory.fill, memory.copy, memory.init, table.fill,
+// table.copy, table.init, table.grow — is one instruction but runs for as
+// long as its size says: tens of milliseconds for a fill of the whole
+// memory, with no branch. Counted as one step, a loop of them ran
+// seconds past its flag, and a function of thousands of them, with no
+// loop, never reached a flush nor yielded to Go, so the timer that
+// would set the flag never ran. Each one goes through $bulk: the flag is
+// looked at before it, and its size is taken from the budget.
+func (a *instrumented) bulkFunc(p *loopPlan) uint64 {
+	if a.bulk == 0 {
+		a.bulk = p.flush + uint64(len(a.bodies))
+		a.types = append(a.types, []byte{0x60, 1, 0x7f, 1, 0x7f})
+		a.funcTypes = append(a.funcTypes, len(a.types)-1)
+		body := []byte{0, opLocalGet, 0, opI32Const, bulkShift, opI32ShrU, opI32Const, 1, opI32Add, opCall}
+		body = append(append(body, leb(p.flush)...), opLocalGet, 0, opEnd)
+		a.bodies = append(a.bodies, body)
+	}
+	return a.bulk
+}
+
+// bulkOps are the 0xfc sub-opcodes whose last operand is a size.
+var bulkOps = map[uint32]bool{8: true, 10: true, 11: true, 12: true, 14: true, 15: true, 17: true}
 
 // instrumentCode rewrites every function body of a code section and
 // appends the bodies of the functions it adds.
@@ -170,6 +204,7 @@ type insertion struct {
 	pos  int
 	loop int  // ≥ 0: the check of loop number loop goes at pos (after its block type)
 	cont bool // an exit that may not be taken: the counter is reset after the flush
+	bulk bool // a bulk operation: its size goes through $bulk (bulkFunc)
 }
 
 // loopInfo is what a body says of one of its loops.
@@ -348,6 +383,14 @@ func (p *loopPlan) instrumentBody(out, body, params []byte, types [][]byte, a *i
 			}
 		case opGlobalGet, opGlobalSet:
 			err = index(p.globals, "global")
+		case opPrefixFC:
+			if sub, _ := (&reader{b: r.b, pos: r.pos}).u32(); bulkOps[sub] {
+				at = append(at, insertion{pos: pos, loop: -1, bulk: true})
+				if len(open) > 0 {
+					loops[open[len(open)-1]].calls = true // it calls $bulk
+				}
+			}
+			err = r.skipFC()
 		default:
 			err = r.skipImmediates(op)
 		}
@@ -366,7 +409,11 @@ func (p *loopPlan) instrumentBody(out, body, params []byte, types [][]byte, a *i
 	}
 	a.loops += targeted
 	countEntry := calls && p.countCalls
-	if targeted == 0 && !countEntry {
+	bulk := false
+	for _, in := range at {
+		bulk = bulk || in.bulk
+	}
+	if targeted == 0 && !countEntry && !bulk {
 		return append(out, body...), nil
 	}
 
@@ -413,6 +460,10 @@ func (p *loopPlan) instrumentBody(out, body, params []byte, types [][]byte, a *i
 		}
 		out = append(out, body[last:in.pos]...)
 		last = in.pos
+		if in.bulk {
+			out = append(append(out, opCall), leb(a.bulkFunc(p))...)
+			continue
+		}
 		if in.loop >= 0 {
 			if l := loops[in.loop]; simple && !p.noResume && !l.calls && !l.params {
 				out = append(out, resume(l)...)
