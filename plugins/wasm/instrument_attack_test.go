@@ -280,3 +280,41 @@ func TestGuestsWhoseLoopsRepeatInEveryShapeStopAtTheFlag(t *testing.T) {
 		})
 	}
 }
+
+func TestALoopWhoseIterationsRunMuchCodeIsStoppedWithinAnIterationOrTwo(t *testing.T) {
+	t.Parallel()
+	// 100 000 dependent multiplications, a megabyte of code: about
+	// 0.7 ms an iteration, 0.7 s for 1024 iterations.
+	var straight []byte
+	for range 100_000 {
+		straight = append(straight, 0x20, 1, 0x20, 1, 0x6c, 0x41, 7, 0x73, 0x21, 1)
+	}
+	loop := func(body []byte) []byte {
+		return cat([]byte{0x03, 0x40}, body, []byte{0x20, 0, 0x41, 1, 0x6b, 0x22, 0, 0x0d, 0, 0x0b, 0x20, 1})
+	}
+	locals := wasmVec([]byte{1, tI32})
+	tests := []struct {
+		name   string
+		bodies [][]byte
+		funcs  [][]byte
+	}{
+		{"a loop of a megabyte of straight code", [][]byte{wasmFunc(locals, loop(straight))}, [][]byte{{1}}},
+		{"a loop calling a function of a megabyte of straight code", [][]byte{
+			wasmFunc(locals, loop(cat([]byte{0x20, 1}, []byte{0x10, 2, 0x21, 1}))),
+			wasmFunc(locals, []byte{0x20, 0, 0x21, 1}, straight, []byte{0x20, 1}),
+		}, [][]byte{{1}, {1}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			mod := loopModule([][]byte{tVoid, tI32I32}, tt.funcs, tt.bodies)
+			err, after := runStopped(t, mod, 100*time.Millisecond, 10*time.Second, 0xffffffff)
+			if err == nil {
+				t.Fatal("the guest returned")
+			}
+			if after > 250*time.Millisecond {
+				t.Errorf("the guest ran %v after the flag was set", after)
+			}
+		})
+	}
+}

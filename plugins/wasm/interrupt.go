@@ -19,8 +19,9 @@ import (
 //   - one exported mutable i32 global, stopGlobal, initially 0; one
 //     private budget, initially yieldEvery; and one function, $flush(n);
 //   - in every function that can run long — one with a loop that a
-//     branch can repeat, or one that calls other functions — a local
-//     counter, $c: each iteration of such a loop adds 1 in a register,
+//     branch can repeat, or one that calls other functions or has much
+//     code — a local counter, $c: each iteration of such a loop adds its
+//     weight (1, and 1 more for every stepBytes of its body) in a register,
 //     and every checkEvery iterations, and when the function returns,
 //     the count goes to $flush;
 //   - $flush traps when the flag is set, takes n from the budget, and

@@ -213,6 +213,25 @@ type loopInfo struct {
 	calls    bool   // its body calls a function
 	params   bool   // its block type takes parameters
 	writes   uint64 // the locals its body sets, while there are at most maxResume
+	start    int    // where its body starts
+	cost     uint64 // its body's bytes, and bigLeaf for each call in it, once it ends
+}
+
+// What a loop iteration or a function's entry counts: not 1 but 1 for
+// every stepBytes of code it may run. A tight loop counts 1 an iteration;
+// a loop whose body is a megabyte of straight code (0.7 ms an iteration)
+// counted 1 as well, and so ran 1024 iterations past the flag and 65 536
+// between two visits to Go. A call in a loop counts as bigLeaf bytes: a
+// function of fewer, with no loop and no call, is not counted itself; one
+// of more counts its entry.
+const (
+	stepBytes = 16
+	bigLeaf   = 256
+)
+
+// weight is what cost bytes of code count, at least 1.
+func weight(cost uint64) int32 {
+	return int32(min(1+cost/stepBytes, 1<<24))
 }
 
 // simpleTypes are the value types encoded in one byte that a resume
@@ -295,6 +314,7 @@ func (p *loopPlan) instrumentBody(out, body, params []byte, types [][]byte, a *i
 		calls = true
 		if len(open) > 0 {
 			loops[open[len(open)-1]].calls = true
+			loops[open[len(open)-1]].cost += bigLeaf
 		}
 	}
 	for r.pos < len(r.b) {
@@ -316,7 +336,7 @@ func (p *loopPlan) instrumentBody(out, body, params []byte, types [][]byte, a *i
 			stack = append(stack, len(loops))
 			open = append(open, len(loops))
 			at = append(at, insertion{pos: r.pos, loop: len(loops)})
-			loops = append(loops, loopInfo{params: params})
+			loops = append(loops, loopInfo{params: params, start: r.pos})
 		case opEnd:
 			if len(stack) == 0 {
 				exit(pos, false)
@@ -324,10 +344,12 @@ func (p *loopPlan) instrumentBody(out, body, params []byte, types [][]byte, a *i
 			} else {
 				if l := stack[len(stack)-1]; l >= 0 {
 					open = open[:len(open)-1]
+					loops[l].cost += uint64(pos - loops[l].start)
 					if len(open) > 0 {
 						outer := &loops[open[len(open)-1]]
 						outer.calls = outer.calls || loops[l].calls
 						outer.writes |= loops[l].writes
+						outer.cost += loops[l].cost - uint64(pos-loops[l].start) // its calls; its bytes are the outer's too
 					}
 				}
 				stack = stack[:len(stack)-1]
@@ -408,7 +430,7 @@ func (p *loopPlan) instrumentBody(out, body, params []byte, types [][]byte, a *i
 		}
 	}
 	a.loops += targeted
-	countEntry := calls && p.countCalls
+	countEntry := p.countCalls && (calls || len(body) >= bigLeaf)
 	bulk := false
 	for _, in := range at {
 		bulk = bulk || in.bulk
@@ -423,21 +445,25 @@ func (p *loopPlan) instrumentBody(out, body, params []byte, types [][]byte, a *i
 	out = append(out, body[groupsStart:codeStart]...)
 	out = append(out, 1, 0x7f)
 	if countEntry {
-		out = append(append(out, opI32Const, 1, opLocalSet), c...)
+		out = append(append(append(out, opI32Const), sleb32(weight(uint64(len(body))))...), opLocalSet)
+		out = append(out, c...)
 	}
 	getC := append([]byte{opLocalGet}, c...)
 	resetC := append([]byte{opI32Const, 0, opLocalSet}, c...)
 	flush := append(append(getC[:len(getC):len(getC)], opCall), leb(p.flush)...)
-	// count: c += 1; if c >= every { … }
-	count := append(getC[:len(getC):len(getC)], opI32Const, 1, opI32Add, opLocalTee)
-	count = append(append(count, c...), opI32Const)
-	count = append(append(count, sleb32(p.every)...), opI32GeU, opIf, blockEmpty)
-	check := append(append(count[:len(count):len(count)], flush...), resetC...)
-	check = append(check, opEnd)
+	// count: c += the loop's weight; if c >= every { … }
+	count := func(l loopInfo) []byte {
+		b := append(append(getC[:len(getC):len(getC)], opI32Const), sleb32(weight(l.cost))...)
+		b = append(append(append(b, opI32Add, opLocalTee), c...), opI32Const)
+		return append(append(b, sleb32(p.every)...), opI32GeU, opIf, blockEmpty)
+	}
+	check := func(l loopInfo) []byte {
+		return append(append(append(count(l), flush...), resetC...), opEnd)
+	}
 	// … or, in a loop that makes no call, the same with the locals the
 	// loop sets passed through a resume function, and br to the loop's top.
 	resume := func(l loopInfo) []byte {
-		b := append(count[:len(count):len(count)], getC...)
+		b := append(count(l), getC...)
 		var types []byte
 		for i := range locals {
 			if l.writes&(1<<i) != 0 {
@@ -468,7 +494,7 @@ func (p *loopPlan) instrumentBody(out, body, params []byte, types [][]byte, a *i
 			if l := loops[in.loop]; simple && !p.noResume && !l.calls && !l.params {
 				out = append(out, resume(l)...)
 			} else {
-				out = append(out, check...)
+				out = append(out, check(l)...)
 			}
 			continue
 		}
