@@ -94,6 +94,7 @@ const (
 	secGlobal   = 6
 	secExport   = 7
 	secStart    = 8
+	secElem     = 9
 	secCode     = 10
 	secDataCnt  = 12
 	secTag      = 13
@@ -289,6 +290,13 @@ func (m *moduleShape) read(secs []section) error {
 				return fmt.Errorf("global section: %w", err)
 			}
 			m.globals += uint64(n)
+			if err := m.globalInits(s.body); err != nil {
+				return fmt.Errorf("global section: %w", err)
+			}
+		case secElem:
+			if err := m.elements(s.body); err != nil {
+				return fmt.Errorf("element section: %w", err)
+			}
 		case secExport:
 			if has, err := exportsName(s.body, stopGlobal); err != nil || has {
 				if err == nil {
