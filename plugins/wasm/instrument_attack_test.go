@@ -3,6 +3,7 @@ package wasm
 import (
 	"context"
 	"errors"
+	"sort"
 	"testing"
 	"time"
 
@@ -18,7 +19,8 @@ import (
 
 // loopModule is a module with a memory, one import env.tick: () -> () and
 // the given types (type 0 is () -> (), type 1 is (i32) -> (i32)) and
-// functions, the first exported as "run", with the other sections given.
+// functions, the first exported as "run", with the other sections given
+// (each put in its place).
 func loopModule(types [][]byte, funcs [][]byte, bodies [][]byte, extra ...[]byte) []byte {
 	var fsec [][]byte
 	for _, f := range funcs {
@@ -33,6 +35,7 @@ func loopModule(types [][]byte, funcs [][]byte, bodies [][]byte, extra ...[]byte
 	}
 	secs = append(secs, extra...)
 	secs = append(secs, wasmSection(10, wasmVec(bodies...)))
+	sort.SliceStable(secs, func(i, j int) bool { return sectionRank[secs[i][0]] < sectionRank[secs[j][0]] })
 	return wasmModule(secs...)
 }
 
@@ -314,6 +317,38 @@ func TestALoopWhoseIterationsRunMuchCodeIsStoppedWithinAnIterationOrTwo(t *testi
 			}
 			if after > 250*time.Millisecond {
 				t.Errorf("the guest ran %v after the flag was set", after)
+			}
+		})
+	}
+}
+
+func TestRecursionWithoutALoopStopsAtTheFlag(t *testing.T) {
+	t.Parallel()
+	// f(n) = n == 0 ? 0 : f(n-1) + f(n-1) + 1: 2^n calls and no loop.
+	twice := func(callF []byte) []byte {
+		return cat([]byte{0x20, 0, 0x45, 0x04, tI32, 0x41, 0, 0x05}, // if n == 0 then 0 else
+			[]byte{0x20, 0, 0x41, 1, 0x6b}, callF, []byte{0x20, 0, 0x41, 1, 0x6b}, callF,
+			[]byte{0x6a, 0x41, 1, 0x6a, 0x0b})
+	}
+	table := wasmSection(4, wasmVec([]byte{0x70, 0, 1}))
+	elems := wasmSection(9, wasmVec(cat([]byte{0}, i32Const(0), []byte{0x0b}, wasmVec([]byte{1}))))
+	tests := []struct {
+		name  string
+		body  []byte
+		extra [][]byte
+	}{
+		{"direct", twice([]byte{0x10, 1}), nil},
+		{"through call_indirect", twice(cat(i32Const(0), []byte{0x11, 1, 0})), [][]byte{table, elems}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			mod := loopModule([][]byte{tVoid, tI32I32}, [][]byte{{1}}, [][]byte{wasmFunc([]byte{0}, tt.body)}, tt.extra...)
+			if orig, inst := runBoth(t, mod, 12); orig != inst || orig != fmtResult([]uint64{1<<12 - 1}, nil) {
+				t.Fatalf("f(12): original %q, instrumented %q, want %d", orig, inst, 1<<12-1)
+			}
+			if err, _ := runStopped(t, mod, 50*time.Millisecond, 2*time.Second, 60); err == nil {
+				t.Fatal("the guest returned")
 			}
 		})
 	}
