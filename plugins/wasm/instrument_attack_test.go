@@ -353,3 +353,25 @@ func TestRecursionWithoutALoopStopsAtTheFlag(t *testing.T) {
 		})
 	}
 }
+
+func TestAModuleTheChecksWouldMakeManyTimesLargerFallsBack(t *testing.T) {
+	t.Parallel()
+	// 20 000 nested loops, the innermost setting 63 locals: each loop
+	// passes them all through its resume, 270 bytes for 7 of its own.
+	const n = 20_000
+	code := []byte{}
+	for range n {
+		code = append(code, 0x03, 0x40)
+	}
+	for i := range 63 {
+		code = append(code, 0x41, 0, 0x21, byte(i))
+	}
+	for range n {
+		code = append(code, 0x41, 0, 0x0d, 0, 0x0b)
+	}
+	mod := loopModule([][]byte{tVoid, tI32I32}, [][]byte{{1}}, [][]byte{wasmFunc(wasmVec([]byte{63, tI32}), code, []byte{0x20, 0})})
+	out, _, err := instrumentLoops(mod)
+	if err == nil {
+		t.Fatalf("instrumented: %d bytes from %d", len(out), len(mod))
+	}
+}

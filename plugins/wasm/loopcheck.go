@@ -65,6 +65,13 @@ type loopPlan struct {
 	flush    uint64 // the index of $flush (= funcs)
 }
 
+// maxGrowth is how many times larger the checks may make a code
+// section. Real code grows by a fraction; a loop header (2 bytes) whose
+// loop sets 64 locals gets a resume of about 270, so nested loops made a
+// module 40 times larger, and its compilation as much costlier. Such a
+// module falls back to wazero's checks.
+const maxGrowth = 8
+
 // maxResume is the most locals a resume function passes through.
 const maxResume = 64
 
@@ -158,6 +165,9 @@ func (p *loopPlan) instrumentCode(sec []byte, m *moduleShape) ([]byte, instrumen
 		}
 		out = append(out, leb(uint64(len(buf)))...)
 		out = append(out, buf...)
+		if len(out) > maxGrowth*len(sec)+1<<16 {
+			return nil, a, fmt.Errorf("the checks would make the code more than %d times larger", maxGrowth)
+		}
 	}
 	if r.pos != len(r.b) {
 		return nil, a, errors.New("trailing bytes after the last function")
