@@ -375,3 +375,21 @@ func TestAModuleTheChecksWouldMakeManyTimesLargerFallsBack(t *testing.T) {
 		t.Fatalf("instrumented: %d bytes from %d", len(out), len(mod))
 	}
 }
+
+func TestARecursionThatLoopsAtEveryLevelOnTheWayDownStopsAtTheFlag(t *testing.T) {
+	t.Parallel()
+	// f(n): a loop of 1000 iterations (under a flush's 1024), then
+	// f(n-1): each frame counts but never returns, and wazero's stack
+	// holds millions of frames.
+	body := cat([]byte{0x41, 0x00, 0x21, 1}, // i = 0
+		[]byte{0x03, 0x40, 0x20, 1, 0x41, 1, 0x6a, 0x22, 1, 0x41, 0xe8, 0x07, 0x49, 0x0d, 0, 0x0b}, // loop: ++i < 1000
+		[]byte{0x20, 0, 0x41, 1, 0x6b, 0x10, 1})                                                    // f(n-1)
+	mod := loopModule([][]byte{tVoid, tI32I32}, [][]byte{{1}}, [][]byte{wasmFunc(wasmVec([]byte{1, tI32}), body)})
+	err, after := runStopped(t, mod, 50*time.Millisecond, 30*time.Second, 0x7fffffff)
+	if err == nil {
+		t.Fatal("the guest returned")
+	}
+	if after > time.Second {
+		t.Errorf("the guest ran %v after the flag was set (%v)", after, err)
+	}
+}

@@ -65,13 +65,6 @@ type loopPlan struct {
 	flush    uint64 // the index of $flush (= funcs)
 }
 
-// maxGrowth is how many times larger the checks may make a code
-// section. Real code grows by a fraction; a loop header (2 bytes) whose
-// loop sets 64 locals gets a resume of about 270, so nested loops made a
-// module 40 times larger, and its compilation as much costlier. Such a
-// module falls back to wazero's checks.
-const maxGrowth = 8
-
 // maxResume is the most locals a resume function passes through.
 const maxResume = 64
 
@@ -272,11 +265,18 @@ func (p *loopPlan) instrumentBody(out, body, params []byte, types [][]byte, a *i
 		}
 		return err
 	}
-	call := func() {
+	// call records a call at pos. What the function counted is flushed
+	// before it: a recursion that never returns — each frame looping
+	// under a flush's count, then calling itself again, millions of
+	// frames deep — meets a flush in every frame on its way down.
+	call := func(pos int, op byte) {
 		calls = true
 		if len(open) > 0 {
 			loops[open[len(open)-1]].calls = true
 			loops[open[len(open)-1]].cost += bigLeaf
+		}
+		if p.countCalls && op != opRetCall && op != opRetCallInd && op != opRetCallRef {
+			exit(pos, true)
 		}
 	}
 	for r.pos < len(r.b) {
@@ -340,14 +340,14 @@ func (p *loopPlan) instrumentBody(out, body, params []byte, types [][]byte, a *i
 		case opReturn:
 			exit(pos, false)
 		case opCall, opRetCall:
-			call()
+			call(pos, op)
 			if err = index(p.funcs, "function"); err == nil && op == opRetCall {
 				exit(pos, false)
 			}
 		case opRefFunc:
 			err = index(p.funcs, "function")
 		case opCallInd, opRetCallInd, opCallRef, opRetCallRef:
-			call()
+			call(pos, op)
 			err = index(uint64(len(types)), "type")
 			if err == nil && (op == opCallInd || op == opRetCallInd) {
 				err = r.skipLEB() // the table

@@ -56,3 +56,10 @@ func (a *instrumented) bulkFunc(p *loopPlan) uint64 {
 
 // bulkOps are the 0xfc sub-opcodes whose last operand is a size.
 var bulkOps = map[uint32]bool{8: true, 10: true, 11: true, 12: true, 14: true, 15: true, 17: true}
+
+// maxGrowth is how many times larger the checks may make a code
+// section. Real code grows by a fraction; a loop header (2 bytes) whose
+// loop sets 64 locals gets a resume of about 270, so nested loops made a
+// module 40 times larger, and its compilation as much costlier. Such a
+// module falls back to wazero's checks.
+const maxGrowth = 8
