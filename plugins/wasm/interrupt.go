@@ -22,8 +22,8 @@ import (
 //     branch can repeat, or one that calls other functions or has much
 //     code — a local counter, $c: each iteration of such a loop adds its
 //     weight (1, and 1 more for every stepBytes of its body) in a register,
-//     and every checkEvery iterations, and when the function returns,
-//     the count goes to $flush;
+//     and every checkEvery iterations, before each call the function
+//     makes and when it returns, the count goes to $flush;
 //   - $flush traps when the flag is set, takes n from the budget, and
 //     when the budget runs out resets it and leaves native code
 //     (memory.grow 0).
@@ -37,7 +37,7 @@ import (
 // stops a call by setting the flag to 1 (instance.interrupt, from the
 // timer or the cancelled context); the guest traps at its next flush:
 // within checkEvery iterations of the loop it is in, or when the function
-// it is in returns. A guest cannot clear the flag or reach the counters:
+// it is in calls or returns. A guest cannot clear the flag or reach the counters:
 // instrumentation adds no global.set of the flag, $flush ignores a count
 // that is not positive, and a module whose code names a local, global,
 // function or type index it does not have — one the instrumentation
