@@ -46,7 +46,7 @@ func (h *Engine) callMeta(ctx context.Context, c *compiled, in *instance, tool, 
 // timer while a person is being asked (hostfns.Call.Pause). When the
 // call's context is done — timer or caller — the instance is interrupted
 // (interrupt.go): the guest traps at its next flush — within 1024
-// iterations of the loop it is in, or when its function returns — and a host
+// iterations of the loop it is in, or when its function calls or returns — and a host
 // function that blocks returns because it watches the same context.
 func (h *Engine) run(ctx context.Context, c *compiled, in *instance, call *hostfns.Call, tool, export string, input []byte) (out []byte, healthy bool, err error) {
 	callCtx, cancel := context.WithCancelCause(ctx)

@@ -42,13 +42,16 @@
 // (http_request, log_*, get_log_level) are package hostfns', so every
 // Extism-PDK module works unchanged; exported functions are looked up
 // once per instance. A call is stopped (timeout, cancellation) by a flag
-// the module itself tests (interrupt.go, loopcheck.go): every loop a
-// branch repeats counts its iterations in a register and flushes the
-// count to a budget every 1024, a function that calls others counts its
-// entry, and a flush traps when the flag is set — instead of wazero's
-// WithCloseOnContextDone, which leaves native code at every loop
-// iteration; a module the instrumenter cannot read falls back to
-// wazero's checks. BENCHMARKS.md has the figures.
+// the module itself tests (interrupt.go, loopcheck.go, loopcost.go):
+// every loop a branch repeats counts its iterations, weighed by its size,
+// in a register and flushes the count to a budget every 1024, a function
+// that calls others or has much code counts its entry, a bulk operation
+// (memory.fill, memory.copy …) flushes its size first, and a flush traps
+// when the flag is set — instead of wazero's WithCloseOnContextDone,
+// which leaves native code at every loop iteration; a module the
+// instrumenter cannot read, or with a start function (it runs before the
+// flag exists), falls back to wazero's checks. BENCHMARKS.md has the
+// figures.
 //
 // Why these libraries:
 //   - github.com/tetratelabs/wazero runs the guests: pure Go, so toolhost

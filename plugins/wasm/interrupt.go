@@ -19,10 +19,11 @@ import (
 //   - one exported mutable i32 global, stopGlobal, initially 0; one
 //     private budget, initially yieldEvery; and one function, $flush(n);
 //   - in every function that can run long — one with a loop that a
-//     branch can repeat, or one that calls other functions — a local
-//     counter, $c: each iteration of such a loop adds 1 in a register,
-//     and every checkEvery iterations, and when the function returns,
-//     the count goes to $flush;
+//     branch can repeat, or one that calls other functions or has much
+//     code — a local counter, $c: each iteration of such a loop adds its
+//     weight (1, and 1 more for every stepBytes of its body) in a register,
+//     and every checkEvery iterations, before each call the function
+//     makes and when it returns, the count goes to $flush;
 //   - $flush traps when the flag is set, takes n from the budget, and
 //     when the budget runs out resets it and leaves native code
 //     (memory.grow 0).
@@ -36,11 +37,15 @@ import (
 // stops a call by setting the flag to 1 (instance.interrupt, from the
 // timer or the cancelled context); the guest traps at its next flush:
 // within checkEvery iterations of the loop it is in, or when the function
-// it is in returns. A guest cannot clear the flag or reach the counters:
+// it is in calls or returns. A guest cannot clear the flag or reach the counters:
 // instrumentation adds no global.set of the flag, $flush ignores a count
 // that is not positive, and a module whose code names a local, global,
 // function or type index it does not have — one the instrumentation
 // would give it — is refused (it was invalid anyway).
+//
+// A bulk operation (memory.fill, memory.copy, table.fill, …) runs as
+// long as its size says: it calls $bulk first, which looks at the flag
+// and takes its size from the budget (bulkFunc).
 //
 // A function that calls another counts its own entry, so work that has
 // no loop but many calls — a naive recursive Fibonacci, a tree of calls
@@ -63,7 +68,10 @@ import (
 //
 // A module the instrumenter cannot read — an opcode it does not know, a
 // section it cannot parse, exception handling — is compiled with
-// WithCloseOnContextDone instead: slower, never unstoppable.
+// WithCloseOnContextDone instead: slower, never unstoppable. So is a
+// module with a start function, which runs while the module is
+// instantiated, before its flag exists; instantiation runs under the
+// time limit (compiled.get), so wazero's checks stop that function.
 
 // stopGlobal is the export name of the flag instrumentLoops adds.
 const stopGlobal = "toolhost:stop"
@@ -85,6 +93,8 @@ const (
 	secFunction = 3
 	secGlobal   = 6
 	secExport   = 7
+	secStart    = 8
+	secElem     = 9
 	secCode     = 10
 	secDataCnt  = 12
 	secTag      = 13
@@ -141,6 +151,10 @@ func instrumentWith(wasm []byte, p loopPlan) ([]byte, int, error) {
 			}
 		} else if _, ok := sectionRank[id]; !ok {
 			return nil, 0, fmt.Errorf("unknown section id %d", id)
+		} else if id == secStart {
+			// It runs while the module is instantiated, before the
+			// instance — and so its flag — exists.
+			return nil, 0, errors.New("a start function runs before the stop flag can be set")
 		}
 		secs = append(secs, section{id, body})
 	}
@@ -276,6 +290,13 @@ func (m *moduleShape) read(secs []section) error {
 				return fmt.Errorf("global section: %w", err)
 			}
 			m.globals += uint64(n)
+			if err := m.globalInits(s.body); err != nil {
+				return fmt.Errorf("global section: %w", err)
+			}
+		case secElem:
+			if err := m.elements(s.body); err != nil {
+				return fmt.Errorf("element section: %w", err)
+			}
 		case secExport:
 			if has, err := exportsName(s.body, stopGlobal); err != nil || has {
 				if err == nil {

@@ -35,6 +35,8 @@ const (
 	opI32GeU      = 0x4f
 	opI32Add      = 0x6a
 	opI32Sub      = 0x6b
+	opI32ShrU     = 0x76
+	opPrefixFC    = 0xfc
 	opMemGrow     = 0x40
 	opDrop        = 0x1a
 	opRefFunc     = 0xd2
@@ -92,6 +94,7 @@ type instrumented struct {
 	funcTypes []int
 	bodies    [][]byte
 	resume    map[string]uint64 // a resume function's index by the types it passes
+	bulk      uint64            // the index of $bulk, 0 until it is added
 	loops     int
 }
 
@@ -155,6 +158,9 @@ func (p *loopPlan) instrumentCode(sec []byte, m *moduleShape) ([]byte, instrumen
 		}
 		out = append(out, leb(uint64(len(buf)))...)
 		out = append(out, buf...)
+		if len(out) > maxGrowth*len(sec)+1<<16 {
+			return nil, a, fmt.Errorf("the checks would make the code more than %d times larger", maxGrowth)
+		}
 	}
 	if r.pos != len(r.b) {
 		return nil, a, errors.New("trailing bytes after the last function")
@@ -170,6 +176,7 @@ type insertion struct {
 	pos  int
 	loop int  // ≥ 0: the check of loop number loop goes at pos (after its block type)
 	cont bool // an exit that may not be taken: the counter is reset after the flush
+	bulk bool // a bulk operation: its size goes through $bulk (bulkFunc)
 }
 
 // loopInfo is what a body says of one of its loops.
@@ -178,6 +185,8 @@ type loopInfo struct {
 	calls    bool   // its body calls a function
 	params   bool   // its block type takes parameters
 	writes   uint64 // the locals its body sets, while there are at most maxResume
+	start    int    // where its body starts
+	cost     uint64 // its body's bytes, and bigLeaf for each call in it, once it ends
 }
 
 // simpleTypes are the value types encoded in one byte that a resume
@@ -256,10 +265,18 @@ func (p *loopPlan) instrumentBody(out, body, params []byte, types [][]byte, a *i
 		}
 		return err
 	}
-	call := func() {
+	// call records a call at pos. What the function counted is flushed
+	// before it: a recursion that never returns — each frame looping
+	// under a flush's count, then calling itself again, millions of
+	// frames deep — meets a flush in every frame on its way down.
+	call := func(pos int, op byte) {
 		calls = true
 		if len(open) > 0 {
 			loops[open[len(open)-1]].calls = true
+			loops[open[len(open)-1]].cost += bigLeaf
+		}
+		if p.countCalls && op != opRetCall && op != opRetCallInd && op != opRetCallRef {
+			exit(pos, true)
 		}
 	}
 	for r.pos < len(r.b) {
@@ -281,7 +298,7 @@ func (p *loopPlan) instrumentBody(out, body, params []byte, types [][]byte, a *i
 			stack = append(stack, len(loops))
 			open = append(open, len(loops))
 			at = append(at, insertion{pos: r.pos, loop: len(loops)})
-			loops = append(loops, loopInfo{params: params})
+			loops = append(loops, loopInfo{params: params, start: r.pos})
 		case opEnd:
 			if len(stack) == 0 {
 				exit(pos, false)
@@ -289,10 +306,12 @@ func (p *loopPlan) instrumentBody(out, body, params []byte, types [][]byte, a *i
 			} else {
 				if l := stack[len(stack)-1]; l >= 0 {
 					open = open[:len(open)-1]
+					loops[l].cost += uint64(pos - loops[l].start)
 					if len(open) > 0 {
 						outer := &loops[open[len(open)-1]]
 						outer.calls = outer.calls || loops[l].calls
 						outer.writes |= loops[l].writes
+						outer.cost += loops[l].cost - uint64(pos-loops[l].start) // its calls; its bytes are the outer's too
 					}
 				}
 				stack = stack[:len(stack)-1]
@@ -321,14 +340,14 @@ func (p *loopPlan) instrumentBody(out, body, params []byte, types [][]byte, a *i
 		case opReturn:
 			exit(pos, false)
 		case opCall, opRetCall:
-			call()
+			call(pos, op)
 			if err = index(p.funcs, "function"); err == nil && op == opRetCall {
 				exit(pos, false)
 			}
 		case opRefFunc:
 			err = index(p.funcs, "function")
 		case opCallInd, opRetCallInd, opCallRef, opRetCallRef:
-			call()
+			call(pos, op)
 			err = index(uint64(len(types)), "type")
 			if err == nil && (op == opCallInd || op == opRetCallInd) {
 				err = r.skipLEB() // the table
@@ -348,6 +367,14 @@ func (p *loopPlan) instrumentBody(out, body, params []byte, types [][]byte, a *i
 			}
 		case opGlobalGet, opGlobalSet:
 			err = index(p.globals, "global")
+		case opPrefixFC:
+			if sub, _ := (&reader{b: r.b, pos: r.pos}).u32(); bulkOps[sub] {
+				at = append(at, insertion{pos: pos, loop: -1, bulk: true})
+				if len(open) > 0 {
+					loops[open[len(open)-1]].calls = true // it calls $bulk
+				}
+			}
+			err = r.skipFC()
 		default:
 			err = r.skipImmediates(op)
 		}
@@ -365,8 +392,12 @@ func (p *loopPlan) instrumentBody(out, body, params []byte, types [][]byte, a *i
 		}
 	}
 	a.loops += targeted
-	countEntry := calls && p.countCalls
-	if targeted == 0 && !countEntry {
+	countEntry := p.countCalls && (calls || len(body) >= bigLeaf)
+	bulk := false
+	for _, in := range at {
+		bulk = bulk || in.bulk
+	}
+	if targeted == 0 && !countEntry && !bulk {
 		return append(out, body...), nil
 	}
 
@@ -376,21 +407,25 @@ func (p *loopPlan) instrumentBody(out, body, params []byte, types [][]byte, a *i
 	out = append(out, body[groupsStart:codeStart]...)
 	out = append(out, 1, 0x7f)
 	if countEntry {
-		out = append(append(out, opI32Const, 1, opLocalSet), c...)
+		out = append(append(append(out, opI32Const), sleb32(weight(uint64(len(body))))...), opLocalSet)
+		out = append(out, c...)
 	}
 	getC := append([]byte{opLocalGet}, c...)
 	resetC := append([]byte{opI32Const, 0, opLocalSet}, c...)
 	flush := append(append(getC[:len(getC):len(getC)], opCall), leb(p.flush)...)
-	// count: c += 1; if c >= every { … }
-	count := append(getC[:len(getC):len(getC)], opI32Const, 1, opI32Add, opLocalTee)
-	count = append(append(count, c...), opI32Const)
-	count = append(append(count, sleb32(p.every)...), opI32GeU, opIf, blockEmpty)
-	check := append(append(count[:len(count):len(count)], flush...), resetC...)
-	check = append(check, opEnd)
+	// count: c += the loop's weight; if c >= every { … }
+	count := func(l loopInfo) []byte {
+		b := append(append(getC[:len(getC):len(getC)], opI32Const), sleb32(weight(l.cost))...)
+		b = append(append(append(b, opI32Add, opLocalTee), c...), opI32Const)
+		return append(append(b, sleb32(p.every)...), opI32GeU, opIf, blockEmpty)
+	}
+	check := func(l loopInfo) []byte {
+		return append(append(append(count(l), flush...), resetC...), opEnd)
+	}
 	// … or, in a loop that makes no call, the same with the locals the
 	// loop sets passed through a resume function, and br to the loop's top.
 	resume := func(l loopInfo) []byte {
-		b := append(count[:len(count):len(count)], getC...)
+		b := append(count(l), getC...)
 		var types []byte
 		for i := range locals {
 			if l.writes&(1<<i) != 0 {
@@ -413,11 +448,15 @@ func (p *loopPlan) instrumentBody(out, body, params []byte, types [][]byte, a *i
 		}
 		out = append(out, body[last:in.pos]...)
 		last = in.pos
+		if in.bulk {
+			out = append(append(out, opCall), leb(a.bulkFunc(p))...)
+			continue
+		}
 		if in.loop >= 0 {
 			if l := loops[in.loop]; simple && !p.noResume && !l.calls && !l.params {
 				out = append(out, resume(l)...)
 			} else {
-				out = append(out, check...)
+				out = append(out, check(l)...)
 			}
 			continue
 		}

@@ -87,9 +87,18 @@ func (c *compiled) get(ctx context.Context) (*instance, error) {
 		k, v, _ := strings.Cut(kv, "=")
 		mc = mc.WithEnv(k, v)
 	}
-	mod, err := c.rt.InstantiateModule(ctx, c.mod, mc)
+	// A start function runs here: under the time limit, which stops it
+	// in a module compiled with wazero's checks (instrumentLoops refuses
+	// start functions).
+	ictx, cancel := context.WithTimeoutCause(ctx, c.limits.Timeout, ErrTimeout)
+	mod, err := c.rt.InstantiateModule(ictx, c.mod, mc)
+	timedOut := errors.Is(context.Cause(ictx), ErrTimeout)
+	cancel()
 	if err != nil {
 		c.release(nil, false)
+		if timedOut {
+			return nil, fmt.Errorf("%w: instantiate %s: its start function ran for more than %s: %w", ErrTimeout, c.module, c.limits.Timeout, err)
+		}
 		return nil, fmt.Errorf("instantiate %s: %w", c.module, err)
 	}
 	in := &instance{mod: mod, k: newKernel(uint64(c.limits.MemoryPages)*65536, c.limits.Config), fns: map[string]api.Function{}, stack: make([]uint64, 1), stderr: stderr}
