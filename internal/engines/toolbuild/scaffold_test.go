@@ -19,7 +19,7 @@ func TestEmbeddedSDKsMatchSdkGuest(t *testing.T) {
 			return err
 		}
 		rel := sdkFile(p)
-		want, err := os.ReadFile(filepath.Join("..", "..", "sdk-guest", rel))
+		want, err := os.ReadFile(filepath.Join("..", "..", "..", "sdk-guest", rel))
 		if err != nil {
 			t.Errorf("%s: %v", rel, err)
 			return nil

@@ -77,13 +77,32 @@ func Binary(t testing.TB) string {
 	return build.path
 }
 
-// cachedBinary builds the toolhost binary into go run's cache.
+// cachedBinary builds the toolhost binary and the sandbox helper program
+// into go run's cache and puts the two side by side in a folder of their
+// own (build.dir), hard-linked where the file system allows: toolhost
+// uses the helper only from its own directory.
 func cachedBinary(echo string, tags []string) (string, error) {
 	path, err := goRun(echo, "", nil, append(tags, mainPackage)...)
 	if err != nil {
 		return "", fmt.Errorf("build toolhost: %w", err)
 	}
-	return path, nil
+	// Without cgo, as a release ships it.
+	helper, err := goRun(echo, "", []string{"CGO_ENABLED=0"}, "github.com/toolhost/toolhost/cmd/toolhost-sandbox")
+	if err != nil {
+		return "", fmt.Errorf("build toolhost-sandbox: %w", err)
+	}
+	if build.dir, err = os.MkdirTemp("", "toolhost-e2e"); err != nil {
+		return "", err
+	}
+	for _, f := range [][2]string{{path, "toolhost"}, {helper, "toolhost-sandbox"}} {
+		dst := filepath.Join(build.dir, f[1])
+		if os.Link(f[0], dst) != nil {
+			if err := CopyFile(f[0], dst, 0o755); err != nil {
+				return "", err
+			}
+		}
+	}
+	return filepath.Join(build.dir, "toolhost"), nil
 }
 
 // GoBuild builds the Go main package pkg ("." or a path) in dir, with env
