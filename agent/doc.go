@@ -22,7 +22,13 @@
 // speaks every OpenAI-compatible endpoint, retries rate limits and server
 // errors, and its ChatCompletionAccumulator assembles streamed tool calls
 // whose arguments arrive in pieces. Only the Chat Completions API is used,
-// since that is what every compatible server implements.
+// since that is what every compatible server implements; so toolhost
+// imports a copy of the SDK that keeps chat completions alone
+// (internal/third_party/openai: upstream's release, the other services'
+// files left out, one patch to the client): the stripped binary is a
+// third smaller and a cold build of this package half the CPU
+// (BENCHMARKS.md, "Getting it"). No exported identifier of this package
+// names one of the SDK's types.
 //
 // Files over 500 lines, and why they stay whole: loop.go is the loop
 // itself — a step, its streaming, its tool calls, its stopping rules — read

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/shared"
+	"github.com/toolhost/toolhost/internal/third_party/openai"
+	"github.com/toolhost/toolhost/internal/third_party/openai/shared"
 
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/permission"

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
+	"github.com/toolhost/toolhost/internal/third_party/openai"
+	"github.com/toolhost/toolhost/internal/third_party/openai/option"
 
 	"github.com/toolhost/toolhost/runtime/config"
 )
