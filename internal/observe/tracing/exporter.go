@@ -299,11 +299,19 @@ func statusMessage(answer []byte) string {
 		msg = st.Message
 	}
 	msg = strings.Join(strings.Fields(msg), " ")
-	if len(msg) > 200 {
-		msg = strings.ToValidUTF8(msg[:200], "") + "…"
+	cut := len(msg) > 200
+	if cut {
+		msg = strings.ToValidUTF8(msg[:200], "")
 	}
 	if msg == "" {
 		return ""
+	}
+	// The receiver's words reach the operator's log: control and format
+	// characters (terminal escapes, bidi overrides) are written escaped.
+	q := strconv.QuoteToGraphic(msg)
+	msg = q[1 : len(q)-1]
+	if cut {
+		msg += "…"
 	}
 	return ": " + msg
 }
