@@ -94,7 +94,8 @@ func runCall(ctx context.Context, c *Call, raw []byte) (any, error) {
 	}
 	v, err := safeRun(ctx, run, c.caller())
 	if err != nil {
-		c.logger().WarnContext(ctx, "host function failed", "fn", d.name, "tool", c.Tool, "err", err)
+		// The error may echo what the guest sent: escaped like a guest's log line.
+		c.logger().WarnContext(ctx, "host function failed", "fn", d.name, "tool", c.Tool, "err", CleanLogMessage(err.Error()))
 		return CallReply{Kind: KindFailed, Error: fmt.Sprintf("%s: %v", d.name, err)}, nil
 	}
 	b, err := json.Marshal(v)
