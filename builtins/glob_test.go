@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolhost/toolhost/internal/testkit/fstree"
 	"github.com/toolhost/toolhost/runtime/permission"
 )
 
@@ -68,7 +69,7 @@ func TestGlobOutput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			root := searchTree(t, tt.files)
+			root := fstree.Write(t, tt.files)
 			for name, off := range tt.mtimes {
 				setMtime(t, filepath.Join(root, name), off)
 			}
@@ -96,7 +97,7 @@ func TestGlobOutput(t *testing.T) {
 
 func TestGlobAbsolutePatternSearchesItsOwnDirectory(t *testing.T) {
 	t.Parallel()
-	root := searchTree(t, map[string]string{"src/a.go": "", "b.go": ""})
+	root := fstree.Write(t, map[string]string{"src/a.go": "", "b.go": ""})
 	res, err := callSearchTool(t, Glob(), root, globParams{Pattern: filepath.Join(root, "src") + "/**/*.go"}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -112,7 +113,7 @@ func TestGlobShowsTheNewestHundredWithANote(t *testing.T) {
 	for i := range 150 {
 		files[fmt.Sprintf("d%d/f%03d.txt", i%7, i)] = ""
 	}
-	root := searchTree(t, files)
+	root := fstree.Write(t, files)
 	for i := range 150 {
 		setMtime(t, filepath.Join(root, fmt.Sprintf("d%d/f%03d.txt", i%7, i)), i)
 	}
@@ -140,7 +141,7 @@ func TestGlobShowsTheNewestHundredWithANote(t *testing.T) {
 
 func TestGlobErrorsAndPermissions(t *testing.T) {
 	t.Parallel()
-	root := searchTree(t, map[string]string{"a.go": ""})
+	root := fstree.Write(t, map[string]string{"a.go": ""})
 	if _, err := callSearchTool(t, Glob(), root, globParams{Pattern: "[a-"}, nil); err == nil || !strings.Contains(err.Error(), "invalid glob pattern") {
 		t.Errorf("bad pattern error = %v", err)
 	}

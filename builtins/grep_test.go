@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolhost/toolhost/internal/testkit/fstree"
 	"github.com/toolhost/toolhost/runtime/permission"
 )
 
@@ -139,7 +140,7 @@ func TestGrepOutput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			root := searchTree(t, tt.files)
+			root := fstree.Write(t, tt.files)
 			for name, off := range tt.mtimes {
 				setMtime(t, filepath.Join(root, name), off)
 			}
@@ -176,7 +177,7 @@ func TestGrepCapsAtOneHundredMatchesFromTheNewestFiles(t *testing.T) {
 	for i := range 30 {
 		files[fmt.Sprintf("f%02d.txt", i)] = strings.Repeat("needle\n", 10)
 	}
-	root := searchTree(t, files)
+	root := fstree.Write(t, files)
 	for i := range 30 {
 		setMtime(t, filepath.Join(root, fmt.Sprintf("f%02d.txt", i)), i)
 	}
@@ -235,7 +236,7 @@ func TestGrepErrors(t *testing.T) {
 
 func TestGrepAsksPermission(t *testing.T) {
 	t.Parallel()
-	root := searchTree(t, map[string]string{"a.txt": "needle"})
+	root := fstree.Write(t, map[string]string{"a.txt": "needle"})
 	asks := &searchAsks{deny: "grep"}
 	_, err := callSearchTool(t, Grep(), root, grepParams{Pattern: "ne+dle"}, asks)
 	var rejected *permission.RejectedError

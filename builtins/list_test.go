@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/toolhost/toolhost/internal/testkit/fstree"
 )
 
 func TestListOutput(t *testing.T) {
@@ -48,7 +50,7 @@ func TestListOutput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			root := searchTree(t, tt.files)
+			root := fstree.Write(t, tt.files)
 			res, err := callSearchTool(t, List(), root, tt.params, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -70,7 +72,7 @@ func TestListCapsAtOneHundredFilesShallowestFirst(t *testing.T) {
 	for i := range 120 {
 		files[fmt.Sprintf("deep/f%03d.txt", i)] = ""
 	}
-	root := searchTree(t, files)
+	root := fstree.Write(t, files)
 	res, err := callSearchTool(t, List(), root, listParams{}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +93,7 @@ func TestListCapsAtOneHundredFilesShallowestFirst(t *testing.T) {
 
 func TestListErrorsAndPermission(t *testing.T) {
 	t.Parallel()
-	root := searchTree(t, map[string]string{"a.txt": ""})
+	root := fstree.Write(t, map[string]string{"a.txt": ""})
 	if _, err := callSearchTool(t, List(), root, listParams{Path: "a.txt"}, nil); err == nil || !strings.Contains(err.Error(), "is not a directory") {
 		t.Errorf("listing a file: error = %v", err)
 	}

@@ -8,6 +8,8 @@ import (
 	"regexp/syntax"
 	"strings"
 	"testing"
+
+	"github.com/toolhost/toolhost/internal/testkit/fstree"
 )
 
 func TestGrepFindsLinesAcrossReadChunks(t *testing.T) {
@@ -30,7 +32,7 @@ func TestGrepFindsLinesAcrossReadChunks(t *testing.T) {
 			b.WriteString("some ordinary line of text\n")
 		}
 	}
-	root := searchTree(t, map[string]string{"big.txt": b.String()})
+	root := fstree.Write(t, map[string]string{"big.txt": b.String()})
 	res := searchNeedle(t, root)
 	if len(res.Files) != 1 || res.Files[0].Count != len(want) {
 		t.Fatalf("found %+v, want %d matches", res.Total, len(want))
@@ -249,7 +251,7 @@ func TestGrepLongLinesWithGrownBuffers(t *testing.T) {
 			}
 		}
 	}
-	root := searchTree(t, files)
+	root := fstree.Write(t, files)
 	for run := range 2 {
 		res := searchNeedle(t, root)
 		got := map[string][]int{}
@@ -282,7 +284,7 @@ func searchNeedle(t *testing.T, root string) *Results {
 // another project: a search sees only the bytes it read itself, never what
 // an earlier one left in the buffer past them.
 func TestGrepNeverSeesAnEarlierSearchsBytes(t *testing.T) {
-	dir := searchTree(t, map[string]string{"short.txt": "a\n", "empty.txt": "", "line.txt": "no newline at the end"})
+	dir := fstree.Write(t, map[string]string{"short.txt": "a\n", "empty.txt": "", "line.txt": "no newline at the end"})
 	m, err := Compile("secret")
 	if err != nil {
 		t.Fatal(err)
@@ -306,7 +308,7 @@ func TestGrepNeverSeesAnEarlierSearchsBytes(t *testing.T) {
 
 func TestGrepKeepsMaxLinesPerFileAndCountsThemAll(t *testing.T) {
 	t.Parallel()
-	root := searchTree(t, map[string]string{
+	root := fstree.Write(t, map[string]string{
 		"many.txt": strings.Repeat("needle\nhay\n", 7),
 		"few.txt":  "needle\n",
 	})

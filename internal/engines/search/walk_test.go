@@ -2,36 +2,13 @@ package search
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
-)
 
-// searchTree creates files under a new temporary directory; a name ending
-// in "/" makes an empty directory.
-func searchTree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if strings.HasSuffix(name, "/") {
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
+	"github.com/toolhost/toolhost/internal/testkit/fstree"
+)
 
 func walkRels(t *testing.T, root string, opts Options) []string {
 	t.Helper()
@@ -124,7 +101,7 @@ func TestWalkHonoursGitignore(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			root := searchTree(t, tt.files)
+			root := fstree.Write(t, tt.files)
 			if got := walkRels(t, root, Options{}); !slices.Equal(got, tt.want) {
 				t.Errorf("walk = %q, want %q", got, tt.want)
 			}
@@ -192,7 +169,7 @@ func TestWalkHonoursIgnoreFilesAndTheRepositorysExclude(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			root := searchTree(t, tt.files)
+			root := fstree.Write(t, tt.files)
 			if got := walkRels(t, root, Options{}); !slices.Equal(got, tt.want) {
 				t.Errorf("walk = %q, want %q", got, tt.want)
 			}
@@ -202,7 +179,7 @@ func TestWalkHonoursIgnoreFilesAndTheRepositorysExclude(t *testing.T) {
 
 func TestWalkReadsTheIgnoreFilesAboveASearchedSubdirectory(t *testing.T) {
 	t.Parallel()
-	repo := searchTree(t, map[string]string{
+	repo := fstree.Write(t, map[string]string{
 		".git/HEAD": "", ".git/info/exclude": "*.tmp\n", ".ignore": "*.cache\n",
 		"sub/a.go": "", "sub/a.tmp": "", "sub/a.cache": "",
 	})
@@ -211,7 +188,7 @@ func TestWalkReadsTheIgnoreFilesAboveASearchedSubdirectory(t *testing.T) {
 	}
 	// Without git, ancestors' .ignore files still count; .gitignore files
 	// do not, as git would not read them.
-	plain := searchTree(t, map[string]string{".ignore": "*.cache\n", ".gitignore": "*.go\n", "sub/a.go": "", "sub/a.cache": ""})
+	plain := fstree.Write(t, map[string]string{".ignore": "*.cache\n", ".gitignore": "*.go\n", "sub/a.go": "", "sub/a.cache": ""})
 	if got, want := walkRels(t, filepath.Join(plain, "sub"), Options{}), []string{"a.go"}; !slices.Equal(got, want) {
 		t.Errorf("walk of a subdirectory outside git = %q, want %q", got, want)
 	}
@@ -222,7 +199,7 @@ func TestWalkReadsTheIgnoreFilesAboveASearchedSubdirectory(t *testing.T) {
 
 func TestWalkReadsTheGitignoreOfTheEnclosingRepository(t *testing.T) {
 	t.Parallel()
-	repo := searchTree(t, map[string]string{
+	repo := fstree.Write(t, map[string]string{
 		".git/HEAD": "", ".gitignore": "*.gen\nsub/skip/\n", "sub/a.go": "", "sub/a.gen": "", "sub/skip/x": "",
 	})
 	got := walkRels(t, filepath.Join(repo, "sub"), Options{})
@@ -240,7 +217,7 @@ func TestWalkUsesEveryWorkerIndexWithinRange(t *testing.T) {
 	for i := range 200 {
 		files[filepath.Join("d"+string(rune('a'+i%20)), "f"+string(rune('a'+i/20))+".txt")] = "x"
 	}
-	root := searchTree(t, files)
+	root := fstree.Write(t, files)
 	var mu sync.Mutex
 	count := 0
 	_, err := walk(context.Background(), root, Options{Workers: 4}, func(w int, _ Entry) {
@@ -261,7 +238,7 @@ func TestWalkUsesEveryWorkerIndexWithinRange(t *testing.T) {
 
 func TestWalkStopsWhenCancelled(t *testing.T) {
 	t.Parallel()
-	root := searchTree(t, map[string]string{"a/b/c.txt": "", "d.txt": ""})
+	root := fstree.Write(t, map[string]string{"a/b/c.txt": "", "d.txt": ""})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := walk(ctx, root, Options{}, func(int, Entry) {}); err != context.Canceled {

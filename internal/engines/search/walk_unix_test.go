@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toolhost/toolhost/internal/testkit/fstree"
 )
 
 // A directory the walk has listed and queued is opened inside the
@@ -217,7 +219,7 @@ func TestGrepStopsAtALineLongerThanTheCap(t *testing.T) {
 	old := grepMaxLine
 	grepMaxLine = 4 * grepChunk
 	defer func() { grepMaxLine = old }()
-	root := searchTree(t, map[string]string{
+	root := fstree.Write(t, map[string]string{
 		"long.txt": "needle before\n" + strings.Repeat("x", 10*grepChunk) + "needle after",
 	})
 	res := searchNeedle(t, root)
