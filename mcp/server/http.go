@@ -86,6 +86,10 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 // expects.
 const ShutdownGrace = 1500 * time.Millisecond
 
+// spareQuiet is how long a connection may stay open during a shutdown
+// without sending a request before it is closed (spareconns.go).
+const spareQuiet = 100 * time.Millisecond
+
 // ListenAndServe serves the HTTP handler on ln until ctx ends, then shuts
 // down: it stops accepting, ends the clients' open event streams at once
 // (they would otherwise hold the shutdown until its deadline), gives tool
@@ -111,7 +115,8 @@ func (s *Server) ListenAndServe(ctx context.Context, ln net.Listener, opts HTTPO
 	var draining atomic.Bool
 	streams, endStreams := context.WithCancel(context.WithoutCancel(ctx))
 	defer endStreams()
-	srv := &http.Server{Handler: s.opsHandler(opts, &draining, endOnShutdown(streams, s.Handler(opts))), ReadHeaderTimeout: 10 * time.Second}
+	var spare spareConns
+	srv := &http.Server{Handler: s.opsHandler(opts, &draining, endOnShutdown(streams, s.Handler(opts))), ReadHeaderTimeout: 10 * time.Second, ConnState: spare.track}
 	srv.RegisterOnShutdown(endStreams)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -137,7 +142,10 @@ func (s *Server) ListenAndServe(ctx context.Context, ln net.Listener, opts HTTPO
 		// answerable through other replicas (drain.go); the rest get
 		// the drain timeout.
 		s.Drain(sctx)
+		shut := make(chan struct{})
+		go spare.closeUnusedUntil(shut, spareQuiet)
 		err := srv.Shutdown(sctx)
+		close(shut)
 		if errors.Is(err, context.DeadlineExceeded) {
 			s.log.Warn("requests still in flight after the drain timeout; closing them", "timeout", opts.DrainTimeout)
 			err = srv.Close()

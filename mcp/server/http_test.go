@@ -285,3 +285,43 @@ func openStream(t *testing.T, url, session string) {
 		resp.Body.Close()
 	}()
 }
+
+// A connection that never sends a request (one an HTTP client dialled
+// ahead and did not use) must not hold a shutdown: net/http counts it as
+// busy for five seconds.
+func TestShutdownClosesConnectionsThatSentNothing(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, "")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- f.srv.ListenAndServe(ctx, ln, server.HTTPOptions{}) }()
+	spare, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer spare.Close()
+	// The server has accepted it once a probe on another connection is
+	// answered (one accept loop, in order).
+	resp, err := http.Get("http://" + ln.Addr().String() + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	start := time.Now()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+		if d := time.Since(start); d >= server.ShutdownGrace {
+			t.Errorf("shutdown waited %v for a connection that sent nothing; it should close it", d)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ListenAndServe did not return after its context ended")
+	}
+}
