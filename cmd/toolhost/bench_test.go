@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -192,7 +193,9 @@ func BenchmarkCallStart(b *testing.B) {
 //
 //	go test ./cmd/toolhost -run '^$' -bench CallBashSandbox -benchtime 20x
 //
-// and read gap-best-ms and gap-mean-ms (sandboxed − plain).
+// and read gap-best-ms and gap-mean-ms (sandboxed − plain), and
+// gap-median-ms, the median of each iteration's own difference: the two
+// calls of one iteration run back to back, so a busy machine slows both.
 // TOOLHOST_BENCH_BEFORE=/path/to/an/older/toolhost adds that binary's two
 // calls to the rotation (before-*).
 func BenchmarkCallBashSandbox(b *testing.B) {
@@ -231,6 +234,9 @@ func BenchmarkCallBashSandbox(b *testing.B) {
 	}
 	args := []string{"call", "bash", `{"command":"true","description":"nothing"}`}
 	best, total := make([]time.Duration, len(sides)), make([]time.Duration, len(sides))
+	diffs := make([][]time.Duration, len(sides)/2) // sandboxed − plain, per iteration
+	cpus := make([][]time.Duration, len(sides))    // user + sys of the call and what it started
+	cpuDiffs := make([][]time.Duration, len(sides)/2)
 	for i, p := range sides { // the session store exists before timing
 		best[i] = 1 << 62
 		if out, err := p.Command(args...).CombinedOutput(); err != nil {
@@ -238,28 +244,45 @@ func BenchmarkCallBashSandbox(b *testing.B) {
 		}
 	}
 	n := 0
+	took, cpu := make([]time.Duration, len(sides)), make([]time.Duration, len(sides))
 	for b.Loop() {
 		for k := range sides {
 			i := (k + n) % len(sides)
+			cmd := sides[i].Command(args...)
 			start := time.Now()
-			out, err := sides[i].Command(args...).CombinedOutput()
+			out, err := cmd.CombinedOutput()
 			d := time.Since(start)
 			if err != nil {
 				b.Fatalf("%v\n%s", err, out)
 			}
-			best[i], total[i] = min(best[i], d), total[i]+d
+			best[i], total[i], took[i] = min(best[i], d), total[i]+d, d
+			// The process's own and its reaped children's (the helper
+			// that became the shell): what the call cost the machine.
+			cpu[i] = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+			cpus[i] = append(cpus[i], cpu[i])
+		}
+		for j := range diffs {
+			diffs[j] = append(diffs[j], took[2*j]-took[2*j+1])
+			cpuDiffs[j] = append(cpuDiffs[j], cpu[2*j]-cpu[2*j+1])
 		}
 		n++
+	}
+	median := func(d []time.Duration) time.Duration {
+		slices.Sort(d)
+		return d[len(d)/2]
 	}
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	for i, name := range names {
 		b.ReportMetric(ms(best[i]), name+"-best-ms")
 		b.ReportMetric(ms(total[i]/time.Duration(n)), name+"-mean-ms")
+		b.ReportMetric(ms(median(cpus[i])), name+"-cpu-median-ms")
 	}
 	for i := 0; i < len(sides); i += 2 {
 		prefix := strings.TrimSuffix(names[i], "sandboxed")
 		b.ReportMetric(ms(best[i]-best[i+1]), prefix+"gap-best-ms")
 		b.ReportMetric(ms((total[i]-total[i+1])/time.Duration(n)), prefix+"gap-mean-ms")
+		b.ReportMetric(ms(median(diffs[i/2])), prefix+"gap-median-ms")
+		b.ReportMetric(ms(median(cpuDiffs[i/2])), prefix+"cpu-gap-median-ms")
 	}
 	b.ReportMetric(0, "ns/op")
 }

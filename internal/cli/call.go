@@ -97,10 +97,9 @@ func runCall(ctx context.Context, g *Globals, opts *CallOptions) error {
 		return usageError{fmt.Errorf("arguments are not valid JSON: %s\nPass one JSON object, e.g. toolhost call read '{\"filePath\":\"go.mod\"}'", shorten(raw))}
 	}
 	if opts.Tool == "bash" {
-		// The sandbox's zygote starts the binary again (package init,
-		// runtime start): begun now, it does so while this process loads
-		// the config and the registry, and bash's command finds it
-		// waiting for its plan.
+		// The sandbox's one-shot helper starts its program (runtime
+		// start, package init) while this process loads the config and
+		// the registry; bash's command finds it waiting for its plan.
 		sandbox.Prestart()
 	}
 	var asker permission.Asker

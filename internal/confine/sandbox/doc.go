@@ -64,9 +64,22 @@
 // parent starts a fresh one. The parent never falls back to running a
 // command unconfined: a zygote that cannot start, restrict itself or
 // answer is replaced once, then the command fails with a *HelperError.
-// Without scopes (ABI below 6) Start uses the per-command helper. Prestart
-// begins a zygote before its plan is known, for a process that will run
-// one command (`toolhost call bash`).
+// Without scopes (ABI below 6) Start uses the per-command helper.
+//
+// # The one-shot helper
+//
+// A process that will run one command (`toolhost call bash`) calls
+// Prestart, which starts a per-command helper before the plan is known
+// (oneshot_linux.go): while toolhost loads its config, the helper's
+// program starts and waits on its control socket. Start then sends it the
+// plan, the command and its three standard files; it confines the thread
+// that becomes the command as the per-command helper does, answers
+// programOK and executes the command, whose process is the helper's own.
+// So the command pays no program start, and none of the zygote's second
+// round trip, nested thread, all-thread restriction and fork. It refuses
+// when its resource limits or priority changed while it waited, and a
+// helper that ends before answering (another build's program) leaves
+// Start to confine the command the usual way.
 //
 // # The helper program
 //

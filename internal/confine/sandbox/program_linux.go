@@ -199,7 +199,7 @@ func helperMain() {
 	if len(os.Args) > 1 && os.Args[1] == ZygoteArg {
 		os.Exit(helperFailed)
 	}
-	if len(os.Args) > 1 && os.Args[1] == HelperArg {
+	if len(os.Args) > 1 && (os.Args[1] == HelperArg || os.Args[1] == OneShotArg) {
 		if status := os.NewFile(statusFD, "sandbox-status"); status != nil {
 			_, _ = io.WriteString(status, programMismatch)
 		}

@@ -75,6 +75,17 @@ func Start(p Policy, s Spawn) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
+	req := runRequest{Path: path, Args: append([]string{path}, s.Args...), Env: env, Dir: s.Dir}
+	if o := takeSpare(); o != nil {
+		proc, err := startByOneShot(o, p, req, s)
+		if !errors.Is(err, errProgramMismatch) && !errors.Is(err, errOneShotUnused) {
+			return proc, err
+		}
+		if errors.Is(err, errProgramMismatch) {
+			noteProgramMismatch(o.path)
+		}
+		// It ran nothing: the command starts the usual way.
+	}
 	if abi < MinScopeABI {
 		if program := helperProgram(); program != "" && !programMismatched.Load() {
 			proc, err := startHelper(program, programMarker(), p, path, s, env)
@@ -93,16 +104,11 @@ func Start(p Policy, s Spawn) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	files := []*os.File{s.Stdin, s.Stdout, s.Stderr}
-	for i, f := range files {
-		if f == nil {
-			if files[i], err = os.OpenFile(os.DevNull, os.O_RDWR, 0); err != nil {
-				return nil, fmt.Errorf("sandbox: open %s: %w", os.DevNull, err)
-			}
-			defer files[i].Close()
-		}
+	files, closeFiles, err := stdioOf(s)
+	if err != nil {
+		return nil, err
 	}
-	req := runRequest{Path: path, Args: append([]string{path}, s.Args...), Env: env, Dir: s.Dir}
+	defer closeFiles()
 	for attempt := 0; ; attempt++ {
 		z, err := zygoteFor(enc)
 		if err != nil {
@@ -137,14 +143,43 @@ func startHelper(program, marker string, p Policy, path string, s Spawn, env []s
 		_ = cmd.Wait()
 		return nil, err
 	}
-	return &Process{Pid: cmd.Process.Pid, wait: func() (int, string, error) {
-		err := cmd.Wait()
-		var ee *exec.ExitError
-		if err != nil && !errors.As(err, &ee) {
-			return -1, "", err
+	return processOf(cmd), nil
+}
+
+// startByOneShot is Start by Prestart's one-shot helper.
+func startByOneShot(o *oneShot, p Policy, req runRequest, s Spawn) (*Process, error) {
+	enc, err := helperArgsFor(p, CachedPlan(p)).encode()
+	if err != nil {
+		o.drop()
+		return nil, err
+	}
+	files, closeFiles, err := stdioOf(s)
+	if err != nil {
+		o.drop()
+		return nil, err
+	}
+	defer closeFiles()
+	return o.run(enc, req, files)
+}
+
+// stdioOf returns the command's three standard files, /dev/null for
+// those s leaves nil, and a function that closes what it opened.
+func stdioOf(s Spawn) ([]*os.File, func(), error) {
+	files := []*os.File{s.Stdin, s.Stdout, s.Stderr}
+	var opened []*os.File
+	closeFiles := func() { closeAll(opened) }
+	for i, f := range files {
+		if f == nil {
+			null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+			if err != nil {
+				closeFiles()
+				return nil, nil, fmt.Errorf("sandbox: open %s: %w", os.DevNull, err)
+			}
+			files[i] = null
+			opened = append(opened, null)
 		}
-		return cmd.ProcessState.ExitCode(), signalOf(cmd.ProcessState.Sys().(syscall.WaitStatus)), nil
-	}}, nil
+	}
+	return files, closeFiles, nil
 }
 
 func signalOf(ws syscall.WaitStatus) string {
@@ -168,16 +203,16 @@ type zygote struct {
 var zygotes = struct {
 	sync.Mutex
 	m     map[[32]byte]*zygote
-	spare chan *zygote // Prestart's, once started (nil when it failed)
+	spare chan *oneShot // Prestart's, once started (nil when it failed)
 }{m: map[[32]byte]*zygote{}}
 
-// Prestart starts a zygote that has no plan yet, so that the first
-// sandboxed command of this process (`toolhost call bash`) finds one
-// already past the start of its program. It returns at once (the zygote
-// is started meanwhile) and does nothing where zygotes are not used or
-// one is waiting.
+// Prestart starts a one-shot helper (oneshot_linux.go), so that the first
+// sandboxed command of this process (`toolhost call bash`) finds one past
+// the start of its program, waiting for its plan and command. It returns
+// at once (the helper is started meanwhile) and does nothing where
+// commands are not confined or one is waiting.
 func Prestart() {
-	if abi, err := Available(); err != nil || abi < MinScopeABI {
+	if _, err := Available(); err != nil {
 		return
 	}
 	zygotes.Lock()
@@ -185,37 +220,31 @@ func Prestart() {
 	if zygotes.spare != nil {
 		return
 	}
-	spare := make(chan *zygote, 1)
+	spare := make(chan *oneShot, 1)
 	zygotes.spare = spare
 	go func() {
-		z, _ := startZygote() // on failure the command starts its own, and reports why
-		spare <- z
+		o, _ := startOneShot() // on failure the command starts the usual way, and reports why
+		spare <- o
 	}()
 }
 
-// takeSpare returns Prestart's zygote, once started, or nil.
-func takeSpare() *zygote {
+// takeSpare returns Prestart's one-shot helper, once started, or nil.
+func takeSpare() *oneShot {
 	zygotes.Lock()
-	defer zygotes.Unlock()
-	return takeSpareLocked()
-}
-
-// takeSpareLocked is takeSpare with zygotes locked.
-func takeSpareLocked() *zygote {
 	spare := zygotes.spare
 	zygotes.spare = nil
+	zygotes.Unlock()
 	if spare == nil {
 		return nil
 	}
 	return <-spare
 }
 
-// DropSpare ends the zygote Prestart started, when no command will use
+// DropSpare ends the helper Prestart started, when no command will use
 // it (the sandbox turned off in the config).
 func DropSpare() {
-	if z := takeSpare(); z != nil {
-		z.close()
-		_ = z.proc.Kill()
+	if o := takeSpare(); o != nil {
+		o.drop()
 	}
 }
 
@@ -229,12 +258,9 @@ func zygoteFor(enc string) (*zygote, error) {
 		return z, nil
 	}
 	delete(zygotes.m, key)
-	z := takeSpareLocked()
-	if z == nil || !z.alive() {
-		var err error
-		if z, err = startZygote(); err != nil {
-			return nil, err
-		}
+	z, err := startZygote()
+	if err != nil {
+		return nil, err
 	}
 	if err := z.setPlan(enc); err != nil {
 		z.close()

@@ -1,0 +1,245 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// OneShotArg is argv[1] of a one-shot helper: the per-command helper
+// started before its plan and command are known (Prestart), which waits
+// for both on its control socket (fd 3), confines the thread that will
+// run the command exactly as the per-command helper does (restrictThread)
+// and then becomes the command (execve). A process that runs one command
+// (`toolhost call bash`) starts it while it loads its config, so the
+// command pays neither a program start nor a zygote's second round trip,
+// nested thread and fork.
+const OneShotArg = "__toolhost_sandbox_oneshot__"
+
+// oneShotRun is the control message's one byte; the command's three
+// standard files come with it (SCM_RIGHTS), then, on the same stream, the
+// plan and the request as two JSON lines, ended by a shutdown of the
+// parent's writing side.
+const oneShotRun = 'O'
+
+// oneShot is the parent's side of a one-shot helper.
+type oneShot struct {
+	program bool   // the helper program, not this binary
+	path    string // the program's
+	cmd     *exec.Cmd
+	ctrl    *os.File // our end of the control socket
+}
+
+// startOneShot starts a one-shot helper, in a session of its own (so
+// that the command it becomes leads its own process group) and in /.
+func startOneShot() (*oneShot, error) {
+	self, marker := helperProgram(), programMarker()
+	if self == "" || programMismatched.Load() {
+		var err error
+		if self, err = zygoteExecutable(); err != nil {
+			return nil, fmt.Errorf("sandbox: find this program to re-execute: %w", err)
+		}
+		marker = helperVersion
+	}
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, &HelperError{Msg: "one-shot helper control socket: " + err.Error()}
+	}
+	child := os.NewFile(uintptr(fds[1]), "sandbox-oneshot")
+	defer child.Close()
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, HelperEnv+"=") })
+	cmd := exec.Command(self, OneShotArg)
+	cmd.Env = append(env, HelperEnv+"="+marker)
+	cmd.Dir = "/"
+	cmd.ExtraFiles = []*os.File{child} // fd 3
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	ctrl := os.NewFile(uintptr(fds[0]), "sandbox-oneshot-ctrl")
+	if err := cmd.Start(); err != nil {
+		ctrl.Close()
+		return nil, &HelperError{Msg: "start the one-shot helper: " + err.Error()}
+	}
+	return &oneShot{program: marker != helperVersion, path: self, cmd: cmd, ctrl: ctrl}, nil
+}
+
+// drop ends a one-shot helper that will run nothing: without its control
+// socket it exits, and it is reaped here.
+func (o *oneShot) drop() {
+	o.ctrl.Close()
+	_ = o.cmd.Process.Kill()
+	_ = o.cmd.Wait()
+}
+
+// run gives the helper its plan and command and returns the command's
+// process (the helper's own, which became the command). An error wrapping
+// errProgramMismatch or errOneShotUnused means that the command did not
+// run and may be started another way.
+func (o *oneShot) run(enc string, req runRequest, files []*os.File) (*Process, error) {
+	body, err := json.Marshal(req)
+	if err != nil {
+		o.drop()
+		return nil, err
+	}
+	fds := make([]int, len(files))
+	for i, f := range files {
+		fds[i] = int(f.Fd())
+	}
+	rc, err := o.ctrl.SyscallConn()
+	if err == nil {
+		cerr := rc.Control(func(fd uintptr) {
+			err = unix.Sendmsg(int(fd), []byte{oneShotRun}, unix.UnixRights(fds...), nil, unix.MSG_NOSIGNAL)
+		})
+		if err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		o.drop()
+		if o.program {
+			return nil, errProgramMismatch // ended already: another build's (helperMain)
+		}
+		return nil, fmt.Errorf("%w: %v", errOneShotUnused, err)
+	}
+	// The helper reads the body while it is written: the plan may be large.
+	go func() {
+		_, _ = o.ctrl.Write(append(append([]byte(enc), '\n'), append(body, '\n')...))
+		if rc, err := o.ctrl.SyscallConn(); err == nil {
+			_ = rc.Control(func(fd uintptr) { _ = syscall.Shutdown(int(fd), syscall.SHUT_WR) })
+		}
+	}()
+	// Everything the helper writes, until execve closes its end.
+	msg, rerr := io.ReadAll(io.LimitReader(o.ctrl, 64<<10))
+	o.ctrl.Close()
+	if rerr == nil && !bytes.HasPrefix(msg, []byte(programOK)) && !bytes.HasPrefix(msg, []byte(programMismatch)) && len(msg) > 0 {
+		// Refused before it confined itself: nothing ran.
+		_ = o.cmd.Wait()
+		return nil, &HelperError{Msg: string(msg)}
+	}
+	if rerr != nil || len(msg) == 0 || string(msg) == programMismatch {
+		_ = o.cmd.Wait()
+		if o.program {
+			return nil, errProgramMismatch
+		}
+		return nil, fmt.Errorf("%w: it ended without an answer", errOneShotUnused)
+	}
+	if err := programStatus(string(msg)); err != nil {
+		// Confined, but the command could not be started.
+		_ = o.cmd.Wait()
+		return nil, err
+	}
+	return processOf(o.cmd), nil
+}
+
+// errOneShotUnused is a one-shot helper's end before it ran anything.
+var errOneShotUnused = errors.New("the prestarted sandbox helper ended before running the command")
+
+// processOf is the Process of a started command run by cmd.
+func processOf(cmd *exec.Cmd) *Process {
+	return &Process{Pid: cmd.Process.Pid, wait: func() (int, string, error) {
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			return -1, "", err
+		}
+		return cmd.ProcessState.ExitCode(), signalOf(cmd.ProcessState.Sys().(syscall.WaitStatus)), nil
+	}}
+}
+
+func init() {
+	if len(os.Args) != 2 || os.Args[1] != OneShotArg {
+		return
+	}
+	// This binary re-executed, or the helper program asked by the same
+	// build; another build's program ends in helperMain instead.
+	if marker := os.Getenv(HelperEnv); marker == helperVersion || marker != "" && marker == programMarker() {
+		os.Exit(serveOneShot())
+	}
+}
+
+// serveOneShot is the helper's side: it waits for its command, confines
+// this thread, answers programOK and executes the command. Every failure
+// is written on the control socket and ends the process.
+func serveOneShot() int {
+	ctrl := os.NewFile(zygoteFD, "sandbox-oneshot")
+	fail := func(err error) int {
+		_, _ = io.WriteString(ctrl, err.Error())
+		return helperFailed
+	}
+	// Nothing toolhost's process left open past fd 3 reaches the command.
+	_ = unix.CloseRange(zygoteFD+1, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
+	syscall.CloseOnExec(zygoteFD)
+	// What the command will inherit that Landlock does not govern, as it
+	// was when toolhost started this helper (the zygote's check).
+	before, err := currentInherited()
+	if err != nil {
+		return fail(err)
+	}
+	buf := make([]byte, 1)
+	oob := make([]byte, unix.CmsgSpace(3*4))
+	var n, oobn, flags int
+	for {
+		n, oobn, flags, _, err = unix.Recvmsg(zygoteFD, buf, oob, unix.MSG_CMSG_CLOEXEC)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	if err != nil || n == 0 {
+		return 0 // toolhost dropped this helper: nothing to run
+	}
+	files := receivedFiles(oob[:oobn])
+	if flags&unix.MSG_CTRUNC != 0 || buf[0] != oneShotRun || len(files) != 3 {
+		return fail(errors.New("the one-shot helper got a malformed command message"))
+	}
+	body, err := io.ReadAll(io.LimitReader(ctrl, maxPlan+maxRequest))
+	if err != nil {
+		return fail(fmt.Errorf("read the command: %w", err))
+	}
+	enc, rest, ok := bytes.Cut(body, []byte{'\n'})
+	if !ok {
+		return fail(errors.New("read the command: no request after the plan"))
+	}
+	a, err := decodeHelperArgs(string(enc))
+	if err != nil {
+		return fail(err)
+	}
+	var req runRequest
+	dec := json.NewDecoder(bytes.NewReader(rest))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil || req.Path == "" || len(req.Args) == 0 {
+		return fail(fmt.Errorf("read the command: %v", err))
+	}
+	if now, err := currentInherited(); err != nil || now != before {
+		return fail(errors.New("the helper's resource limits or priority changed while it waited; run the command again"))
+	}
+	for i, f := range files {
+		if err := unix.Dup3(int(f.Fd()), i, 0); err != nil {
+			return fail(fmt.Errorf("standard file %d: %w", i, err))
+		}
+	}
+	if req.Dir != "" {
+		if err := syscall.Chdir(req.Dir); err != nil {
+			return fail(fmt.Errorf("chdir %s: %w", req.Dir, err))
+		}
+	}
+	// This thread alone, which becomes the command.
+	if err := restrictThread(a); err != nil {
+		return fail(err)
+	}
+	if _, err := io.WriteString(ctrl, programOK); err != nil {
+		return helperFailed // toolhost is gone
+	}
+	if req.Env == nil {
+		req.Env = []string{} // never the helper's own environment
+	}
+	return fail(fmt.Errorf("start %s: %w", req.Path, syscall.Exec(req.Path, req.Args, req.Env)))
+}

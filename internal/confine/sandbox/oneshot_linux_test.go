@@ -1,0 +1,258 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// runOneShot starts script with sh under p by the one-shot helper o and
+// returns its output, exit status and process.
+func runOneShot(t *testing.T, o *oneShot, p Policy, dir, script string, env []string) (string, int, error) {
+	t.Helper()
+	sh, err := exec.LookPath("bash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	proc, err := startByOneShot(o, p, runRequest{Path: sh, Args: []string{sh, "-c", script}, Env: env, Dir: dir}, Spawn{Stdout: w, Stderr: w})
+	w.Close()
+	if err != nil {
+		return "", -1, err
+	}
+	out, _ := io.ReadAll(r)
+	exit, _, err := proc.Wait()
+	return string(out), exit, err
+}
+
+func mustOneShot(t *testing.T) *oneShot {
+	t.Helper()
+	o, err := startOneShot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// The one-shot helper enforces what the per-command helper does: every
+// guarantee checked here fails with restrictThread skipped.
+func TestAOneShotHelperConfinesItsCommand(t *testing.T) {
+	t.Parallel()
+	abi := requireLandlock(t, 1)
+	dir, outside := t.TempDir(), t.TempDir()
+	p := Policy{Writable: append([]string{dir}, Devices...), Network: true}
+	// A file toolhost has open, not close-on-exec, must not reach the command.
+	leak, err := os.Open(outside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer leak.Close()
+	if _, err := unix.FcntlInt(leak.Fd(), unix.F_SETFD, 0); err != nil {
+		t.Fatal(err)
+	}
+	script := `echo in > in.txt && cat in.txt; pwd
+(echo out > ` + outside + `/x) 2>/dev/null && echo ESCAPED-WRITE
+kill -0 ` + strconv.Itoa(os.Getpid()) + ` 2>/dev/null && echo SIGNALLED-TOOLHOST
+ls /proc/self/fd | tr '\n' ' '; echo
+env`
+	out, exit, err := runOneShot(t, mustOneShot(t), p, dir, script, []string{"PATH=" + os.Getenv("PATH"), "MINE=1"})
+	if err != nil || exit != 0 {
+		t.Fatalf("exit %d, %v\n%s", exit, err, out)
+	}
+	lines := strings.Split(out, "\n")
+	if len(lines) < 4 || lines[0] != "in" || lines[1] != dir {
+		t.Fatalf("the command did not run in its directory:\n%s", out)
+	}
+	if strings.Contains(out, "ESCAPED-WRITE") {
+		t.Error("the command wrote outside its writable roots")
+	}
+	if abi >= MinScopeABI && strings.Contains(out, "SIGNALLED-TOOLHOST") {
+		t.Error("the command could signal toolhost")
+	}
+	if fds := strings.Fields(lines[2]); len(fds) != 4 { // 0, 1, 2 and ls's own directory
+		t.Errorf("the command holds descriptors beyond its standard files: %v", fds)
+	}
+	if !strings.Contains(out, "MINE=1") || strings.Contains(out, HelperEnv) || strings.Contains(out, OneShotArg) {
+		t.Errorf("the command's environment is not the one it was given:\n%s", out)
+	}
+}
+
+func TestAOneShotHelperKeepsTheNetworkOffWhenAsked(t *testing.T) {
+	t.Parallel()
+	requireLandlock(t, MinNetworkABI)
+	addr := loopbackListener(t)
+	dir := t.TempDir()
+	p := Policy{Writable: append([]string{dir}, Devices...), Network: false}
+	host, port, _ := strings.Cut(addr, ":")
+	out, _, err := runOneShot(t, mustOneShot(t), p, dir, `exec 3<>/dev/tcp/`+host+`/`+port+` && echo CONNECTED`, nil)
+	if err == nil && strings.Contains(out, "CONNECTED") {
+		t.Fatalf("a command with the network off connected to %s", addr)
+	}
+}
+
+func TestAOneShotHelperReportsWhatItCouldNotDoAndRunsNothing(t *testing.T) {
+	t.Parallel()
+	requireLandlock(t, 1)
+	dir := t.TempDir()
+	p := Policy{Writable: []string{dir}, Network: true}
+	tests := []struct {
+		name string
+		req  runRequest
+		want string
+	}{
+		{"a working directory that does not exist", runRequest{Path: "/bin/sh", Args: []string{"sh", "-c", "echo ran > " + dir + "/ran"}, Dir: filepath.Join(dir, "nope")}, "chdir"},
+		{"a program that does not exist", runRequest{Path: filepath.Join(dir, "nope"), Args: []string{"nope"}}, "start"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := startByOneShot(mustOneShot(t), p, tt.req, Spawn{})
+			var he *HelperError
+			if !errors.As(err, &he) || !strings.Contains(he.Msg, tt.want) {
+				t.Errorf("err = %v, want a *HelperError about %q", err, tt.want)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+				t.Error("the command ran")
+			}
+		})
+	}
+}
+
+// A one-shot helper whose resource limits another process changed while
+// it waited (Landlock does not govern prlimit) runs nothing.
+func TestAOneShotHelperRefusesLimitsChangedWhileItWaited(t *testing.T) {
+	t.Parallel()
+	requireLandlock(t, 1)
+	dir := t.TempDir()
+	o := mustOneShot(t)
+	// Let it record its limits, then lower one from outside.
+	time.Sleep(200 * time.Millisecond)
+	var lim unix.Rlimit
+	if err := unix.Prlimit(o.cmd.Process.Pid, unix.RLIMIT_NOFILE, nil, &lim); err != nil {
+		t.Fatal(err)
+	}
+	lim.Cur--
+	if err := unix.Prlimit(o.cmd.Process.Pid, unix.RLIMIT_NOFILE, &lim, nil); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := runOneShot(t, o, Policy{Writable: []string{dir}, Network: true}, dir, `echo ran > ran`, nil)
+	var he *HelperError
+	if !errors.As(err, &he) || !strings.Contains(he.Msg, "limits") {
+		t.Errorf("err = %v, want a refusal naming the changed limits", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+		t.Error("the command ran")
+	}
+}
+
+// Not parallel: it uses the process's one spare helper.
+func TestAPrestartedHelperServesTheFirstCommandOrIsDropped(t *testing.T) {
+	requireLandlock(t, 1)
+	Prestart()
+	zygotes.Lock()
+	spare := zygotes.spare
+	zygotes.Unlock()
+	if spare == nil {
+		t.Fatal("Prestart started no helper")
+	}
+	dir := t.TempDir()
+	p := Policy{Writable: append([]string{dir}, Devices...), Network: true}
+	out, exit, err := started(t, p, dir, `echo ran; echo $$`)
+	if err != nil || exit != 0 {
+		t.Fatalf("exit %d, %v\n%s", exit, err, out)
+	}
+	zygotes.Lock()
+	left := zygotes.spare
+	zygotes.Unlock()
+	if left != nil {
+		t.Error("the first command did not take the prestarted helper")
+	}
+
+	Prestart()
+	o := takeSpare()
+	if o == nil {
+		t.Fatal("the second Prestart started no helper")
+	}
+	Prestart()
+	DropSpare()
+	if takeSpare() != nil {
+		t.Error("DropSpare left a spare")
+	}
+	done := make(chan struct{})
+	go func() { o.drop(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Error("a dropped helper did not end")
+	}
+}
+
+// Not parallel: it swaps which helper program this process finds and
+// what build it is.
+func TestOneShotHelpersAreTheHelperProgramOfThisBuildOnly(t *testing.T) {
+	requireLandlock(t, 1)
+	program, marker := helperProgramFor(t)
+	oldProgram, oldIdentity := helperProgram, identity
+	t.Cleanup(func() {
+		helperProgram, identity = oldProgram, oldIdentity
+		programMismatched.Store(false)
+	})
+	dir, outside := t.TempDir(), t.TempDir()
+	p := Policy{Writable: append([]string{dir}, Devices...), Network: true}
+	script := `echo in > in.txt; cat in.txt; (echo x > ` + outside + `/x) 2>/dev/null || echo refused`
+
+	// The same build (as a release's toolhost and program are).
+	helperProgram = func() string { return program }
+	identity = func() string { return strings.TrimPrefix(marker, helperVersion+"+") }
+	o := mustOneShot(t)
+	if !o.program || o.path != program {
+		t.Fatalf("the one-shot helper is %s (program %v), want the helper program", o.path, o.program)
+	}
+	if out, exit, err := runOneShot(t, o, p, dir, script, nil); err != nil || exit != 0 || out != "in\nrefused\n" {
+		t.Fatalf("exit %d, %v, output %q: want the write inside done and the one outside refused", exit, err, out)
+	}
+
+	// Another build's program, and a program that is no helper (or a
+	// program from before one-shot helpers): nothing runs, and the error
+	// says the command may be confined another way.
+	for _, tt := range []struct{ name, program, identity string }{
+		{"another build", program, "another build"},
+		{"no helper", "/bin/true", strings.TrimPrefix(marker, helperVersion+"+")},
+	} {
+		helperProgram = func() string { return tt.program }
+		identity = func() string { return tt.identity }
+		os.Remove(filepath.Join(dir, "in.txt"))
+		_, _, err := runOneShot(t, mustOneShot(t), p, dir, script, nil)
+		if !errors.Is(err, errProgramMismatch) {
+			t.Errorf("%s: err = %v, want errProgramMismatch", tt.name, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "in.txt")); err == nil {
+			t.Errorf("%s: the command ran", tt.name)
+		}
+	}
+
+	// Through Start, the command runs all the same, confined by this
+	// binary re-executed, and the program is not asked again.
+	identity = func() string { return "another build" }
+	Prestart()
+	out, exit, err := started(t, p, dir, script)
+	if err != nil || exit != 0 || out != "in\nrefused\n" {
+		t.Errorf("exit %d, %v, output %q: want the write inside done and the one outside refused", exit, err, out)
+	}
+	if !programMismatched.Load() {
+		t.Error("the mismatch was not remembered")
+	}
+}
