@@ -98,6 +98,10 @@ func BashSandboxPolicy(tc *runtime.Context, cfg *config.Config, env func(string)
 	}
 	hidden = append(hidden, sandbox.RawDevices(readable)...)
 	p := sandbox.Policy{Writable: w, Protected: protected, Network: cfg.Sandbox.NetworkOn(), Hidden: hidden}
+	// Plans kept for the next process (`toolhost call bash` makes one
+	// each time) in toolhost's cache directory, the last state directory,
+	// which no command may write.
+	p.PlanDir = filepath.Join(protected[len(protected)-1], "sandbox-plans")
 	if externalDenied(rules) {
 		p.ConfineReads = true
 		p.Readable = append(sandbox.ReadRoots(env, home), readable...)

@@ -5,6 +5,9 @@ package main
 import (
 	"os"
 
+	// First: for `toolhost call bash` it starts the sandbox helper while
+	// the rest of toolhost initialises (see the package).
+	_ "github.com/toolhost/toolhost/cmd/toolhost/internal/prestart"
 	"github.com/toolhost/toolhost/internal/cli"
 )
 

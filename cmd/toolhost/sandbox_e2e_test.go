@@ -14,7 +14,10 @@ import (
 // TestCallBashIsConfinedByTheHelperProgramBesideToolhost runs `toolhost
 // call bash` with the sandbox on, once with the helper program beside the
 // binary (as a release installs it) and once with toolhost alone: the
-// command is confined either way, by the program when there is one.
+// command is confined either way, by the program when there is one. A
+// lone `call bash` command is the prestarted one-shot helper's own
+// process, so its parent is toolhost; commands of a batch are started by
+// a zygote, which shows which program confines them.
 func TestCallBashIsConfinedByTheHelperProgramBesideToolhost(t *testing.T) {
 	t.Parallel()
 	if abi, err := sandbox.Available(); err != nil || abi < sandbox.MinScopeABI {
@@ -50,26 +53,32 @@ func TestCallBashIsConfinedByTheHelperProgramBesideToolhost(t *testing.T) {
 			if err := os.MkdirAll(filepath.Join(e.Dir, "tmp"), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			e.Write("toolhost.json", `{"permission": {"bash": "allow"}}`)
+			e.Write("toolhost.json", `{"permission": {"bash": "allow", "batch": "allow"}, "experimental": {"batch_tool": true}}`)
 			outside := filepath.Join(t.TempDir(), "x")
 			// The parent's name (its comm, 15 bytes at most), then, in a
 			// script, where the permission rules cannot see the
 			// write outside: the kernel must refuse it.
 			e.Write("probe.sh", `cat /proc/$PPID/comm; echo in > in.txt && echo wrote; (echo x > `+outside+`) 2>/dev/null || echo refused`)
-			cmd, _ := json.Marshal(map[string]string{"command": "sh probe.sh", "description": "probe"})
-			out, stderr, code := e.Run("", "call", "bash", string(cmd))
-			if code != 0 {
-				t.Fatalf("exit %d: %s\n%s", code, stderr, out)
-			}
-			lines := strings.Split(strings.TrimSpace(out), "\n")
-			if len(lines) < 3 || lines[0] != tt.parent[:min(len(tt.parent), 15)] || lines[1] != "wrote" || lines[2] != "refused" {
-				t.Errorf("output %q: want the command's parent %s, the write inside done and the one outside refused", out, tt.parent)
-			}
-			if _, err := os.Stat(outside); err == nil {
-				t.Error("the command wrote outside the project")
+			probe := map[string]string{"command": "sh probe.sh", "description": "probe"}
+			cmd, _ := json.Marshal(probe)
+			batch, _ := json.Marshal(map[string]any{"tool_calls": []any{map[string]any{"tool": "bash", "parameters": probe}}})
+			for _, call := range []struct{ tool, args, parent string }{
+				{"bash", string(cmd), "toolhost"},
+				{"batch", string(batch), tt.parent},
+			} {
+				out, stderr, code := e.Run("", "call", call.tool, call.args)
+				if code != 0 {
+					t.Fatalf("call %s: exit %d: %s\n%s", call.tool, code, stderr, out)
+				}
+				if !strings.Contains(out, call.parent[:min(len(call.parent), 15)]+"\nwrote\nrefused") {
+					t.Errorf("call %s: output %q: want the command's parent %s, the write inside done and the one outside refused", call.tool, out, call.parent)
+				}
+				if _, err := os.Stat(outside); err == nil {
+					t.Fatalf("call %s: the command wrote outside the project", call.tool)
+				}
 			}
 			// doctor says which confines the commands.
-			out, stderr, code = e.Run("", "doctor", "--json")
+			out, stderr, code := e.Run("", "doctor", "--json")
 			var rep struct {
 				Sandbox struct {
 					Helper        string `json:"helper"`
@@ -84,5 +93,58 @@ func TestCallBashIsConfinedByTheHelperProgramBesideToolhost(t *testing.T) {
 				t.Errorf("doctor reports helper %q (%q)", rep.Sandbox.Helper, rep.Sandbox.HelperProblem)
 			}
 		})
+	}
+}
+
+// TestAKeptSandboxPlanHidesACredentialCreatedAfterIt: `toolhost call
+// bash` keeps its sandbox plan for the next process; a credential created
+// in the home directory since must be hidden from the next command all the
+// same (the plan is made again: the home directory changed). Here the
+// new credential is a link to a folder elsewhere, which a stale plan
+// would leave readable.
+func TestAKeptSandboxPlanHidesACredentialCreatedAfterIt(t *testing.T) {
+	t.Parallel()
+	if abi, err := sandbox.Available(); err != nil || abi < 1 {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("the sandbox needs Landlock: %v", err)
+		}
+		t.Skipf("the sandbox needs Landlock: %v", err)
+	}
+	e := e2e.NewProject(t)
+	e.Env = append(e.Env, "TMPDIR="+filepath.Join(e.Dir, "tmp"))
+	if err := os.MkdirAll(filepath.Join(e.Dir, "tmp"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.Write("toolhost.json", `{"permission": {"bash": "allow"}}`)
+	// In a script: the permission rules cannot see what it reads, the
+	// kernel must refuse it.
+	e.Write("probe.sh", `cat "$HOME/.aws/credentials" 2>/dev/null || echo refused`)
+	cmd, _ := json.Marshal(map[string]string{"command": "sh probe.sh", "description": "probe"})
+	elsewhere := t.TempDir()
+	if err := os.WriteFile(filepath.Join(elsewhere, "credentials"), []byte("secret of aws\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := func() string {
+		out, stderr, code := e.Run("", "call", "bash", string(cmd))
+		if code != 0 {
+			t.Fatalf("exit %d: %s\n%s", code, stderr, out)
+		}
+		return out
+	}
+	if out := run(); !strings.Contains(out, "refused") {
+		t.Fatalf("output %q: the credential does not exist yet", out)
+	}
+	kept, _ := filepath.Glob(filepath.Join(e.Home, ".cache", "toolhost", "sandbox-plans", "*.json"))
+	if len(kept) == 0 {
+		t.Fatal("no sandbox plan was kept for the next process")
+	}
+	// ~/.aws made a link to credentials kept elsewhere, in a folder the
+	// first plan lets commands read: only a plan made again resolves the
+	// link and hides where it leads.
+	if err := os.Symlink(elsewhere, filepath.Join(e.Home, ".aws")); err != nil {
+		t.Fatal(err)
+	}
+	if out := run(); strings.Contains(out, "secret of aws") || !strings.Contains(out, "refused") {
+		t.Errorf("output %q: a credential created after the kept plan was readable", out)
 	}
 }

@@ -40,7 +40,10 @@
 // command's own exit status. The parent computes the plan (below) and
 // passes it in argv (through a pipe when it is too long for one argument);
 // CachedPlan makes it once per host and again only when a directory it was
-// computed from changes.
+// computed from changes, and keeps it for later processes in toolhost's
+// cache directory (Policy.PlanDir, plankeep.go), which no command can
+// write: `toolhost call bash` then checks the stamps instead of reading
+// the home directory again.
 //
 // # The zygote
 //

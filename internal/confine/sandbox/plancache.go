@@ -24,19 +24,37 @@ func CachedPlan(p Policy) Plan {
 	if ok && c.fresh() {
 		return c.plan
 	}
-	c = &cachedPlan{paths: dependsOn(p)}
+	dir := planDirOf(p)
+	var kept string
+	if dir != "" {
+		kept = keyOf(key)
+		if c := loadKept(dir, kept); c != nil && c.fresh() {
+			remember(key, c)
+			return c.plan
+		}
+	}
+	c = &cachedPlan{paths: dependsOn(p), ids: p.Protected}
 	c.stamps = stampAll(c.paths) // before planning: a change meanwhile is seen next time
+	c.idStamps = idStampAll(c.ids)
 	c.plan = p.Plan()
 	c.paths = append(c.paths, c.plan.Carved...)
 	c.paths = append(c.paths, c.plan.Read.Carved...)
 	c.stamps = append(c.stamps, stampAll(append(c.plan.Carved, c.plan.Read.Carved...))...)
+	remember(key, c)
+	if dir != "" {
+		_ = keep(dir, kept, c) // not kept: the next process makes it again
+	}
+	return c.plan
+}
+
+// remember puts c in the process's cache under key.
+func remember(key []byte, c *cachedPlan) {
 	planCache.Lock()
+	defer planCache.Unlock()
 	if len(planCache.m) >= maxCachedPlans {
 		clear(planCache.m)
 	}
 	planCache.m[string(key)] = c
-	planCache.Unlock()
-	return c.plan
 }
 
 // maxCachedPlans bounds the cache: policies differ by the directories a
@@ -52,6 +70,11 @@ type cachedPlan struct {
 	plan   Plan
 	paths  []string
 	stamps []stamp
+	// ids are the protected directories: only which directory each is
+	// matters (they are carved around, never read), not their entries,
+	// which toolhost itself changes all the time (kept plans among them).
+	ids      []string
+	idStamps []stamp
 }
 
 // stamp is what identifies a path's state: zero when it does not exist.
@@ -90,15 +113,46 @@ func (c *cachedPlan) fresh() bool {
 			return false
 		}
 	}
+	for i, p := range c.ids {
+		s := idStampOf(p)
+		if s != c.idStamps[i] || s.stat2 == -1 {
+			return false
+		}
+	}
 	return true
 }
 
-// dependsOn lists the paths p's plan is made from, before carving.
+// idStampOf is what identifies which directory p names: its device and
+// inode, and its own inode when it is a symbolic link (retargeted, it is
+// another link).
+func idStampOf(p string) stamp {
+	s := stampOf(p)
+	if s.stat2 == -1 || s == (stamp{}) {
+		return s
+	}
+	s.ctime, s.mtime, s.stat2 = 0, 0, 0
+	if li, err := os.Lstat(p); err == nil {
+		if l, ok := sysStamp(li); ok {
+			s.stat2 = int64(l.ino)
+		}
+	}
+	return s
+}
+
+func idStampAll(paths []string) []stamp {
+	out := make([]stamp, len(paths))
+	for i, p := range paths {
+		out[i] = idStampOf(p)
+	}
+	return out
+}
+
+// dependsOn lists the paths p's plan is made from, before carving, but
+// the protected directories (cachedPlan.ids).
 func dependsOn(p Policy) []string {
 	paths := []string{"/"}
 	paths = append(paths, p.Writable...)
 	paths = append(paths, p.Readable...)
-	paths = append(paths, p.Protected...)
 	for _, s := range p.Hidden {
 		paths = append(paths, s.Path)
 	}

@@ -35,6 +35,10 @@ type Policy struct {
 	// Network false refuses TCP connect and bind, other socket families
 	// and protocols, and abstract UNIX sockets outside the command.
 	Network bool `json:"network"`
+	// PlanDir is where CachedPlan may keep plans for later processes
+	// (plankeep.go): a directory in one of Protected, or plans are not
+	// kept. Not part of what the policy grants.
+	PlanDir string `json:"-"`
 }
 
 // Devices are the device files and device directories every command may

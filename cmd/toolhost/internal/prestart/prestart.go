@@ -1,0 +1,45 @@
+// Package prestart starts the sandbox's one-shot helper as early as a Go
+// program can, for `toolhost call bash`.
+//
+// The helper is a program of its own that must start (runtime, package
+// initialisation) before it can confine the command, and toolhost's own
+// start takes several milliseconds of package initialisation before main
+// runs. This package depends on the sandbox package alone, so Go
+// initialises it, and runs its init, a few milliseconds before the
+// packages that make up the rest of toolhost: the two starts overlap, and
+// the helper waits for its command instead of the command for it. The
+// CLI's own call to sandbox.Prestart stays: it does nothing when one was
+// started here, and starts one when the command line was not recognised
+// here (a flag between call and bash). Recognising more than needed costs
+// one process that exits when toolhost does.
+package prestart
+
+import (
+	"os"
+	"strings"
+
+	"github.com/toolhost/toolhost/internal/confine/sandbox"
+)
+
+func init() {
+	if callsBash(os.Args[1:]) {
+		sandbox.Prestart()
+	}
+}
+
+// callsBash reports whether args are a `call bash` command line: "call",
+// then "bash" as its first argument that is no flag.
+func callsBash(args []string) bool {
+	for i, a := range args {
+		if a != "call" {
+			continue
+		}
+		for _, b := range args[i+1:] {
+			if !strings.HasPrefix(b, "-") {
+				return b == "bash"
+			}
+		}
+		return false
+	}
+	return false
+}

@@ -1,0 +1,185 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// keptPolicy is a policy whose plans are kept in its protected state
+// directory, and the file its plan is kept in.
+func keptPolicy(t *testing.T) (Policy, string) {
+	t.Helper()
+	home := fakeHome(t)
+	state := filepath.Join(t.TempDir(), "state") // toolhost's cache directory: it exists
+	if err := os.Mkdir(state, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// A writable root with a folder a command could keep a plan in.
+	work := t.TempDir()
+	if err := os.Mkdir(filepath.Join(work, "plans"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	p := Policy{Writable: []string{home, work}, Protected: []string{state}, Hidden: HomeSecrets(home, nil), PlanDir: filepath.Join(state, "sandbox-plans")}
+	return p, filepath.Join(p.PlanDir, keyOfPolicy(t, p)[:32]+".json")
+}
+
+// forget empties this process's plans, as a new process starts.
+func forget() {
+	planCache.Lock()
+	clear(planCache.m)
+	planCache.Unlock()
+}
+
+// marked rewrites the kept plan at file with a grant no plan makes, so a
+// plan read from it can be told from one made again.
+func marked(t *testing.T, file string) {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("no plan was kept: %v", err)
+	}
+	var k keptPlan
+	if err := json.Unmarshal(b, &k); err != nil {
+		t.Fatal(err)
+	}
+	k.Plan.Grants = append(k.Plan.Grants, Grant{Path: "/marker", Dir: true})
+	if b, err = json.Marshal(k); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func hasMarker(pl Plan) bool {
+	for _, g := range pl.Grants {
+		if g == (Grant{Path: "/marker", Dir: true}) {
+			return true
+		}
+	}
+	return false
+}
+
+// keptPlanUsed makes p's plan, marks the kept copy and reports whether
+// a new process uses it. The plan carves the shared temporary directory
+// (the fixture's home is in it), so another program's file there makes
+// it stale meanwhile: it tries a few times.
+func keptPlanUsed(t *testing.T, p Policy, file string) bool {
+	t.Helper()
+	for range 5 {
+		forget()
+		CachedPlan(p)
+		marked(t, file)
+		forget()
+		if hasMarker(CachedPlan(p)) {
+			return true
+		}
+	}
+	return false
+}
+
+// Not parallel: it empties the process's plan cache.
+func TestAKeptPlanServesTheNextProcessUntilSomethingItWasMadeFromChanges(t *testing.T) {
+	p, file := keptPolicy(t)
+	if !keptPlanUsed(t, p, file) {
+		t.Fatal("the kept plan was not used by the next process")
+	}
+	// A file added to the home directory (carved around the
+	// credentials): the plan is made again, and lets it be read.
+	late := filepath.Join(p.Writable[0], "late.txt")
+	if CachedPlan(p).AllowsRead(late) {
+		t.Fatal("the test proves nothing: the kept plan lets a file that did not exist be read")
+	}
+	if err := os.WriteFile(late, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	forget()
+	if again := CachedPlan(p); hasMarker(again) || !again.AllowsRead(late) {
+		t.Error("a kept plan was used after the directory it carved changed")
+	}
+}
+
+// Not parallel: it empties the process's plan cache and swaps the build.
+func TestAKeptPlanIsUsedOnlyWhenNoCommandCouldHaveWrittenIt(t *testing.T) {
+	oldIdentity := identity
+	t.Cleanup(func() { identity = oldIdentity })
+	tests := []struct {
+		name   string
+		tamper func(t *testing.T, p *Policy, file string)
+	}{
+		{"kept outside the protected directories", func(t *testing.T, p *Policy, file string) {
+			p.PlanDir = filepath.Join(p.Writable[1], "plans") // where a command could write
+			if err := os.Rename(file, filepath.Join(p.PlanDir, filepath.Base(file))); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"writable by others", func(t *testing.T, p *Policy, file string) {
+			if err := os.Chmod(file, 0o666); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"a symbolic link", func(t *testing.T, p *Policy, file string) {
+			moved := filepath.Join(filepath.Dir(file), "elsewhere")
+			if err := os.Rename(file, moved); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(moved, file); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"another policy's plan under this one's name", func(t *testing.T, p *Policy, file string) {
+			b, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var k keptPlan
+			if err := json.Unmarshal(b, &k); err != nil {
+				t.Fatal(err)
+			}
+			k.Key = "0" + k.Key[1:]
+			if k.Key == keyOfPolicy(t, *p) {
+				k.Key = "1" + k.Key[1:]
+			}
+			b, _ = json.Marshal(k)
+			if err := os.WriteFile(file, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"cut short", func(t *testing.T, p *Policy, file string) {
+			if err := os.Truncate(file, 100); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"kept by another build's sandbox code", func(t *testing.T, p *Policy, file string) {
+			identity = func() string { return "another build" }
+			t.Cleanup(func() { identity = oldIdentity })
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, file := keptPolicy(t)
+			// The control: untouched, the kept plan is used.
+			if !keptPlanUsed(t, p, file) {
+				t.Fatal("the kept plan was not used even untouched")
+			}
+			tt.tamper(t, &p, file)
+			forget()
+			if hasMarker(CachedPlan(p)) {
+				t.Errorf("a kept plan %s was used", tt.name)
+			}
+		})
+	}
+}
+
+func keyOfPolicy(t *testing.T, p Policy) string {
+	t.Helper()
+	key, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return keyOf(key)
+}
