@@ -33,7 +33,8 @@ func CachedPlan(p Policy) Plan {
 			return c.plan
 		}
 	}
-	c = &cachedPlan{paths: dependsOn(p), ids: p.Protected}
+	c = &cachedPlan{}
+	c.paths, c.ids = dependsOn(p)
 	c.stamps = stampAll(c.paths) // before planning: a change meanwhile is seen next time
 	c.idStamps = idStampAll(c.ids)
 	c.plan = p.Plan()
@@ -70,9 +71,8 @@ type cachedPlan struct {
 	plan   Plan
 	paths  []string
 	stamps []stamp
-	// ids are the protected directories: only which directory each is
-	// matters (they are carved around, never read), not their entries,
-	// which toolhost itself changes all the time (kept plans among them).
+	// ids are the paths of which only which file or directory they name
+	// matters, not their entries (dependsOn).
 	ids      []string
 	idStamps []stamp
 }
@@ -147,14 +147,25 @@ func idStampAll(paths []string) []stamp {
 	return out
 }
 
-// dependsOn lists the paths p's plan is made from, before carving, but
-// the protected directories (cachedPlan.ids).
-func dependsOn(p Policy) []string {
-	paths := []string{"/"}
-	paths = append(paths, p.Writable...)
-	paths = append(paths, p.Readable...)
+// dependsOn lists the paths p's plan is made from, before carving: those
+// whose entries it reads (a credential location with exceptions is
+// listed), and those of which only which file or directory they name
+// matters (ids): the roots, which are granted whole unless carved (and
+// then in Plan.Carved, stamped whole), the protected directories, carved
+// around, and the credential locations hidden whole. Stamping those by
+// their identity alone keeps a plan valid while toolhost and commands
+// write beneath the roots, which is what they are for.
+func dependsOn(p Policy) (paths, ids []string) {
+	ids = []string{"/"}
+	ids = append(ids, p.Writable...)
+	ids = append(ids, p.Readable...)
+	ids = append(ids, p.Protected...)
 	for _, s := range p.Hidden {
-		paths = append(paths, s.Path)
+		if len(s.Except) > 0 {
+			paths = append(paths, s.Path)
+		} else {
+			ids = append(ids, s.Path)
+		}
 	}
-	return paths
+	return paths, ids
 }
