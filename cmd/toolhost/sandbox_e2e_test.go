@@ -134,7 +134,7 @@ func TestAKeptSandboxPlanHidesACredentialCreatedAfterIt(t *testing.T) {
 	if out := run(); !strings.Contains(out, "refused") {
 		t.Fatalf("output %q: the credential does not exist yet", out)
 	}
-	kept, _ := filepath.Glob(filepath.Join(e.Home, ".cache", "toolhost", "sandbox-plans", "*.json"))
+	kept, _ := filepath.Glob(filepath.Join(e.Home, ".cache", "toolhost", "sandbox-plans", "*.plan"))
 	if len(kept) == 0 {
 		t.Fatal("no sandbox plan was kept for the next process")
 	}

@@ -29,8 +29,8 @@ const OneShotArg = "__toolhost_sandbox_oneshot__"
 
 // oneShotRun is the control message's one byte; the command's three
 // standard files come with it (SCM_RIGHTS), then, on the same stream, the
-// plan and the request as two JSON lines, ended by a shutdown of the
-// parent's writing side.
+// request (a JSON line) and the plan (helperArgs' encoding), ended by a
+// shutdown of the parent's writing side.
 const oneShotRun = 'O'
 
 // oneShot is the parent's side of a one-shot helper.
@@ -112,7 +112,7 @@ func (o *oneShot) run(enc string, req runRequest, files []*os.File) (*Process, e
 	}
 	// The helper reads the body while it is written: the plan may be large.
 	go func() {
-		_, _ = o.ctrl.Write(append(append([]byte(enc), '\n'), append(body, '\n')...))
+		_, _ = o.ctrl.Write(append(append(body, '\n'), enc...))
 		if rc, err := o.ctrl.SyscallConn(); err == nil {
 			_ = rc.Control(func(fd uintptr) { _ = syscall.Shutdown(int(fd), syscall.SHUT_WR) })
 		}
@@ -204,16 +204,16 @@ func serveOneShot() int {
 	if err != nil {
 		return fail(fmt.Errorf("read the command: %w", err))
 	}
-	enc, rest, ok := bytes.Cut(body, []byte{'\n'})
+	line, enc, ok := bytes.Cut(body, []byte{'\n'})
 	if !ok {
-		return fail(errors.New("read the command: no request after the plan"))
+		return fail(errors.New("read the command: no plan after the request"))
 	}
 	a, err := decodeHelperArgs(string(enc))
 	if err != nil {
 		return fail(err)
 	}
 	var req runRequest
-	dec := json.NewDecoder(bytes.NewReader(rest))
+	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil || req.Path == "" || len(req.Args) == 0 {
 		return fail(fmt.Errorf("read the command: %v", err))

@@ -13,16 +13,26 @@ import (
 // renamed or replaced by a link). Carving the home directory reads every
 // entry of it; a host running many commands does that once, and checks a
 // few dozen stat results per command after.
-func CachedPlan(p Policy) Plan {
+func CachedPlan(p Policy) Plan { return cached(p).Plan() }
+
+// cachedArgs is the encoded helper arguments of CachedPlan(p): what a
+// helper is sent, without decoding a kept plan's whole.
+func cachedArgs(p Policy) (string, error) {
+	c := cached(p)
+	return c.enc, c.encErr
+}
+
+// cached is the cache entry of p's plan, made or made again when stale.
+func cached(p Policy) *cachedPlan {
 	key, err := json.Marshal(p)
 	if err != nil {
-		return p.Plan()
+		return newCachedPlan(p, p.Plan())
 	}
 	planCache.Lock()
 	c, ok := planCache.m[string(key)]
 	planCache.Unlock()
 	if ok && c.fresh() {
-		return c.plan
+		return c
 	}
 	dir := planDirOf(p)
 	var kept string
@@ -30,21 +40,51 @@ func CachedPlan(p Policy) Plan {
 		kept = keyOf(key)
 		if c := loadKept(dir, kept); c != nil && c.fresh() {
 			remember(key, c)
-			return c.plan
+			return c
 		}
 	}
 	c = &cachedPlan{}
 	c.paths, c.ids = dependsOn(p)
 	c.stamps = stampAll(c.paths) // before planning: a change meanwhile is seen next time
 	c.idStamps = idStampAll(c.ids)
-	c.plan = p.Plan()
-	c.paths = append(c.paths, c.plan.Carved...)
-	c.paths = append(c.paths, c.plan.Read.Carved...)
-	c.stamps = append(c.stamps, stampAll(append(c.plan.Carved, c.plan.Read.Carved...))...)
+	pl := p.Plan()
+	c.paths = append(c.paths, pl.Carved...)
+	c.paths = append(c.paths, pl.Read.Carved...)
+	c.stamps = append(c.stamps, stampAll(append(pl.Carved, pl.Read.Carved...))...)
+	c.setPlan(p, pl)
 	remember(key, c)
 	if dir != "" {
 		_ = keep(dir, kept, c) // not kept: the next process makes it again
 	}
+	return c
+}
+
+// newCachedPlan is an entry for pl that is never fresh.
+func newCachedPlan(p Policy, pl Plan) *cachedPlan {
+	c := &cachedPlan{stamps: []stamp{{stat2: -1}}, paths: []string{"/"}}
+	c.setPlan(p, pl)
+	return c
+}
+
+// setPlan sets the entry's plan and what a helper is sent of it.
+func (c *cachedPlan) setPlan(p Policy, pl Plan) {
+	c.decoded.Do(func() {}) // nothing to decode
+	c.plan = pl
+	c.args = helperArgsFor(p, pl)
+	c.enc, c.encErr = c.args.encode()
+}
+
+// Plan is the entry's plan, a kept one decoded on first use.
+func (c *cachedPlan) Plan() Plan {
+	c.decoded.Do(func() {
+		if err := json.Unmarshal(c.planJSON, &c.plan); err != nil {
+			// Written by this build's code, checked by its key: only a
+			// disk fault gets here. What commands are confined by is
+			// c.args, read from the same file; the plan only explains.
+			c.plan = Plan{Read: ReadPlan{Grants: c.args.Read, Carved: c.args.List}, Grants: c.args.Write}
+		}
+		c.planJSON = nil
+	})
 	return c.plan
 }
 
@@ -68,9 +108,14 @@ var planCache = struct {
 }{m: map[string]*cachedPlan{}}
 
 type cachedPlan struct {
-	plan   Plan
-	paths  []string
-	stamps []stamp
+	decoded  sync.Once
+	plan     Plan   // once decoded
+	planJSON []byte // a kept plan's, until decoded
+	args     helperArgs
+	enc      string // args encoded
+	encErr   error
+	paths    []string
+	stamps   []stamp
 	// ids are the paths of which only which file or directory they name
 	// matters, not their entries (dependsOn).
 	ids      []string

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -33,21 +34,15 @@ import (
 // calls were approved, so a long-lived project may make many.
 const maxKeptPlans = 32
 
-// keptPlan is a plan as kept on disk.
-type keptPlan struct {
-	// Key is keyOf's: this build's sandbox code and the whole policy.
-	Key      string      `json:"key"`
-	Paths    []string    `json:"paths"`
-	Stamps   []keptStamp `json:"stamps"`
-	IDs      []string    `json:"ids"`
-	IDStamps []keptStamp `json:"id_stamps"`
-	Plan     Plan        `json:"plan"`
-}
-
-type keptStamp struct {
-	Dev, Ino            uint64
-	Ctime, Mtime, Stat2 int64
-}
+// A kept plan's file: a header line, "key" and keyOf's key, the stamps
+// ("P" for cachedPlan.paths, "I" for its ids: device, inode, change time,
+// modification time, second stat and the quoted path), the helper
+// arguments as they are sent (helperArgs' encoding, from its own header
+// line on) and last "plan" and the whole plan in JSON, which only
+// explanations need (decoded on first use). Reading it costs what
+// checking the stamps does; decoding it all as JSON took a fresh process
+// longer than making the plan.
+const keptHeader = "toolhost-kept-plan 1"
 
 // keyOf names a policy's plan as made by this build's sandbox code.
 func keyOf(policy []byte) string {
@@ -74,7 +69,7 @@ func planDirOf(p Policy) string {
 
 // loadKept returns the plan kept in dir for key, or nil.
 func loadKept(dir, key string) *cachedPlan {
-	f, err := os.OpenFile(filepath.Join(dir, key[:32]+".json"), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := os.OpenFile(filepath.Join(dir, key[:32]+".plan"), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return nil
 	}
@@ -82,48 +77,119 @@ func loadKept(dir, key string) *cachedPlan {
 	if fi, err := f.Stat(); err != nil || !ownedPrivately(fi) || fi.Size() > maxPlan {
 		return nil
 	}
-	var k keptPlan
-	if err := json.NewDecoder(io.LimitReader(f, maxPlan)).Decode(&k); err != nil || k.Key != key || len(k.Paths) != len(k.Stamps) || len(k.IDs) != len(k.IDStamps) {
+	b, err := io.ReadAll(io.LimitReader(f, maxPlan))
+	if err != nil {
 		return nil
 	}
-	return &cachedPlan{plan: k.Plan, paths: k.Paths, stamps: fromKept(k.Stamps), ids: k.IDs, idStamps: fromKept(k.IDStamps)}
-}
-
-func fromKept(ks []keptStamp) []stamp {
-	out := make([]stamp, len(ks))
-	for i, s := range ks {
-		out[i] = stamp{dev: s.Dev, ino: s.Ino, ctime: s.Ctime, mtime: s.Mtime, stat2: s.Stat2}
+	c, err := parseKept(string(b), key)
+	if err != nil {
+		return nil
 	}
-	return out
+	return c
 }
 
-func toKept(ss []stamp) ([]keptStamp, error) {
-	out := make([]keptStamp, len(ss))
-	for i, s := range ss {
-		if s.stat2 == -1 {
-			return nil, errors.New("a path has no stamp on this system")
+// parseKept reads a kept plan's file for key.
+func parseKept(s, key string) (*cachedPlan, error) {
+	head, rest, _ := strings.Cut(s, "\n")
+	keyLine, rest, _ := strings.Cut(rest, "\n")
+	if head != keptHeader || keyLine != "key "+key {
+		return nil, errors.New("another version's, or another policy's")
+	}
+	c := &cachedPlan{}
+	for {
+		var line string
+		line, rest, _ = strings.Cut(rest, "\n")
+		kind, fields, _ := strings.Cut(line, " ")
+		if kind != "P" && kind != "I" {
+			if line != argsHeader {
+				return nil, fmt.Errorf("unexpected %q", line)
+			}
+			break
 		}
-		out[i] = keptStamp{Dev: s.dev, Ino: s.ino, Ctime: s.ctime, Mtime: s.mtime, Stat2: s.stat2}
+		path, st, err := parseStamp(fields)
+		if err != nil {
+			return nil, err
+		}
+		if kind == "P" {
+			c.paths, c.stamps = append(c.paths, path), append(c.stamps, st)
+		} else {
+			c.ids, c.idStamps = append(c.ids, path), append(c.idStamps, st)
+		}
 	}
-	return out, nil
+	argsStart := len(s) - len(rest) - len(argsHeader) - 1
+	sawNet := false
+	for {
+		line, more, ok := strings.Cut(rest, "\n")
+		if js, isPlan := strings.CutPrefix(line, "plan "); isPlan && !ok {
+			c.planJSON = []byte(js) // the last line
+			c.enc = s[argsStart : len(s)-len(rest)-1]
+			break
+		}
+		if !ok {
+			return nil, errors.New("no plan")
+		}
+		if err := c.args.decodeLine(line, &sawNet); err != nil {
+			return nil, err
+		}
+		rest = more
+	}
+	if !sawNet {
+		return nil, errors.New("no network setting")
+	}
+	return c, nil
+}
+
+// parseStamp reads "dev ino ctime mtime stat2 quoted-path".
+func parseStamp(fields string) (string, stamp, error) {
+	var st stamp
+	var nums [5]int64
+	for i := range nums {
+		var f string
+		f, fields, _ = strings.Cut(fields, " ")
+		n, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return "", st, fmt.Errorf("bad stamp: %w", err)
+		}
+		nums[i] = n
+	}
+	path, err := strconv.Unquote(fields)
+	if err != nil || !filepath.IsAbs(path) {
+		return "", st, fmt.Errorf("bad stamped path %q", fields)
+	}
+	st = stamp{dev: uint64(nums[0]), ino: uint64(nums[1]), ctime: nums[2], mtime: nums[3], stat2: nums[4]}
+	return path, st, nil
 }
 
 // keep writes c to dir for key, replacing the file at once (a reader
 // sees the old plan or the new one). Failing to keep a plan costs the next
 // process the time to make it, nothing else.
 func keep(dir, key string, c *cachedPlan) error {
-	k := keptPlan{Key: key, Paths: c.paths, IDs: c.ids, Plan: c.plan}
-	var err error
-	if k.Stamps, err = toKept(c.stamps); err != nil {
+	if c.encErr != nil {
+		return c.encErr
+	}
+	var b strings.Builder
+	b.WriteString(keptHeader + "\nkey " + key + "\n")
+	stamps := func(kind string, paths []string, ss []stamp) error {
+		for i, s := range ss {
+			if s.stat2 == -1 {
+				return errors.New("a path has no stamp on this system")
+			}
+			fmt.Fprintf(&b, "%s %d %d %d %d %d %s\n", kind, int64(s.dev), int64(s.ino), s.ctime, s.mtime, s.stat2, strconv.Quote(paths[i]))
+		}
+		return nil
+	}
+	if err := stamps("P", c.paths, c.stamps); err != nil {
 		return err
 	}
-	if k.IDStamps, err = toKept(c.idStamps); err != nil {
+	if err := stamps("I", c.ids, c.idStamps); err != nil {
 		return err
 	}
-	b, err := json.Marshal(k)
+	pl, err := json.Marshal(c.Plan())
 	if err != nil {
 		return err
 	}
+	b.WriteString(c.enc + "\nplan ")
+	b.Write(pl)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
@@ -137,14 +203,14 @@ func keep(dir, key string, c *cachedPlan) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
+	if _, err := tmp.WriteString(b.String()); err != nil {
 		tmp.Close()
 		return err
 	}
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, key[:32]+".json")); err != nil {
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, key[:32]+".plan")); err != nil {
 		return fmt.Errorf("keep the sandbox plan: %w", err)
 	}
 	return nil

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -24,7 +26,7 @@ func keptPolicy(t *testing.T) (Policy, string) {
 		t.Fatal(err)
 	}
 	p := Policy{Writable: []string{home, work}, Protected: []string{state}, Hidden: HomeSecrets(home, nil), PlanDir: filepath.Join(state, "sandbox-plans")}
-	return p, filepath.Join(p.PlanDir, keyOfPolicy(t, p)[:32]+".json")
+	return p, filepath.Join(p.PlanDir, keyOfPolicy(t, p)[:32]+".plan")
 }
 
 // forget empties this process's plans, as a new process starts.
@@ -42,26 +44,26 @@ func marked(t *testing.T, file string) {
 	if err != nil {
 		t.Fatalf("no plan was kept: %v", err)
 	}
-	var k keptPlan
-	if err := json.Unmarshal(b, &k); err != nil {
-		t.Fatal(err)
+	s := string(b)
+	for _, net := range []string{"\nnet 0\n", "\nnet 1\n"} {
+		s = strings.Replace(s, net, net+`W d "/marker"`+"\n", 1)
 	}
-	k.Plan.Grants = append(k.Plan.Grants, Grant{Path: "/marker", Dir: true})
-	if b, err = json.Marshal(k); err != nil {
-		t.Fatal(err)
+	if s == string(b) {
+		t.Fatalf("the kept plan has no network record:\n%s", b)
 	}
-	if err := os.WriteFile(file, b, 0o600); err != nil {
+	if err := os.WriteFile(file, []byte(s), 0o600); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func hasMarker(pl Plan) bool {
-	for _, g := range pl.Grants {
-		if g == (Grant{Path: "/marker", Dir: true}) {
-			return true
-		}
+// hasMarker reports whether p's helper would be sent the marked plan.
+func hasMarker(t *testing.T, p Policy) bool {
+	t.Helper()
+	enc, err := cachedArgs(p)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return false
+	return strings.Contains(enc, `"/marker"`)
 }
 
 // keptPlanUsed makes p's plan, marks the kept copy and reports whether
@@ -75,7 +77,7 @@ func keptPlanUsed(t *testing.T, p Policy, file string) bool {
 		CachedPlan(p)
 		marked(t, file)
 		forget()
-		if hasMarker(CachedPlan(p)) {
+		if hasMarker(t, p) {
 			return true
 		}
 	}
@@ -98,7 +100,7 @@ func TestAKeptPlanServesTheNextProcessUntilSomethingItWasMadeFromChanges(t *test
 		t.Fatal(err)
 	}
 	forget()
-	if again := CachedPlan(p); hasMarker(again) || !again.AllowsRead(late) {
+	if hasMarker(t, p) || !CachedPlan(p).AllowsRead(late) {
 		t.Error("a kept plan was used after the directory it carved changed")
 	}
 }
@@ -136,16 +138,12 @@ func TestAKeptPlanIsUsedOnlyWhenNoCommandCouldHaveWrittenIt(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var k keptPlan
-			if err := json.Unmarshal(b, &k); err != nil {
-				t.Fatal(err)
+			key := keyOfPolicy(t, *p)
+			other := strings.Replace(string(b), "key "+key, "key 0"+key[1:], 1)
+			if other == string(b) {
+				other = strings.Replace(string(b), "key "+key, "key 1"+key[1:], 1)
 			}
-			k.Key = "0" + k.Key[1:]
-			if k.Key == keyOfPolicy(t, *p) {
-				k.Key = "1" + k.Key[1:]
-			}
-			b, _ = json.Marshal(k)
-			if err := os.WriteFile(file, b, 0o600); err != nil {
+			if err := os.WriteFile(file, []byte(other), 0o600); err != nil {
 				t.Fatal(err)
 			}
 		}},
@@ -168,7 +166,7 @@ func TestAKeptPlanIsUsedOnlyWhenNoCommandCouldHaveWrittenIt(t *testing.T) {
 			}
 			tt.tamper(t, &p, file)
 			forget()
-			if hasMarker(CachedPlan(p)) {
+			if hasMarker(t, p) {
 				t.Errorf("a kept plan %s was used", tt.name)
 			}
 		})
@@ -182,4 +180,40 @@ func keyOfPolicy(t *testing.T, p Policy) string {
 		t.Fatal(err)
 	}
 	return keyOf(key)
+}
+
+func TestAKeptPlanReadsBackAsItWasWritten(t *testing.T) {
+	t.Parallel()
+	p, _ := keptPolicy(t)
+	p.Network = false
+	c := newCachedPlan(p, p.Plan())
+	c.paths, c.stamps = []string{"/a b", "/ü\n"}, []stamp{{dev: 1, ino: 2, ctime: 3, mtime: 4, stat2: 5}, {}}
+	c.ids, c.idStamps = []string{"/"}, []stamp{{dev: 1<<63 + 7, ino: 1<<64 - 1}}
+	dir := t.TempDir()
+	key := keyOfPolicy(t, p)
+	if err := keep(dir, key, c); err != nil {
+		t.Fatal(err)
+	}
+	got := loadKept(dir, key)
+	if got == nil {
+		t.Fatal("the plan just kept does not read back")
+	}
+	if got.enc != c.enc || jsonOf(t, got.Plan()) != jsonOf(t, c.Plan()) || jsonOf(t, got.args) != jsonOf(t, c.args) {
+		t.Errorf("read back differently:\n%s\n%s", got.enc, c.enc)
+	}
+	if !slices.Equal(got.paths, c.paths) || !slices.Equal(got.stamps, c.stamps) || !slices.Equal(got.ids, c.ids) || !slices.Equal(got.idStamps, c.idStamps) {
+		t.Errorf("stamps read back differently: %v %v / %v %v", got.paths, got.stamps, got.ids, got.idStamps)
+	}
+	if loadKept(dir, "f"+key[1:]) != nil && key[0] != 'f' {
+		t.Error("a plan was read for another key")
+	}
+}
+
+func jsonOf(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -103,7 +103,18 @@ func TestThePlanRoundTripsThroughTheHelperArgument(t *testing.T) {
 	if err != nil || !slices.Equal(got.Write, a.Write) || !slices.Equal(got.Read, a.Read) || !slices.Equal(got.List, a.List) || got.Network {
 		t.Errorf("decode(encode(a)) = %+v, %v", got, err)
 	}
-	for _, bad := range []string{"", "null x", `{"write": "/"}`, `{"network": true, "extra": 1}`} {
+	for _, bad := range []string{
+		"", "null x", `{"write": "/"}`, argsHeader, // no network setting
+		argsHeader + "\nnet 1\nnet 0", // twice
+		argsHeader + "\nnet 2",
+		argsHeader + "\nnet 0\nW d /unquoted",
+		argsHeader + "\nnet 0\nW x \"/a\"",
+		argsHeader + "\nnet 0\nR d \"relative\"",
+		argsHeader + "\nnet 0\nL \"/a",
+		argsHeader + "\nnet 0\nX \"/a\"",
+		argsHeader + "\nnet 0\n",
+		"toolhost-sandbox-plan 0\nnet 0",
+	} {
 		if _, err := decodeHelperArgs(bad); err == nil {
 			t.Errorf("decodeHelperArgs(%q) accepted a malformed plan", bad)
 		}

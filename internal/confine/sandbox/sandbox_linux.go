@@ -54,7 +54,7 @@ func command(program, marker string, p Policy, shell string, args []string, env 
 	if err != nil {
 		return nil, nil, fmt.Errorf("sandbox: find shell %s: %w", shell, err)
 	}
-	enc, err := helperArgsFor(p, CachedPlan(p)).encode()
+	enc, err := cachedArgs(p)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -100,7 +100,7 @@ func Start(p Policy, s Spawn) (*Process, error) {
 		}
 		return startHelper(self, helperVersion, p, path, s, env)
 	}
-	enc, err := helperArgsFor(p, CachedPlan(p)).encode()
+	enc, err := cachedArgs(p)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +148,7 @@ func startHelper(program, marker string, p Policy, path string, s Spawn, env []s
 
 // startByOneShot is Start by Prestart's one-shot helper.
 func startByOneShot(o *oneShot, p Policy, req runRequest, s Spawn) (*Process, error) {
-	enc, err := helperArgsFor(p, CachedPlan(p)).encode()
+	enc, err := cachedArgs(p)
 	if err != nil {
 		o.drop()
 		return nil, err
