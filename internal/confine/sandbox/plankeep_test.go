@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -175,11 +176,51 @@ func TestAKeptPlanIsUsedOnlyWhenNoCommandCouldHaveWrittenIt(t *testing.T) {
 
 func keyOfPolicy(t *testing.T, p Policy) string {
 	t.Helper()
-	key, err := json.Marshal(p)
-	if err != nil {
-		t.Fatal(err)
+	return keyOf(p.key())
+}
+
+// Every field of a policy but PlanDir changes its plan, so each must
+// change its key: a field added to Policy or Secret and not to key
+// would let two policies share a plan.
+func TestAPolicysKeyNamesEveryFieldItsPlanReads(t *testing.T) {
+	t.Parallel()
+	base := Policy{Writable: []string{"/w"}, Protected: []string{"/p"}, Readable: []string{"/r"}, Hidden: []Secret{{Path: "/h", Grant: "~/h", Except: []string{"x"}}}}
+	changed := map[string]func(p *Policy){
+		"Writable":     func(p *Policy) { p.Writable = []string{"/w2"} },
+		"Protected":    func(p *Policy) { p.Protected = append(p.Protected, "/p2") },
+		"ConfineReads": func(p *Policy) { p.ConfineReads = true },
+		"Readable":     func(p *Policy) { p.Readable = nil },
+		"Hidden":       func(p *Policy) { p.Hidden = nil },
+		"Network":      func(p *Policy) { p.Network = true },
+		"Hidden.Path":  func(p *Policy) { p.Hidden = []Secret{{Path: "/h2", Grant: "~/h", Except: []string{"x"}}} },
+		"Hidden.Grant": func(p *Policy) { p.Hidden = []Secret{{Path: "/h", Grant: "~/h2", Except: []string{"x"}}} },
+		"Hidden.Except": func(p *Policy) {
+			p.Hidden = []Secret{{Path: "/h", Grant: "~/h", Except: []string{"x", "y"}}}
+		},
+		"a path split differently": func(p *Policy) { p.Writable = []string{"/w", ""}; p.Protected = []string{"/p"} },
 	}
-	return keyOf(key)
+	for _, f := range reflect.VisibleFields(reflect.TypeOf(Policy{})) {
+		if _, ok := changed[f.Name]; !ok && f.Name != "PlanDir" {
+			t.Errorf("Policy.%s is not in the key's test: add it to key and here", f.Name)
+		}
+	}
+	for _, f := range reflect.VisibleFields(reflect.TypeOf(Secret{})) {
+		if _, ok := changed["Hidden."+f.Name]; !ok {
+			t.Errorf("Secret.%s is not in the key's test: add it to key and here", f.Name)
+		}
+	}
+	for name, change := range changed {
+		p := base
+		change(&p)
+		if string(p.key()) == string(base.key()) {
+			t.Errorf("a policy with another %s has the same key", name)
+		}
+	}
+	p := base
+	p.PlanDir = "/elsewhere"
+	if string(p.key()) != string(base.key()) {
+		t.Error("where plans are kept changes the key")
+	}
 }
 
 func TestAKeptPlanReadsBackAsItWasWritten(t *testing.T) {
