@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -101,6 +102,9 @@ func runCall(ctx context.Context, g *Globals, opts *CallOptions) error {
 		// start, package init) while this process loads the config and
 		// the registry; bash's command finds it waiting for its plan.
 		sandbox.Prestart()
+		// And its plan, kept by the last call, is read meanwhile (the
+		// bash tool keeps plans in the cache directory's sandbox-plans).
+		sandbox.PreloadPlans(filepath.Join(runtime.DefaultCacheDir(os.Getenv), "sandbox-plans"))
 	}
 	var asker permission.Asker
 	switch {

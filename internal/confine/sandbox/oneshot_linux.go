@@ -110,13 +110,13 @@ func (o *oneShot) run(enc string, req runRequest, files []*os.File) (*Process, e
 		}
 		return nil, fmt.Errorf("%w: %v", errOneShotUnused, err)
 	}
-	// The helper reads the body while it is written: the plan may be large.
-	go func() {
-		_, _ = o.ctrl.Write(append(append(body, '\n'), enc...))
-		if rc, err := o.ctrl.SyscallConn(); err == nil {
-			_ = rc.Control(func(fd uintptr) { _ = syscall.Shutdown(int(fd), syscall.SHUT_WR) })
-		}
-	}()
+	// Written here, not beside the read: the helper reads the whole body
+	// before it writes anything, and a helper that fails early exits,
+	// which ends this write (EPIPE).
+	_, _ = o.ctrl.Write(append(append(body, '\n'), enc...))
+	if rc, err := o.ctrl.SyscallConn(); err == nil {
+		_ = rc.Control(func(fd uintptr) { _ = syscall.Shutdown(int(fd), syscall.SHUT_WR) })
+	}
 	// Everything the helper writes, until execve closes its end.
 	msg, rerr := io.ReadAll(io.LimitReader(o.ctrl, 64<<10))
 	o.ctrl.Close()

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -69,22 +70,99 @@ func planDirOf(p Policy) string {
 
 // loadKept returns the plan kept in dir for key, or nil.
 func loadKept(dir, key string) *cachedPlan {
-	f, err := os.OpenFile(filepath.Join(dir, key[:32]+".plan"), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if c := takePreloaded(dir, key); c != nil {
+		return c
+	}
+	s, ok := readKept(dir, key[:32])
+	if !ok {
+		return nil
+	}
+	c, err := parseKept(s, key)
 	if err != nil {
 		return nil
+	}
+	return c
+}
+
+// readKept returns the file name.plan in dir when it may hold a plan: a
+// regular file, not a link, of this user's, writable by no one else.
+func readKept(dir, name string) (string, bool) {
+	f, err := os.OpenFile(filepath.Join(dir, name+".plan"), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return "", false
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err != nil || !ownedPrivately(fi) || fi.Size() > maxPlan {
-		return nil
+		return "", false
 	}
 	b, err := io.ReadAll(io.LimitReader(f, maxPlan))
-	if err != nil {
+	return string(b), err == nil
+}
+
+// preloaded are the plans PreloadPlans read, by key.
+var preloaded struct {
+	sync.Mutex
+	dir   string
+	done  chan struct{} // closed once plans is set
+	plans map[string]*cachedPlan
+}
+
+// PreloadPlans reads, in the background, the plans kept in dir (the
+// directory a policy's PlanDir will name), so that a process about to
+// run one command (`toolhost call bash`) has read its plan while it loads
+// its config. Each is still checked when it is used: its key against the
+// policy's, its stamps against the paths it was made from. Only the first
+// call does anything.
+func PreloadPlans(dir string) {
+	preloaded.Lock()
+	defer preloaded.Unlock()
+	if preloaded.done != nil || !filepath.IsAbs(dir) {
+		return
+	}
+	done := make(chan struct{})
+	preloaded.dir, preloaded.done = filepath.Clean(dir), done
+	go func() {
+		defer close(done)
+		plans := map[string]*cachedPlan{}
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries[:min(len(entries), maxKeptPlans)] {
+			name, ok := strings.CutSuffix(e.Name(), ".plan")
+			if !ok {
+				continue
+			}
+			s, ok := readKept(dir, name)
+			if !ok {
+				continue
+			}
+			keyLine, _, _ := strings.Cut(strings.TrimPrefix(s, keptHeader+"\n"), "\n")
+			key, ok := strings.CutPrefix(keyLine, "key ")
+			if !ok || len(key) < 32 || key[:32] != name {
+				continue
+			}
+			if c, err := parseKept(s, key); err == nil {
+				plans[key] = c
+			}
+		}
+		preloaded.Lock()
+		preloaded.plans = plans
+		preloaded.Unlock()
+	}()
+}
+
+// takePreloaded returns the plan PreloadPlans read from dir for key, once
+// it is done reading, or nil.
+func takePreloaded(dir, key string) *cachedPlan {
+	preloaded.Lock()
+	done, from := preloaded.done, preloaded.dir
+	preloaded.Unlock()
+	if done == nil || from != dir {
 		return nil
 	}
-	c, err := parseKept(string(b), key)
-	if err != nil {
-		return nil
-	}
+	<-done
+	preloaded.Lock()
+	defer preloaded.Unlock()
+	c := preloaded.plans[key]
+	delete(preloaded.plans, key)
 	return c
 }
 

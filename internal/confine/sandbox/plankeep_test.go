@@ -258,3 +258,79 @@ func jsonOf(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// resetPreload lets a test preload again (PreloadPlans works once per
+// process).
+func resetPreload(t *testing.T) {
+	t.Helper()
+	preloaded.Lock()
+	done := preloaded.done
+	preloaded.Unlock()
+	if done != nil {
+		<-done
+	}
+	preloaded.Lock()
+	preloaded.dir, preloaded.done, preloaded.plans = "", nil, nil
+	preloaded.Unlock()
+}
+
+// Not parallel: it empties the process's plan cache and preloads.
+func TestPreloadedPlansAreCheckedLikeKeptOnes(t *testing.T) {
+	t.Cleanup(func() { resetPreload(t) })
+	p, file := keptPolicy(t)
+	if !keptPlanUsed(t, p, file) {
+		t.Fatal("the kept plan was not used even untouched")
+	}
+	preload := func() {
+		resetPreload(t)
+		forget()
+		PreloadPlans(p.PlanDir)
+		preloaded.Lock()
+		done := preloaded.done
+		preloaded.Unlock()
+		<-done // read before the test changes anything
+	}
+
+	// Used: read before the policy was known.
+	preload()
+	os.Remove(file) // only the preloaded copy is left
+	if !hasMarker(t, p) {
+		t.Fatal("the preloaded plan was not used")
+	}
+
+	// Stale by the time it is used: made again.
+	forget()
+	CachedPlan(p) // nothing kept any more: keeps a fresh one
+	marked(t, file)
+	preload()
+	late := filepath.Join(p.Writable[0], "late.txt")
+	if err := os.WriteFile(late, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if hasMarker(t, p) || !CachedPlan(p).AllowsRead(late) {
+		t.Error("a preloaded plan was used after the directory it carved changed")
+	}
+
+	// A file under another name than its key's, or that others may write.
+	for _, tamper := range []func(){
+		func() {
+			other := strings.Repeat("0", 32)
+			if strings.HasPrefix(filepath.Base(file), other) {
+				other = strings.Repeat("1", 32)
+			}
+			if err := os.Rename(file, filepath.Join(filepath.Dir(file), other+".plan")); err != nil {
+				t.Fatal(err)
+			}
+		},
+		func() { os.Chmod(file, 0o666) },
+	} {
+		if !keptPlanUsed(t, p, file) {
+			t.Fatal("the kept plan was not used even untouched")
+		}
+		tamper()
+		preload()
+		if hasMarker(t, p) {
+			t.Error("a preloaded plan that failed a check was used")
+		}
+	}
+}
