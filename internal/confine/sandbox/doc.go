@@ -43,7 +43,9 @@
 // computed from changes, and keeps it for later processes in toolhost's
 // cache directory (Policy.PlanDir, plankeep.go), which no command can
 // write: `toolhost call bash` then checks the stamps instead of reading
-// the home directory again.
+// the home directory again (and reads the kept plans while it loads its
+// config: PreloadPlans). The plan travels to a helper in a line format
+// (helperArgs), which a helper decodes in microseconds.
 //
 // # The zygote
 //
