@@ -78,6 +78,12 @@ type Plan struct {
 	Protected []string `json:"protected,omitempty"`
 	// Read is what a command may read.
 	Read ReadPlan `json:"read"`
+	// linked are the paths granted (for writing or reading) because a
+	// link in a carved directory led there: a grant is opened by its path
+	// when a command is confined, and what those paths name is not
+	// otherwise stamped (dependsOn), though one may lie where commands
+	// write.
+	linked []string
 }
 
 // ReadPlan is what a Policy lets a command read.
@@ -144,6 +150,7 @@ func (p Policy) Plan() Plan {
 		return "a credential location (" + pr + ") is readable only when named in sandbox.readable"
 	})
 	pl.Read = ReadPlan{Confined: p.ConfineReads, Grants: r.grants, Carved: r.carved, Hidden: hidden, Skipped: r.skipped}
+	pl.linked = append(c.linked, r.linked...)
 	return pl
 }
 
@@ -157,6 +164,8 @@ type carver struct {
 	// protected are all the protected paths of this carve: what a link
 	// met while carving is judged against, wherever it leads.
 	protected []string
+	// linked are where the links met while carving lead (Plan.linked).
+	linked []string
 }
 
 func (c *carver) carveRoots(roots, protected []string, reason func(string) string) {
@@ -262,6 +271,7 @@ func (c *carver) grantKnown(path string, isDir bool, protected []string, reason 
 			c.skipped = append(c.skipped, Skip{child, "links to or above a protected location"})
 			continue
 		}
+		c.linked = append(c.linked, real)
 		c.grant(real, c.protected, reason)
 	}
 }

@@ -1,0 +1,120 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// linkedPolicy is a kept policy whose home directory (carved around the
+// credentials) holds a link to a file in the project, as a home linked to
+// a dotfiles repository does: the plan grants the file the link leads to,
+// by its path in the project, which commands may write.
+func linkedPolicy(t *testing.T) (p Policy, file, target, secret string) {
+	t.Helper()
+	p, _ = keptPolicy(t)
+	home := p.Writable[0]
+	secret = filepath.Join(home, ".aws", "credentials")
+	project := filepath.Join(p.Writable[1], "dotfiles")
+	target = filepath.Join(project, "shell", "bashrc")
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(target, []byte("plain bashrc\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(home, ".bashrc")); err != nil {
+		t.Fatal(err)
+	}
+	p.Writable = append(slices.Clone(Devices), project)
+	return p, filepath.Join(p.PlanDir, keyOfPolicy(t, p)[:32]+".plan"), target, secret
+}
+
+// swapForLink replaces target, as a command writing in the project may,
+// with a link to the home directory's cloud credentials.
+func swapForLink(t *testing.T, target, secret string) {
+	t.Helper()
+	if err := os.Remove(target); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, target); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Not parallel: it empties the process's plan cache.
+func TestAPlanIsStaleOnceAFileALinkLedToBecomesALink(t *testing.T) {
+	p, file, target, secret := linkedPolicy(t)
+	if !keptPlanUsed(t, p, file) {
+		t.Fatal("the control: the kept plan was not used untouched")
+	}
+	if !strings.Contains(cachedEnc(t, p), `R f "`+target+`"`) {
+		t.Fatalf("the test proves nothing: the plan does not grant %s by its path", target)
+	}
+	swapForLink(t, target, secret)
+	forget()
+	if hasMarker(t, p) {
+		t.Error("a kept plan was used after a file it granted through a link became a link to a credential")
+	}
+	if strings.Contains(cachedEnc(t, p), `R f "`+target+`"`) {
+		t.Error("the plan still grants the path that now leads to a credential")
+	}
+}
+
+// The same, end to end: an earlier command swaps the file, and the next
+// process's command reads the credential through the kept plan.
+func TestAnEarlierCommandCannotReadCredentialsThroughAKeptPlansLinkedGrant(t *testing.T) {
+	requireLandlock(t, 1)
+	p, _, target, secret := linkedPolicy(t)
+	p.Network = true
+	forget()
+	if out, err := confined(t, p, "cat "+target); err != nil || !strings.Contains(out, "plain bashrc") {
+		t.Fatalf("the control: the linked file is not readable: %v\n%s", err, out)
+	}
+	swapForLink(t, target, secret)
+	forget() // the next `toolhost call bash`
+	if out, _ := confined(t, p, "cat "+target+"; cat "+secret); strings.Contains(out, "secret of") {
+		t.Errorf("a command read a credential through a plan kept from before the swap:\n%s", out)
+	}
+}
+
+func cachedEnc(t *testing.T, p Policy) string {
+	t.Helper()
+	enc, err := cachedArgs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return enc
+}
+
+// Between the freshness check and the helper opening each grant, a
+// command still running from an earlier call may swap a file it can
+// write for a link: the helper must not carry the grant along it. The
+// plan here is made first and the swap follows, as such a race would
+// have it.
+func TestAGrantWhosePathBecameALinkGrantsNothing(t *testing.T) {
+	requireLandlock(t, 1)
+	t.Parallel()
+	home := fakeHome(t)
+	secret := filepath.Join(home, ".aws", "credentials")
+	target := filepath.Join(t.TempDir(), "notes")
+	if err := os.WriteFile(target, []byte("plain notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := Policy{Writable: slices.Clone(Devices), Hidden: HomeSecrets(home, nil), Network: true, ConfineReads: true,
+		Readable: append([]string{target}, ReadRoots(func(string) string { return "" }, "")...)}
+	c := newCachedPlan(p, p.Plan())
+	c.paths, c.stamps = nil, nil // fresh whatever changes: the race won
+	remember(p.key(), c)
+	if out, err := confined(t, p, "cat "+target); err != nil || !strings.Contains(out, "plain notes") {
+		t.Fatalf("the control: the granted file is not readable: %v\n%s", err, out)
+	}
+	swapForLink(t, target, secret)
+	if out, _ := confined(t, p, "cat "+target+"; cat "+secret); strings.Contains(out, "secret of") {
+		t.Errorf("a grant followed a link put in its path after the plan was made:\n%s", out)
+	}
+}
