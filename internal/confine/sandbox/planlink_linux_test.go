@@ -118,3 +118,35 @@ func TestAGrantWhosePathBecameALinkGrantsNothing(t *testing.T) {
 		t.Errorf("a grant followed a link put in its path after the plan was made:\n%s", out)
 	}
 }
+
+// A root named through a link (here a directory a command may write)
+// is granted by its resolved path. Moving the directory the link led
+// through and linking its old name elsewhere keeps the root naming the
+// same directory, but the granted path now leads to what the command
+// put there.
+func TestAPlanIsStaleOnceARootsResolvedPathLeadsElsewhere(t *testing.T) {
+	t.Parallel()
+	w := t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.MkdirAll(filepath.Join(w, "a", "proj"), 0o755))
+	must(os.Symlink(filepath.Join(w, "a"), filepath.Join(w, "l1")))
+	p := Policy{Writable: []string{filepath.Join(w, "l1", "proj")}, Network: true}
+	granted := `W d "` + filepath.Join(w, "a", "proj") + `"`
+	if !strings.Contains(cachedEnc(t, p), granted) {
+		t.Fatalf("the test proves nothing: the plan does not grant %s:\n%s", granted, cachedEnc(t, p))
+	}
+	// The command's moves: the root still names the same directory.
+	must(os.Rename(filepath.Join(w, "a"), filepath.Join(w, "b")))
+	must(os.Remove(filepath.Join(w, "l1")))
+	must(os.Symlink(filepath.Join(w, "b"), filepath.Join(w, "l1")))
+	must(os.Mkdir(filepath.Join(w, "a"), 0o755))
+	must(os.Symlink(t.TempDir(), filepath.Join(w, "a", "proj"))) // a credential folder, say
+	if strings.Contains(cachedEnc(t, p), granted) {
+		t.Error("the plan still grants the path the root resolved to, which now leads elsewhere")
+	}
+}

@@ -79,10 +79,10 @@ type Plan struct {
 	// Read is what a command may read.
 	Read ReadPlan `json:"read"`
 	// linked are the paths granted (for writing or reading) because a
-	// link in a carved directory led there: a grant is opened by its path
-	// when a command is confined, and what those paths name is not
-	// otherwise stamped (dependsOn), though one may lie where commands
-	// write.
+	// link led there, in a carved directory or on the way to a root: a
+	// grant is opened by its path when a command is confined, and what
+	// those paths name is not otherwise stamped (dependsOn stamps a root
+	// by its name), though one may lie where commands write.
 	linked []string
 }
 
@@ -164,7 +164,7 @@ type carver struct {
 	// protected are all the protected paths of this carve: what a link
 	// met while carving is judged against, wherever it leads.
 	protected []string
-	// linked are where the links met while carving lead (Plan.linked).
+	// linked are where the links met lead (Plan.linked).
 	linked []string
 }
 
@@ -192,6 +192,10 @@ func (c *carver) carveRoots(roots, protected []string, reason func(string) strin
 			}
 			c.skipped = append(c.skipped, Skip{root, reason})
 			continue
+		}
+		if real != filepath.Clean(root) {
+			// Granted by where the links led: stamped as a link's target.
+			c.linked = append(c.linked, real)
 		}
 		// A root beneath one already granted whole adds nothing.
 		if c.seen[real] || slices.ContainsFunc(c.grants, func(g Grant) bool { return g.Dir && within(g.Path, real) }) {
