@@ -66,9 +66,10 @@ func restrictThread(a helperArgs) error {
 // otherwise carry the grant to it).
 func addPathRule(ruleset int, path string, rights landlock.AccessFSSet) error {
 	fd, err := unix.Openat2(unix.AT_FDCWD, path, &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS})
-	if errors.Is(err, syscall.ENOSYS) {
-		// No openat2 (a seccomp profile that predates it): the last
-		// name at least is not followed.
+	if errors.Is(err, syscall.ENOSYS) || errors.Is(err, syscall.EPERM) {
+		// No openat2 (a container's seccomp profile that predates it
+		// refuses it with either): the last name at least is not
+		// followed.
 		fd, err = syscall.Open(path, unix.O_PATH|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
 		if err == nil && isLink(fd) {
 			syscall.Close(fd)
