@@ -150,3 +150,59 @@ func TestAPlanIsStaleOnceARootsResolvedPathLeadsElsewhere(t *testing.T) {
 		t.Error("the plan still grants the path the root resolved to, which now leads elsewhere")
 	}
 }
+
+// toolhost's cache directory named through a link that lies where
+// commands write (a project-local XDG_CACHE_HOME linked to a volume,
+// say): Plan protects where the link leads, and the link too, so that no
+// command can replace it with a directory of its own holding a plan it
+// wrote (the real kept plan copied, any grant added, its stamps what they
+// now are), which the next process would read.
+func TestALinkOnTheWayToAProtectedDirectoryCannotBeReplaced(t *testing.T) {
+	requireLandlock(t, 1)
+	t.Parallel()
+	w, real := t.TempDir(), t.TempDir()
+	if err := os.Mkdir(filepath.Join(real, "state"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(w, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(w, "cache")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(link, "state")
+	p := Policy{Writable: append([]string{w}, Devices...), Protected: []string{state}, PlanDir: filepath.Join(state, "sandbox-plans"), Network: true}
+	if out, err := confined(t, p, "touch "+filepath.Join(w, "src", "ok")); err != nil {
+		t.Fatalf("the control: the writable root is not writable: %v\n%s", err, out)
+	}
+	out, err := confined(t, p, "rm "+link+" && mkdir -p "+p.PlanDir)
+	if fi, lerr := os.Lstat(link); err == nil || lerr != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("a command replaced the link on the way to toolhost's cache directory (err=%v):\n%s", err, out)
+	}
+}
+
+// A credential the environment names through a link in the project
+// (KUBECONFIG=$PROJECT/k8s/config, k8s a link to the cluster's folder) is
+// hidden where the link leads; a command that retargeted the link would
+// have the next plan hide its decoy instead and the credential readable.
+func TestALinkOnTheWayToACredentialCannotBeRetargeted(t *testing.T) {
+	requireLandlock(t, 1)
+	t.Parallel()
+	w, real, decoy := t.TempDir(), t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(real, "config"), []byte("secret of the cluster\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(w, "k8s")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	p := Policy{Writable: append([]string{w}, Devices...), Hidden: []Secret{{Path: filepath.Join(link, "config"), Grant: "KUBECONFIG"}}, Network: true}
+	out, err := confined(t, p, "rm "+link+" && ln -s "+decoy+" "+link)
+	if fi, lerr := os.Lstat(link); err == nil || lerr != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("a command replaced the link to a credential's folder (err=%v):\n%s", err, out)
+	}
+	if target, _ := os.Readlink(link); target != real {
+		t.Errorf("the link now leads to %s", target)
+	}
+}

@@ -124,21 +124,39 @@ func (p Policy) Plan() Plan {
 	for _, h := range hidden {
 		hiddenPaths = append(hiddenPaths, h.Path)
 	}
-	var state []string
+	var state, stateNames []string
 	for _, d := range p.Protected {
 		if filepath.IsAbs(d) {
 			state = append(state, realPath(d))
+			stateNames = append(stateNames, filepath.Clean(d))
+		}
+	}
+	named := slices.Clone(stateNames)
+	for _, s := range p.Hidden {
+		if filepath.IsAbs(s.Path) {
+			named = append(named, filepath.Clean(s.Path))
 		}
 	}
 	pl.Protected = append(slices.Clone(state), hiddenPaths...)
+	// A location named through a link is protected where the link leads,
+	// and by its name too: the link, where commands write, is carved
+	// around, so no command can replace it and make the name lead to a
+	// directory of its own (where the next process would read the plans it
+	// keeps in its cache directory, or the credentials it looks for).
+	protected := slices.Clone(pl.Protected)
+	for _, n := range named {
+		if !slices.Contains(protected, n) {
+			protected = append(protected, n)
+		}
+	}
 	reason := func(pr string) string {
-		if slices.Contains(state, pr) {
+		if slices.Contains(state, pr) || slices.Contains(stateNames, pr) {
 			return "toolhost's own state (" + pr + ") is never writable"
 		}
 		return "a credential location (" + pr + ") is never writable unless named in sandbox.readable"
 	}
 	var c carver
-	c.carveRoots(p.Writable, pl.Protected, reason)
+	c.carveRoots(p.Writable, protected, reason)
 	pl.Grants, pl.Carved, pl.Skipped = c.grants, c.carved, c.skipped
 
 	roots := []string{string(filepath.Separator)}
