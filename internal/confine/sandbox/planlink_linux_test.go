@@ -206,3 +206,34 @@ func TestALinkOnTheWayToACredentialCannotBeRetargeted(t *testing.T) {
 		t.Errorf("the link now leads to %s", target)
 	}
 }
+
+// The same for a link met on the way of where another leads: the cache
+// directory named in a directory no command writes, through a link there
+// to a link in the project.
+func TestALinkALinkToAProtectedDirectoryLeadsThroughCannotBeReplaced(t *testing.T) {
+	requireLandlock(t, 1)
+	t.Parallel()
+	w, real, outside := t.TempDir(), t.TempDir(), t.TempDir()
+	if err := os.Mkdir(filepath.Join(real, "state"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(w, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	hop := filepath.Join(w, "hop")
+	if err := os.Symlink(real, hop); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(hop, filepath.Join(outside, "cache")); err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(outside, "cache", "state")
+	p := Policy{Writable: append([]string{w}, Devices...), Protected: []string{state}, PlanDir: filepath.Join(state, "sandbox-plans"), Network: true}
+	if out, err := confined(t, p, "touch "+filepath.Join(w, "src", "ok")); err != nil {
+		t.Fatalf("the control: the writable root is not writable: %v\n%s", err, out)
+	}
+	out, err := confined(t, p, "rm "+hop+" && mkdir -p "+filepath.Join(hop, "state", "sandbox-plans"))
+	if fi, lerr := os.Lstat(hop); err == nil || lerr != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("a command replaced a link on the way to toolhost's cache directory (err=%v):\n%s", err, out)
+	}
+}

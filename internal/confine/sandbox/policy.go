@@ -127,8 +127,13 @@ func (p Policy) Plan() Plan {
 	var state, stateNames []string
 	for _, d := range p.Protected {
 		if filepath.IsAbs(d) {
-			state = append(state, realPath(d))
+			real := realPath(d)
+			state = append(state, real)
 			stateNames = append(stateNames, filepath.Clean(d))
+			if real != filepath.Clean(d) {
+				// Every link the name leads through, wherever it lies.
+				stateNames = append(stateNames, linksOnTheWay(d)...)
+			}
 		}
 	}
 	named := slices.Clone(stateNames)
