@@ -237,3 +237,26 @@ func TestALinkALinkToAProtectedDirectoryLeadsThroughCannotBeReplaced(t *testing.
 		t.Errorf("a command replaced a link on the way to toolhost's cache directory (err=%v):\n%s", err, out)
 	}
 }
+
+// And a credential's: KUBECONFIG named in a directory no command writes,
+// through a link there to a link in the project.
+func TestALinkALinkToACredentialLeadsThroughCannotBeRetargeted(t *testing.T) {
+	requireLandlock(t, 1)
+	t.Parallel()
+	w, real, outside, decoy := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(real, "config"), []byte("secret of the cluster\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hop := filepath.Join(w, "hop")
+	if err := os.Symlink(real, hop); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(hop, filepath.Join(outside, "k8s")); err != nil {
+		t.Fatal(err)
+	}
+	p := Policy{Writable: append([]string{w}, Devices...), Hidden: []Secret{{Path: filepath.Join(outside, "k8s", "config"), Grant: "KUBECONFIG"}}, Network: true}
+	out, err := confined(t, p, "rm "+hop+" && ln -s "+decoy+" "+hop)
+	if fi, lerr := os.Lstat(hop); err == nil || lerr != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("a command replaced a link on the way to a credential's folder (err=%v):\n%s", err, out)
+	}
+}

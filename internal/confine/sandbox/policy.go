@@ -137,9 +137,20 @@ func (p Policy) Plan() Plan {
 		}
 	}
 	named := slices.Clone(stateNames)
+	isHidden := make(map[string]bool, len(hiddenPaths))
+	for _, h := range hiddenPaths {
+		isHidden[h] = true
+	}
 	for _, s := range p.Hidden {
-		if filepath.IsAbs(s.Path) {
-			named = append(named, filepath.Clean(s.Path))
+		if !filepath.IsAbs(s.Path) {
+			continue
+		}
+		name := filepath.Clean(s.Path)
+		named = append(named, name)
+		// Named through links (it is not hidden by its own name): every
+		// link on the way, wherever it lies.
+		if len(s.Except) == 0 && !isHidden[name] || len(s.Except) > 0 && realPath(name) != name {
+			named = append(named, linksOnTheWay(name)...)
 		}
 	}
 	pl.Protected = append(slices.Clone(state), hiddenPaths...)
