@@ -260,3 +260,18 @@ func TestALinkALinkToACredentialLeadsThroughCannotBeRetargeted(t *testing.T) {
 		t.Fatalf("a command replaced a link on the way to a credential's folder (err=%v):\n%s", err, out)
 	}
 }
+
+// Protecting names does not protect more than before where no link is
+// on the way: ~/.ssh's known_hosts stays writable in a writable home.
+func TestAnExceptedCredentialFileStaysWritableInAWritableHome(t *testing.T) {
+	t.Parallel()
+	home := fakeHome(t)
+	p := Policy{Writable: []string{home}, Hidden: HomeSecrets(home, nil)}
+	pl := p.Plan()
+	if !pl.Allows(filepath.Join(home, ".ssh", "known_hosts")) {
+		t.Error("known_hosts is not writable in a writable home")
+	}
+	if pl.Allows(filepath.Join(home, ".ssh", "id_ed25519")) {
+		t.Error("a private key is writable")
+	}
+}

@@ -145,11 +145,13 @@ func (p Policy) Plan() Plan {
 		if !filepath.IsAbs(s.Path) {
 			continue
 		}
+		// Named through links (it is not hidden by its own name): the
+		// name and every link on the way, wherever it lies. (A directory
+		// with exceptions hides its entries, not itself: ~/.ssh's
+		// known_hosts stays writable where the home directory is.)
 		name := filepath.Clean(s.Path)
-		named = append(named, name)
-		// Named through links (it is not hidden by its own name): every
-		// link on the way, wherever it lies.
 		if len(s.Except) == 0 && !isHidden[name] || len(s.Except) > 0 && realPath(name) != name {
+			named = append(named, name)
 			named = append(named, linksOnTheWay(name)...)
 		}
 	}
