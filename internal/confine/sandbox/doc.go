@@ -118,7 +118,11 @@
 // /dev/null, directories external_directory rules allow, sandbox.writable)
 // and the protected directories (toolhost's data and cache directories).
 // Plan resolves both (symbolic links followed, missing roots skipped) and
-// computes what is granted.
+// computes what is granted. A protected or hidden location named through
+// a link is protected by its name as well as where the link leads, so a
+// link on the way that lies in a writable root is carved around: no
+// command can retarget it (and have toolhost keep its plans, or look for
+// a credential, in a directory of the command's).
 //
 // Landlock can only add rights, never subtract them beneath a granted
 // directory, so a protected directory inside a writable root cannot simply

@@ -120,6 +120,13 @@ func (o *oneShot) run(enc string, req runRequest, files []*os.File) (*Process, e
 	// Everything the helper writes, until execve closes its end.
 	msg, rerr := io.ReadAll(io.LimitReader(o.ctrl, 64<<10))
 	o.ctrl.Close()
+	if bytes.HasPrefix(msg, []byte(programOK)) {
+		// Confined and executing, whatever the read met after (a reset
+		// when the helper left part of what it was sent unread): never
+		// taken for a helper that ran nothing, which Start would follow
+		// by running the command again.
+		rerr = nil
+	}
 	if rerr == nil && !bytes.HasPrefix(msg, []byte(programOK)) && !bytes.HasPrefix(msg, []byte(programMismatch)) && len(msg) > 0 {
 		// Refused before it confined itself: nothing ran.
 		_ = o.cmd.Wait()

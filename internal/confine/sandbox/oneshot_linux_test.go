@@ -256,3 +256,41 @@ func TestOneShotHelpersAreTheHelperProgramOfThisBuildOnly(t *testing.T) {
 		t.Error("the mismatch was not remembered")
 	}
 }
+
+// A helper that answered programOK has become the command, however its
+// end of the control socket was closed after: Start must not take it for
+// one that ran nothing and run the command a second time. Here the
+// "helper" leaves what it was sent unread, so the parent's read after
+// the answer fails (ECONNRESET), as it does when a body over the
+// helper's limit was cut.
+func TestAOneShotHelperThatAnsweredOKIsNeverRunAgain(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	child := os.NewFile(uintptr(fds[1]), "child")
+	cmd := exec.Command("sh", "-c", `sleep 0.2; printf 'ok\n' >&3; exec 3>&-; echo ran >> `+dir+`/ran`)
+	cmd.ExtraFiles = []*os.File{child}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	child.Close()
+	o := &oneShot{cmd: cmd, ctrl: os.NewFile(uintptr(fds[0]), "ctrl")}
+	files, closeFiles, err := stdioOf(Spawn{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeFiles()
+	proc, err := o.run("plan", runRequest{Path: "/bin/true", Args: []string{"true"}}, files)
+	if errors.Is(err, errOneShotUnused) || errors.Is(err, errProgramMismatch) {
+		t.Fatalf("a helper that answered %q was taken for one that ran nothing: %v", programOK, err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := proc.Wait(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -46,6 +46,12 @@ func cached(p Policy) *cachedPlan {
 	c.stamps = stampAll(c.paths) // before planning: a change meanwhile is seen next time
 	c.idStamps = idStampAll(c.ids)
 	pl := p.Plan()
+	// What links led to (in carved directories, on the way to roots) is
+	// granted by its path: replaced by a link, or a directory on the way
+	// moved (it may lie where commands write), the path would lead the
+	// grant elsewhere.
+	c.ids = append(c.ids, pl.linked...)
+	c.idStamps = append(c.idStamps, idStampAll(pl.linked)...)
 	c.paths = append(c.paths, pl.Carved...)
 	c.paths = append(c.paths, pl.Read.Carved...)
 	c.stamps = append(c.stamps, stampAll(append(pl.Carved, pl.Read.Carved...))...)

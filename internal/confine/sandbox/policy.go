@@ -78,6 +78,12 @@ type Plan struct {
 	Protected []string `json:"protected,omitempty"`
 	// Read is what a command may read.
 	Read ReadPlan `json:"read"`
+	// linked are the paths granted (for writing or reading) because a
+	// link led there, in a carved directory or on the way to a root: a
+	// grant is opened by its path when a command is confined, and what
+	// those paths name is not otherwise stamped (dependsOn stamps a root
+	// by its name), though one may lie where commands write.
+	linked []string
 }
 
 // ReadPlan is what a Policy lets a command read.
@@ -118,21 +124,57 @@ func (p Policy) Plan() Plan {
 	for _, h := range hidden {
 		hiddenPaths = append(hiddenPaths, h.Path)
 	}
-	var state []string
+	var state, stateNames []string
 	for _, d := range p.Protected {
 		if filepath.IsAbs(d) {
-			state = append(state, realPath(d))
+			real := realPath(d)
+			state = append(state, real)
+			stateNames = append(stateNames, filepath.Clean(d))
+			if real != filepath.Clean(d) {
+				// Every link the name leads through, wherever it lies.
+				stateNames = append(stateNames, linksOnTheWay(d)...)
+			}
+		}
+	}
+	named := slices.Clone(stateNames)
+	isHidden := make(map[string]bool, len(hiddenPaths))
+	for _, h := range hiddenPaths {
+		isHidden[h] = true
+	}
+	for _, s := range p.Hidden {
+		if !filepath.IsAbs(s.Path) {
+			continue
+		}
+		// Named through links (it is not hidden by its own name): the
+		// name and every link on the way, wherever it lies. (A directory
+		// with exceptions hides its entries, not itself: ~/.ssh's
+		// known_hosts stays writable where the home directory is.)
+		name := filepath.Clean(s.Path)
+		if len(s.Except) == 0 && !isHidden[name] || len(s.Except) > 0 && realPath(name) != name {
+			named = append(named, name)
+			named = append(named, linksOnTheWay(name)...)
 		}
 	}
 	pl.Protected = append(slices.Clone(state), hiddenPaths...)
+	// A location named through a link is protected where the link leads,
+	// and by its name too: the link, where commands write, is carved
+	// around, so no command can replace it and make the name lead to a
+	// directory of its own (where the next process would read the plans it
+	// keeps in its cache directory, or the credentials it looks for).
+	protected := slices.Clone(pl.Protected)
+	for _, n := range named {
+		if !slices.Contains(protected, n) {
+			protected = append(protected, n)
+		}
+	}
 	reason := func(pr string) string {
-		if slices.Contains(state, pr) {
+		if slices.Contains(state, pr) || slices.Contains(stateNames, pr) {
 			return "toolhost's own state (" + pr + ") is never writable"
 		}
 		return "a credential location (" + pr + ") is never writable unless named in sandbox.readable"
 	}
 	var c carver
-	c.carveRoots(p.Writable, pl.Protected, reason)
+	c.carveRoots(p.Writable, protected, reason)
 	pl.Grants, pl.Carved, pl.Skipped = c.grants, c.carved, c.skipped
 
 	roots := []string{string(filepath.Separator)}
@@ -144,6 +186,7 @@ func (p Policy) Plan() Plan {
 		return "a credential location (" + pr + ") is readable only when named in sandbox.readable"
 	})
 	pl.Read = ReadPlan{Confined: p.ConfineReads, Grants: r.grants, Carved: r.carved, Hidden: hidden, Skipped: r.skipped}
+	pl.linked = append(c.linked, r.linked...)
 	return pl
 }
 
@@ -157,6 +200,8 @@ type carver struct {
 	// protected are all the protected paths of this carve: what a link
 	// met while carving is judged against, wherever it leads.
 	protected []string
+	// linked are where the links met lead (Plan.linked).
+	linked []string
 }
 
 func (c *carver) carveRoots(roots, protected []string, reason func(string) string) {
@@ -183,6 +228,10 @@ func (c *carver) carveRoots(roots, protected []string, reason func(string) strin
 			}
 			c.skipped = append(c.skipped, Skip{root, reason})
 			continue
+		}
+		if real != filepath.Clean(root) {
+			// Granted by where the links led: stamped as a link's target.
+			c.linked = append(c.linked, real)
 		}
 		// A root beneath one already granted whole adds nothing.
 		if c.seen[real] || slices.ContainsFunc(c.grants, func(g Grant) bool { return g.Dir && within(g.Path, real) }) {
@@ -262,6 +311,7 @@ func (c *carver) grantKnown(path string, isDir bool, protected []string, reason 
 			c.skipped = append(c.skipped, Skip{child, "links to or above a protected location"})
 			continue
 		}
+		c.linked = append(c.linked, real)
 		c.grant(real, c.protected, reason)
 	}
 }

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -90,4 +91,42 @@ func goRoot(path string) string {
 		return ""
 	}
 	return ""
+}
+
+// linksOnTheWay are the symbolic links met resolving p, each by its
+// resolved directory and name: the links on its way, and those on the
+// way of where they lead.
+func linksOnTheWay(p string) []string {
+	var out []string
+	cur, rest := "/", strings.Split(strings.TrimPrefix(filepath.Clean(p), "/"), "/")
+	for len(rest) > 0 && len(out) < 40 {
+		name := rest[0]
+		rest = rest[1:]
+		switch name {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, name)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return out // missing from here on
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		out = append(out, next)
+		target, err := os.Readlink(next)
+		if err != nil {
+			return out
+		}
+		if filepath.IsAbs(target) {
+			cur = "/"
+		}
+		rest = append(strings.Split(target, "/"), rest...)
+	}
+	return out
 }

@@ -58,10 +58,25 @@ func restrictThread(a helperArgs) error {
 
 // addPathRule grants rights beneath path, as go-landlock's PathAccess
 // with IgnoreIfMissing does: a path gone since the plan was made is
-// granted nothing, any other failure refuses the plan.
+// granted nothing, any other failure refuses the plan. Every path of a
+// plan is resolved (Plan follows links before it grants), so a link met
+// on the way now is one put there since, maybe by a command writing
+// where the path leads through: it is not followed, and the path is
+// granted nothing, as one gone is (a link to a credential would
+// otherwise carry the grant to it).
 func addPathRule(ruleset int, path string, rights landlock.AccessFSSet) error {
-	fd, err := syscall.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
-	if errors.Is(err, syscall.ENOENT) {
+	fd, err := unix.Openat2(unix.AT_FDCWD, path, &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS})
+	if errors.Is(err, syscall.ENOSYS) || errors.Is(err, syscall.EPERM) {
+		// No openat2 (a container's seccomp profile that predates it
+		// refuses it with either): the last name at least is not
+		// followed.
+		fd, err = syscall.Open(path, unix.O_PATH|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+		if err == nil && isLink(fd) {
+			syscall.Close(fd)
+			return nil
+		}
+	}
+	if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ELOOP) {
 		return nil
 	}
 	if err != nil {
@@ -72,4 +87,10 @@ func addPathRule(ruleset int, path string, rights landlock.AccessFSSet) error {
 		return fmt.Errorf("landlock_add_rule %s (rights %#x): %w", path, uint64(rights), err)
 	}
 	return nil
+}
+
+// isLink reports whether fd, opened with O_PATH|O_NOFOLLOW, is a link.
+func isLink(fd int) bool {
+	var st unix.Stat_t
+	return unix.Fstat(fd, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK
 }
