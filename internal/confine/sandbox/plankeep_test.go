@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -332,5 +333,22 @@ func TestPreloadedPlansAreCheckedLikeKeptOnes(t *testing.T) {
 		if hasMarker(t, p) {
 			t.Error("a preloaded plan that failed a check was used")
 		}
+	}
+}
+
+// /dev/fd and /dev/stdin lead into /proc/self: a plan that granted where
+// they led would name this process's id and never be fresh in another.
+func TestAPlanDoesNotDependOnTheProcessMakingIt(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Readlink("/dev/fd"); err != nil {
+		t.Skip("no /dev/fd link here")
+	}
+	// /dev is carved around the raw devices, so its links are judged.
+	p := Policy{Hidden: RawDevices(nil)}
+	pl := p.Plan()
+	self := "/proc/" + strconv.Itoa(os.Getpid())
+	b, _ := json.Marshal(pl)
+	if strings.Contains(string(b), self) || slices.ContainsFunc(pl.linked, func(l string) bool { return strings.HasPrefix(l, "/proc/") }) {
+		t.Errorf("the plan names this process's /proc entries:\n%s", b)
 	}
 }

@@ -307,6 +307,14 @@ func (c *carver) grantKnown(path string, isDir bool, protected []string, reason 
 		if err != nil {
 			continue // dangling: nothing to grant
 		}
+		if real == "/proc" || strings.HasPrefix(real, "/proc/") {
+			// /dev/fd, /dev/stdin: /proc/self/... resolves to this
+			// process's own entries, not the command's (whose standard
+			// files and pipes Landlock does not govern anyway), and would
+			// make a plan depend on this process's id.
+			c.skipped = append(c.skipped, Skip{child, "links into /proc, which differs for each process"})
+			continue
+		}
 		if slices.ContainsFunc(c.protected, func(pr string) bool { return withinClean(pr, real) || withinClean(real, pr) }) {
 			c.skipped = append(c.skipped, Skip{child, "links to or above a protected location"})
 			continue
