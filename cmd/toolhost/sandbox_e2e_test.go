@@ -14,10 +14,11 @@ import (
 // TestCallBashIsConfinedByTheHelperProgramBesideToolhost runs `toolhost
 // call bash` with the sandbox on, once with the helper program beside the
 // binary (as a release installs it) and once with toolhost alone: the
-// command is confined either way, by the program when there is one. A
-// lone `call bash` command is the prestarted one-shot helper's own
-// process, so its parent is toolhost; commands of a batch are started by
-// a zygote, which shows which program confines them.
+// command is confined either way, by the program when there is one. Once
+// a call has kept a sandbox plan, a lone `call bash` command is the
+// prestarted one-shot helper's own process, so its parent is toolhost;
+// the first call's, and commands of a batch, are started by a zygote,
+// which shows which program confines them.
 func TestCallBashIsConfinedByTheHelperProgramBesideToolhost(t *testing.T) {
 	t.Parallel()
 	if abi, err := sandbox.Available(); err != nil || abi < sandbox.MinScopeABI {
@@ -63,7 +64,8 @@ func TestCallBashIsConfinedByTheHelperProgramBesideToolhost(t *testing.T) {
 			cmd, _ := json.Marshal(probe)
 			batch, _ := json.Marshal(map[string]any{"tool_calls": []any{map[string]any{"tool": "bash", "parameters": probe}}})
 			for _, call := range []struct{ tool, args, parent string }{
-				{"bash", string(cmd), "toolhost"},
+				{"bash", string(cmd), tt.parent},  // no plan kept yet: no helper prestarted, a zygote
+				{"bash", string(cmd), "toolhost"}, // the prestarted one-shot helper became the command
 				{"batch", string(batch), tt.parent},
 			} {
 				out, stderr, code := e.Run("", "call", call.tool, call.args)

@@ -101,10 +101,15 @@ func runCall(ctx context.Context, g *Globals, opts *CallOptions) error {
 		// The sandbox's one-shot helper starts its program (runtime
 		// start, package init) while this process loads the config and
 		// the registry; bash's command finds it waiting for its plan.
-		sandbox.Prestart()
 		// And its plan, kept by the last call, is read meanwhile (the
 		// bash tool keeps plans in the cache directory's sandbox-plans).
-		sandbox.PreloadPlans(filepath.Join(runtime.DefaultCacheDir(os.Getenv), "sandbox-plans"))
+		// Where no call kept one the sandbox may well be off: a helper
+		// started and dropped in every call would cost more than the
+		// first sandboxed call's wait.
+		if plans := filepath.Join(runtime.DefaultCacheDir(os.Getenv), "sandbox-plans"); sandbox.PlansKept(plans) {
+			sandbox.Prestart()
+			sandbox.PreloadPlans(plans)
+		}
 	}
 	var asker permission.Asker
 	switch {

@@ -99,6 +99,14 @@ func readKept(dir, name string) (string, bool) {
 	return string(b), err == nil
 }
 
+// PlansKept reports whether dir (a policy's PlanDir) holds plans kept by
+// an earlier process: whether the sandbox confined a command of this
+// user's before, so that prestarting a helper is likely to pay.
+func PlansKept(dir string) bool {
+	fi, err := os.Stat(dir)
+	return err == nil && fi.IsDir()
+}
+
 // preloaded are the plans PreloadPlans read, by key.
 var preloaded struct {
 	sync.Mutex

@@ -12,19 +12,35 @@
 // started here, and starts one when the command line was not recognised
 // here (a flag between call and bash). Recognising more than needed costs
 // one process that exits when toolhost does.
+//
+// Only where an earlier call kept a sandbox plan in the default cache
+// directory: a user whose config turns the sandbox off would otherwise
+// pay for a helper started and dropped in every call (the CLI asks the
+// same before its own Prestart).
 package prestart
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/toolhost/toolhost/internal/confine/sandbox"
 )
 
 func init() {
-	if callsBash(os.Args[1:]) {
+	if callsBash(os.Args[1:]) && sandbox.PlansKept(filepath.Join(cacheDir(os.Getenv), "sandbox-plans")) {
 		sandbox.Prestart()
 	}
+}
+
+// cacheDir is runtime.DefaultCacheDir, which this package does not import:
+// runtime's dependencies would be initialised before this package.
+func cacheDir(env func(string) string) string {
+	if d := env("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(d, "toolhost")
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".cache", "toolhost")
 }
 
 // callsBash reports whether args are a `call bash` command line: "call",

@@ -1,6 +1,19 @@
 package prestart
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/toolhost/toolhost/runtime"
+)
+
+func TestTheCacheDirectoryIsRuntimes(t *testing.T) {
+	for _, env := range []map[string]string{{}, {"XDG_CACHE_HOME": "/x/cache"}, {"HOME": "/h"}} {
+		get := func(k string) string { return env[k] }
+		if got, want := cacheDir(get), runtime.DefaultCacheDir(get); got != want {
+			t.Errorf("cacheDir(%v) = %s, runtime.DefaultCacheDir = %s", env, got, want)
+		}
+	}
+}
 
 func TestCallsBash(t *testing.T) {
 	tests := []struct {
