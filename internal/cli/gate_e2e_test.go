@@ -57,6 +57,7 @@ func probeProject(t *testing.T, cfg string) *e2e.Project {
 	}
 	p := e2e.NewProject(t)
 	p.Write(".toolhost/tool/probe.wasm", string(wasm))
+	p.ShareCompiled()
 	p.Write("toolhost.json", cfg)
 	return p
 }

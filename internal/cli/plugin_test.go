@@ -48,6 +48,7 @@ func TestPluginFlagsReachTheCommand(t *testing.T) {
 func TestPluginCommandsAddListVerifyAndRemoveALocalPlugin(t *testing.T) {
 	t.Parallel()
 	p := e2e.NewProject(t)
+	p.ShareCompiled()
 	project := p.Dir
 	vendor := filepath.Join(project, "vendor", "acme")
 	os.MkdirAll(vendor, 0o755)
