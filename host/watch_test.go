@@ -31,7 +31,8 @@ const watchLimit = 45 * time.Second
 func warmCache(t *testing.T, cacheDir, module string) {
 	t.Helper()
 	dir := t.TempDir()
-	copyInto(t, module, filepath.Join(dir, "tool", filepath.Base(module)))
+	// The build cache names a module after its package, without .wasm.
+	copyInto(t, module, filepath.Join(dir, "tool", strings.TrimSuffix(filepath.Base(module), ".wasm")+".wasm"))
 	wh := wasm.NewEngine(wasm.EngineOptions{CacheDir: filepath.Join(cacheDir, "wasm")})
 	defer wh.Close(context.Background())
 	tools, errs := wh.Discover(context.Background(), []string{dir})
