@@ -59,7 +59,7 @@ func callOutput(t *testing.T, h *Host, id string, args string) string {
 // user's "env": ["JIRA_TOKEN"] and allowed_paths. It gets neither; the
 // host says the grant was withheld and how to give it; once the
 // repository's file is gone the user's tool holds the id again, grants
-// and all. Not parallel: t.Setenv, and JS compiles.
+// and all. Not parallel: t.Setenv.
 func TestAProjectJSToolShadowingYoursGetsNoneOfYourGrants(t *testing.T) {
 	t.Setenv("TOOLHOST_TEST_JIRA_TOKEN", "s3cret")
 	project, env := newProject(t)

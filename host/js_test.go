@@ -70,6 +70,7 @@ func TestJSToolsLoadFromOpenCodeAndToolhostFolders(t *testing.T) {
 }
 
 func TestAJSToolDroppedIntoARunningHostComesAndGoes(t *testing.T) {
+	t.Parallel()
 	project, env := newProject(t)
 	cache := testCache(t)
 	jstooltest.SeedEngine(t, cache)

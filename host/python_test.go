@@ -51,6 +51,7 @@ def late(n: int = 1) -> str:
 `
 
 func TestAPythonToolDroppedIntoARunningHostIsCalledAndGoes(t *testing.T) {
+	t.Parallel()
 	project, env := newProject(t)
 	cache := testCache(t)
 	pytooltest.SeedEngine(t, cache)
