@@ -59,11 +59,11 @@ func callOutput(t *testing.T, h *Host, id string, args string) string {
 // user's "env": ["JIRA_TOKEN"] and allowed_paths. It gets neither; the
 // host says the grant was withheld and how to give it; once the
 // repository's file is gone the user's tool holds the id again, grants
-// and all. Not parallel: t.Setenv, and JS compiles.
+// and all. Not parallel: t.Setenv.
 func TestAProjectJSToolShadowingYoursGetsNoneOfYourGrants(t *testing.T) {
 	t.Setenv("TOOLHOST_TEST_JIRA_TOKEN", "s3cret")
 	project, env := newProject(t)
-	cache := t.TempDir()
+	cache := testCache(t)
 	jstooltest.SeedEngine(t, cache)
 	grantFixture(t, env)
 	userDir := filepath.Join(env("XDG_CONFIG_HOME"), "opencode")
@@ -112,7 +112,7 @@ func TestAProjectWasmModuleShadowingYoursGetsNoneOfYourGrants(t *testing.T) {
 	copyInto(t, kitchen, userFile)
 	copyInto(t, kitchen, projectFile)
 	ctx := context.Background()
-	h, err := New(ctx, Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: t.TempDir(), Watch: true})
+	h, err := New(ctx, Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: testCache(t), Watch: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/toolhost/toolhost/internal/testkit/compiled"
 )
 
 func newProject(t testing.TB) (string, func(string) string) {
@@ -17,6 +19,7 @@ func newProject(t testing.TB) (string, func(string) string) {
 	if err := os.MkdirAll(filepath.Join(project, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	compiled.Link(t, filepath.Join(root, "cache", "toolhost"))
 	env := map[string]string{
 		"HOME":            filepath.Join(root, "home"),
 		"XDG_CONFIG_HOME": filepath.Join(root, "config"),
@@ -27,6 +30,17 @@ func newProject(t testing.TB) (string, func(string) string) {
 	return project, func(k string) string { return env[k] }
 }
 
+// testCache is a fresh toolhost cache folder whose compiled code is the
+// machine's shared one (internal/testkit/compiled): the tests here check
+// loading, watching and grants, not the compiler, which took 60 % of
+// their CPU when each compiled the same modules into its own folder.
+func testCache(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	compiled.Link(t, dir)
+	return dir
+}
+
 func TestNewAssemblesBuiltinsAndAppliesProjectConfig(t *testing.T) {
 	t.Parallel()
 	project, env := newProject(t)
@@ -34,7 +48,7 @@ func TestNewAssemblesBuiltinsAndAppliesProjectConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	h, err := New(ctx, Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: t.TempDir()})
+	h, err := New(ctx, Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: testCache(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

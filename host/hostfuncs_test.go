@@ -16,7 +16,7 @@ func TestNewRefusesTwoHostFunctionsOfOneName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = New(context.Background(), Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: t.TempDir(), HostFuncs: []hostfns.Def{def, def}})
+	_, err = New(context.Background(), Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: testCache(t), HostFuncs: []hostfns.Def{def, def}})
 	if err == nil || !strings.Contains(err.Error(), `"weather" is defined twice`) {
 		t.Fatalf("New = %v, want the duplicate refused", err)
 	}

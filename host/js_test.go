@@ -24,11 +24,10 @@ export default tool({
 })
 `
 
-// Not parallel: compiling the engine into a fresh cache is seconds of CPU
-// that would slow the watch tests running beside it.
 func TestJSToolsLoadFromOpenCodeAndToolhostFolders(t *testing.T) {
+	t.Parallel()
 	project, env := newProject(t)
-	cache := t.TempDir()
+	cache := testCache(t)
 	jstooltest.SeedEngine(t, cache)
 	jstooltest.LinkZod(t, project)
 	for _, p := range []string{".opencode/tool/add.ts", ".toolhost/tool/plus.ts"} {
@@ -71,8 +70,9 @@ func TestJSToolsLoadFromOpenCodeAndToolhostFolders(t *testing.T) {
 }
 
 func TestAJSToolDroppedIntoARunningHostComesAndGoes(t *testing.T) {
+	t.Parallel()
 	project, env := newProject(t)
-	cache := t.TempDir()
+	cache := testCache(t)
 	jstooltest.SeedEngine(t, cache)
 	jstooltest.LinkZod(t, project)
 	ctx := context.Background()
@@ -110,7 +110,7 @@ func TestWithoutTheEngineOnlyJSToolsFailToLoad(t *testing.T) {
 	os.MkdirAll(filepath.Join(project, ".opencode", "tool"), 0o755)
 	os.WriteFile(filepath.Join(project, ".opencode", "tool", "add.ts"), []byte(openCodeTool), 0o644)
 	ctx := context.Background()
-	h, err := New(ctx, Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: t.TempDir()})
+	h, err := New(ctx, Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: testCache(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ func TestEditsReportTheLanguageServersErrorsAndCloseStopsTheServers(t *testing.T
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	h, err := New(ctx, Options{Directory: project, Env: env, NoWasm: true, DataDir: t.TempDir(), CacheDir: t.TempDir()})
+	h, err := New(ctx, Options{Directory: project, Env: env, NoWasm: true, DataDir: t.TempDir(), CacheDir: testCache(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 
 	sdk "github.com/toolhost/toolhost/internal/third_party/gosdk/mcp"
 
+	"github.com/toolhost/toolhost/internal/testkit/e2e"
 	"github.com/toolhost/toolhost/plugins/pkg"
 	"github.com/toolhost/toolhost/plugins/wasm"
 	"github.com/toolhost/toolhost/runtime"
@@ -36,18 +36,11 @@ func guestModule(t testing.TB, name string) string {
 	v, _ := guestBuilds.LoadOrStore(name, &build{})
 	b := v.(*build)
 	b.once.Do(func() {
-		dir, err := os.MkdirTemp("", "toolhost-host-test-")
-		if err != nil {
-			b.err = err
-			return
-		}
-		b.path = filepath.Join(dir, name+".wasm")
-		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", b.path, "./"+name)
-		cmd.Dir = filepath.Join("..", "plugins", "wasm", "testdata", "guests")
-		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "GOWORK=off")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.err = fmt.Errorf("%v\n%s", err, out)
-		}
+		// In the build cache, as e2e.GoBuild keeps it (a temporary folder
+		// per run was left behind in the system's every time). The file is
+		// shared: the tests copy it into their projects.
+		b.path, b.err = e2e.GoBuild(filepath.Join("..", "plugins", "wasm", "testdata", "guests"),
+			[]string{"GOOS=wasip1", "GOARCH=wasm", "GOWORK=off"}, "-buildmode=c-shared", "./"+name)
 	})
 	if b.err != nil {
 		if os.Getenv("CI") == "true" {

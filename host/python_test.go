@@ -22,7 +22,7 @@ func TestWithoutTheEngineEachPythonFileGetsOneErrorNamingNpm(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, "_helper.py"), []byte("x = 1\n"), 0o644)
 	ctx := context.Background()
-	h, err := New(ctx, Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: t.TempDir()})
+	h, err := New(ctx, Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: testCache(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,8 +51,9 @@ def late(n: int = 1) -> str:
 `
 
 func TestAPythonToolDroppedIntoARunningHostIsCalledAndGoes(t *testing.T) {
+	t.Parallel()
 	project, env := newProject(t)
-	cache := t.TempDir()
+	cache := testCache(t)
 	pytooltest.SeedEngine(t, cache)
 	ctx := context.Background()
 	h, err := New(ctx, Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: cache, Watch: true})

@@ -65,7 +65,7 @@ func TestAnEmbeddersSourceLoadsIsFollowedAndIsClosed(t *testing.T) {
 		Tools:  []runtime.Tool{echoTool("first")},
 		Errors: []runtime.LoadError{{Source: runtime.SourceRuntime, File: "broken.thing", Reason: "does not parse"}},
 	}}
-	h, err := New(ctx, Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: t.TempDir(), Sources: []source.Opener{func(source.Env) source.Source { return src }}, Watch: true})
+	h, err := New(ctx, Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: testCache(t), Sources: []source.Opener{func(source.Env) source.Source { return src }}, Watch: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestASourceThatCannotLoadFailsNewAndWhatOpenedIsClosed(t *testing.T) {
 	project, env := newProject(t)
 	opened := &fakeSource{kind: runtime.SourceRuntime, first: source.Loaded{Tools: []runtime.Tool{echoTool("ok")}}}
 	failing := &fakeSource{kind: runtime.SourceRuntime, loadErr: errors.New("the database is gone")}
-	h, err := New(context.Background(), Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: t.TempDir(), Sources: []source.Opener{func(source.Env) source.Source { return opened }, func(source.Env) source.Source { return failing }}})
+	h, err := New(context.Background(), Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: testCache(t), Sources: []source.Opener{func(source.Env) source.Source { return opened }, func(source.Env) source.Source { return failing }}})
 	if err == nil || h != nil {
 		t.Fatalf("New = %v, %v; want no host and the source's error", h, err)
 	}
@@ -119,7 +119,7 @@ func TestOffLeavesOutOnlyTheSourcesItNames(t *testing.T) {
 		os.WriteFile(p, []byte(body), 0o644)
 	}
 	kinds := func(off ...runtime.Source) map[runtime.Source]bool {
-		h, err := New(context.Background(), Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: t.TempDir(), Off: off})
+		h, err := New(context.Background(), Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: testCache(t), Off: off})
 		if err != nil {
 			t.Fatal(err)
 		}

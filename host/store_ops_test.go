@@ -12,7 +12,7 @@ func TestAHostWithMigrationsOffRefusesAnUnmigratedDatabaseAndStartsOnAMigratedOn
 	t.Parallel()
 	url := pg.Database(t) + "&search_path=th_host"
 	project, env := newProject(t)
-	opts := Options{Directory: project, NoWasm: true, DataDir: t.TempDir(), CacheDir: t.TempDir(), Env: func(k string) string {
+	opts := Options{Directory: project, NoWasm: true, DataDir: t.TempDir(), CacheDir: testCache(t), Env: func(k string) string {
 		switch k {
 		case "TOOLHOST_STORE_URL":
 			return url

@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 func newPGHost(t *testing.T, url string) *Host {
 	t.Helper()
 	project, env := newProject(t)
-	h, err := New(t.Context(), Options{Directory: project, NoWasm: true, DataDir: t.TempDir(), CacheDir: t.TempDir(), Env: func(k string) string {
+	h, err := New(t.Context(), Options{Directory: project, NoWasm: true, DataDir: t.TempDir(), CacheDir: testCache(t), Env: func(k string) string {
 		if k == "TOOLHOST_STORE_URL" {
 			return url
 		}
@@ -70,7 +70,7 @@ func TestABadStoreURLStopsTheHostWithoutEchoingIt(t *testing.T) {
 	t.Parallel()
 	for _, url := range []string{"mysql://u:s3cret@db/x", "postgres://u:s3cret@[::1/x", "postgres:///nohost"} {
 		project, env := newProject(t)
-		_, err := New(t.Context(), Options{Directory: project, NoWasm: true, DataDir: t.TempDir(), CacheDir: t.TempDir(), Env: func(k string) string {
+		_, err := New(t.Context(), Options{Directory: project, NoWasm: true, DataDir: t.TempDir(), CacheDir: testCache(t), Env: func(k string) string {
 			if k == "TOOLHOST_STORE_URL" {
 				return url
 			}

@@ -47,7 +47,7 @@ func TestAnUntrustedProjectsServersDoNotStartAndItsToolsAreListedButNotLoaded(t 
 	}
 	ctx := context.Background()
 	dataDir := t.TempDir()
-	h, err := New(ctx, Options{Directory: project, Env: untrustedEnv(env), DataDir: dataDir, CacheDir: t.TempDir()})
+	h, err := New(ctx, Options{Directory: project, Env: untrustedEnv(env), DataDir: dataDir, CacheDir: testCache(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestAnUntrustedProjectsServersDoNotStartAndItsToolsAreListedButNotLoaded(t 
 	if err := trust.StoreIn(dataDir).Trust(m.Worktree, m.Digest, "test"); err != nil {
 		t.Fatal(err)
 	}
-	h2, err := New(ctx, Options{Directory: project, Env: untrustedEnv(env), DataDir: dataDir, CacheDir: t.TempDir(), NoWasm: true})
+	h2, err := New(ctx, Options{Directory: project, Env: untrustedEnv(env), DataDir: dataDir, CacheDir: testCache(t), NoWasm: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestAWatchingHostLoadsAChangedToolFolderOnlyOnceTrusted(t *testing.T) {
 	t.Parallel()
 	project, env := newProject(t)
 	env = untrustedEnv(env)
-	cacheDir := t.TempDir()
+	cacheDir := testCache(t)
 	echo := guestModule(t, "echo")
 	warmCache(t, cacheDir, echo)
 	if err := os.WriteFile(filepath.Join(project, "toolhost.json"), []byte(`{"permission": {"echo": "allow", "echo2": "allow"}}`), 0o644); err != nil {

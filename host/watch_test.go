@@ -31,7 +31,8 @@ const watchLimit = 45 * time.Second
 func warmCache(t *testing.T, cacheDir, module string) {
 	t.Helper()
 	dir := t.TempDir()
-	copyInto(t, module, filepath.Join(dir, "tool", filepath.Base(module)))
+	// The build cache names a module after its package, without .wasm.
+	copyInto(t, module, filepath.Join(dir, "tool", strings.TrimSuffix(filepath.Base(module), ".wasm")+".wasm"))
 	wh := wasm.NewEngine(wasm.EngineOptions{CacheDir: filepath.Join(cacheDir, "wasm")})
 	defer wh.Close(context.Background())
 	tools, errs := wh.Discover(context.Background(), []string{dir})
@@ -48,7 +49,7 @@ func warmCache(t *testing.T, cacheDir, module string) {
 func TestAModuleDroppedIntoARunningMCPServersToolFolderComesAndGoes(t *testing.T) {
 	t.Parallel()
 	project, env := newProject(t)
-	cacheDir := t.TempDir()
+	cacheDir := testCache(t)
 	echo := guestModule(t, "echo")
 	warmCache(t, cacheDir, echo)
 	ctx := context.Background()
@@ -139,7 +140,7 @@ func TestCloseIsSafeTwiceAndStopsTheWatcher(t *testing.T) {
 	t.Parallel()
 	project, env := newProject(t)
 	ctx := context.Background()
-	h, err := New(ctx, Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: t.TempDir(), Watch: true})
+	h, err := New(ctx, Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: testCache(t), Watch: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +166,7 @@ func TestNewReturnsNoHostWhenALaterStepFails(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(project, "toolhost.json"), []byte(`{"default_agent": "nobody", "agent": {"x": {"mode": "sideways"}}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h, err := New(context.Background(), Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: t.TempDir()})
+	h, err := New(context.Background(), Options{Directory: project, Env: env, DataDir: t.TempDir(), CacheDir: testCache(t)})
 	if err == nil {
 		h.Close(context.Background())
 		t.Fatal("an agent with an unknown mode was accepted")
@@ -240,7 +241,7 @@ func warmPlugin(t testing.TB, cacheDir, dir string) {
 func TestAPluginDroppedIntoARunningHostsPluginFolderComesAndGoes(t *testing.T) {
 	t.Parallel()
 	project, env := newProject(t)
-	cacheDir := t.TempDir()
+	cacheDir := testCache(t)
 	staged := filepath.Join(t.TempDir(), "guard")
 	copyInto(t, guestModule(t, "guard"), filepath.Join(staged, "guard.wasm"))
 	copyInto(t, guestModule(t, "echo"), filepath.Join(staged, "echo.wasm"))

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/toolhost/toolhost/hostfns"
+	"github.com/toolhost/toolhost/internal/testkit/compiled"
 	"github.com/toolhost/toolhost/plugins/js"
 	"github.com/toolhost/toolhost/plugins/js/jstooltest"
 	"github.com/toolhost/toolhost/plugins/python"
@@ -221,6 +222,7 @@ func scriptGuest(name string, call func(t *testing.T, args json.RawMessage, b *j
 func jsGuest(t *testing.T) guest {
 	cache := t.TempDir()
 	jstooltest.SeedEngine(t, cache)
+	compiled.LinkDir(t, js.CompiledDir(cache), compiled.JS) // the engine compiled once per machine
 	engine, err := os.ReadFile(filepath.Join(cache, "engines", "quickjs-wasi-"+js.EngineVersion+".wasm"))
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -25,17 +24,11 @@ var echoGuest struct {
 func echoWasm(t *testing.T) string {
 	t.Helper()
 	echoGuest.once.Do(func() {
-		dir, err := os.MkdirTemp("", "toolhost-cli-guest-")
-		if err != nil {
-			echoGuest.err = err
-			return
-		}
-		echoGuest.path = filepath.Join(dir, "echo.wasm")
-		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", echoGuest.path, "./echo")
-		cmd.Dir = filepath.Join("..", "..", "plugins", "wasm", "testdata", "guests")
-		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "GOWORK=off")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			echoGuest.err = fmt.Errorf("build the echo guest: %v\n%s", err, out)
+		// In the build cache, as the other guests (a temporary folder per
+		// run was left behind every time).
+		echoGuest.path, echoGuest.err = e2e.GoBuild(filepath.Join("..", "..", "plugins", "wasm", "testdata", "guests"), wasip1, "-buildmode=c-shared", "./echo")
+		if echoGuest.err != nil {
+			echoGuest.err = fmt.Errorf("build the echo guest: %w", echoGuest.err)
 		}
 	})
 	if echoGuest.err != nil {
@@ -57,6 +50,7 @@ func probeProject(t *testing.T, cfg string) *e2e.Project {
 	}
 	p := e2e.NewProject(t)
 	p.Write(".toolhost/tool/probe.wasm", string(wasm))
+	p.ShareCompiled()
 	p.Write("toolhost.json", cfg)
 	return p
 }

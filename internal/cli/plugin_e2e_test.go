@@ -144,6 +144,7 @@ func writeAcme(t *testing.T, p *e2e.Project) string {
 func TestPluginAddShowsWhatItAsksAndTheSignatureItHasWithOrWithoutATerminal(t *testing.T) {
 	t.Parallel()
 	p := e2e.NewProject(t)
+	p.ShareCompiled()
 	dir := writeAcme(t, p)
 	if _, stderr, code := p.Run("", "plugin", "pack", dir, "-o", filepath.Join(p.Dir, "acme.tar.gz")); code != 0 {
 		t.Fatal(stderr)
@@ -209,6 +210,7 @@ func pubID(pk minisign.PublicKey) string {
 func TestAPluginWithMissingOrInvalidConfigIsReportedAtAddAndAtStartAndNotOffered(t *testing.T) {
 	t.Parallel()
 	p := e2e.NewProject(t)
+	p.ShareCompiled()
 	writeAcme(t, p)
 	commented := "{\n  // the model we use\n  \"model\": \"m\", // keep this comment\n  \"wasm\": {\n    \"acme\": {\"config\": {}}\n  }\n}\n"
 	cfgFile := p.Write("toolhost.jsonc", commented)

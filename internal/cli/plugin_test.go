@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -43,11 +42,14 @@ func TestPluginFlagsReachTheCommand(t *testing.T) {
 }
 
 // TestPluginCommandsAddListVerifyAndRemoveALocalPlugin drives the
-// commands on a project with a vendored describe/call plugin.
+// commands on a project with a vendored describe/call plugin, through
+// the binary: its fresh user's cache is its own, so it runs beside the
+// other tests (in process it had to set XDG_CACHE_HOME, and ran alone).
 func TestPluginCommandsAddListVerifyAndRemoveALocalPlugin(t *testing.T) {
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	project := t.TempDir()
-	os.MkdirAll(filepath.Join(project, ".git"), 0o755)
+	t.Parallel()
+	p := e2e.NewProject(t)
+	p.ShareCompiled()
+	project := p.Dir
 	vendor := filepath.Join(project, "vendor", "acme")
 	os.MkdirAll(vendor, 0o755)
 	// From go run's cache, as the end-to-end tests' guests are.
@@ -64,38 +66,37 @@ func TestPluginCommandsAddListVerifyAndRemoveALocalPlugin(t *testing.T) {
 	os.WriteFile(filepath.Join(vendor, "toolhost-plugin.json"), []byte(`{"name":"acme","version":"0.1.0","abi":"toolhost-abi 1","modules":["acme.wasm"],"capabilities":{"allowed_hosts":["api.acme.example"]}}`), 0o644)
 	os.WriteFile(filepath.Join(project, "toolhost.jsonc"), []byte("{\n  // keep me\n  \"model\": \"m\"\n}\n"), 0o644)
 
-	run := func(args ...string) (string, error) {
-		var out, errOut bytes.Buffer
-		g := &Globals{Streams: IOStreams{Out: &out, ErrOut: &errOut, In: strings.NewReader("")}}
-		root := NewRootCmd(g)
-		root.SetArgs(append([]string{"-C", project, "plugin"}, args...))
-		err := root.Execute()
-		return out.String() + errOut.String(), err
+	// run runs `toolhost plugin args…` and returns its stdout and stderr
+	// together, and its exit code.
+	run := func(args ...string) (string, int) {
+		t.Helper()
+		out, stderr, code := p.Run("", append([]string{"plugin"}, args...)...)
+		return out + stderr, code
 	}
-	if out, err := run("add", "./vendor/acme"); ExitCode(err) != ExitPermission || !strings.Contains(err.Error(), "--yes") {
-		t.Fatalf("add without consent: %v %s, want refused", err, out)
+	if out, code := run("add", "./vendor/acme"); code != ExitPermission || !strings.Contains(out, "--yes") {
+		t.Fatalf("add without consent: exit %d %s, want refused", code, out)
 	}
-	out, err := run("add", "./vendor/acme", "--yes")
-	if err != nil || !strings.Contains(out, "acme_greet") {
-		t.Fatalf("add: %v\n%s", err, out)
+	out, code := run("add", "./vendor/acme", "--yes")
+	if code != 0 || !strings.Contains(out, "acme_greet") {
+		t.Fatalf("add: exit %d\n%s", code, out)
 	}
 	cfg, _ := os.ReadFile(filepath.Join(project, "toolhost.jsonc"))
 	if !strings.Contains(string(cfg), "// keep me") || !strings.Contains(string(cfg), `"./vendor/acme"`) {
 		t.Errorf("config = %s, want the ref added and the comment kept", cfg)
 	}
-	if out, err := run("list"); err != nil || !strings.Contains(out, "network access to api.acme.example") || !strings.Contains(out, "acme_greet") {
-		t.Errorf("list: %v\n%s", err, out)
+	if out, err := run("list"); err != 0 || !strings.Contains(out, "network access to api.acme.example") || !strings.Contains(out, "acme_greet") {
+		t.Errorf("list: exit %v\n%s", err, out)
 	}
-	if out, err := run("verify"); err != nil || !strings.Contains(out, "1 plugin(s) match") {
-		t.Errorf("verify: %v\n%s", err, out)
+	if out, err := run("verify"); err != 0 || !strings.Contains(out, "1 plugin(s) match") {
+		t.Errorf("verify: exit %v\n%s", err, out)
 	}
 	lock, _ := pkg.ReadLock(filepath.Join(project, pkg.LockFile))
-	cache := pkg.Cache{Dir: filepath.Join(os.Getenv("XDG_CACHE_HOME"), "toolhost", "plugins")}
+	cache := pkg.Cache{Dir: filepath.Join(p.Home, ".cache", "toolhost", "plugins")}
 	digest := lock.Plugins[0].Digest
 	module := filepath.Join(cache.Dir, "unpacked", strings.TrimPrefix(digest, "sha256:"), "acme.wasm")
-	good, err := os.ReadFile(module)
-	if err != nil {
-		t.Fatal(err)
+	good, rerr := os.ReadFile(module)
+	if rerr != nil {
+		t.Fatal(rerr)
 	}
 	evil := append([]byte("\x00asm\x01\x00\x00\x00"), "evil"...)
 	for _, tamper := range []struct {
@@ -108,36 +109,36 @@ func TestPluginCommandsAddListVerifyAndRemoveALocalPlugin(t *testing.T) {
 		os.WriteFile(tamper.file, evil, 0o644)
 		before, _ := os.ReadFile(tamper.file)
 		out, err := run("verify")
-		if ExitCode(err) != ExitToolFailed || !strings.Contains(out, tamper.file) || !strings.Contains(out, tamper.want) || !strings.Contains(out, tamper.got) {
-			t.Errorf("verify after %s: %v\n%s\nwant exit %d naming %s, %s and %s", tamper.name, err, out, ExitToolFailed, tamper.file, tamper.want, tamper.got)
+		if err != ExitToolFailed || !strings.Contains(out, tamper.file) || !strings.Contains(out, tamper.want) || !strings.Contains(out, tamper.got) {
+			t.Errorf("verify after %s: exit %v\n%s\nwant exit %d naming %s, %s and %s", tamper.name, err, out, ExitToolFailed, tamper.file, tamper.want, tamper.got)
 		}
 		if after, _ := os.ReadFile(tamper.file); string(after) != string(before) {
 			t.Errorf("verify changed %s", tamper.file)
 		}
 		// The archive of a local directory is packed again from it.
 		out, err = run("verify", "--repair")
-		if err != nil || !strings.Contains(out, "restored "+tamper.file) || !strings.Contains(out, "1 plugin(s) match") {
-			t.Errorf("verify --repair after %s: %v\n%s", tamper.name, err, out)
+		if err != 0 || !strings.Contains(out, "restored "+tamper.file) || !strings.Contains(out, "1 plugin(s) match") {
+			t.Errorf("verify --repair after %s: exit %v\n%s", tamper.name, err, out)
 		}
-		if out, err := run("verify"); err != nil {
-			t.Errorf("verify after repairing %s: %v\n%s", tamper.name, err, out)
+		if out, err := run("verify"); err != 0 {
+			t.Errorf("verify after repairing %s: exit %v\n%s", tamper.name, err, out)
 		}
 	}
 	os.WriteFile(cache.Path(digest), []byte("tampered"), 0o644)
-	if out, err := run("verify"); err == nil || !strings.Contains(out, digest) {
-		t.Errorf("verify after tampering: %v\n%s", err, out)
+	if out, err := run("verify"); err == 0 || !strings.Contains(out, digest) {
+		t.Errorf("verify after tampering: exit %v\n%s", err, out)
 	}
-	if out, err := run("remove", "acme"); err != nil {
-		t.Fatalf("remove: %v\n%s", err, out)
+	if out, err := run("remove", "acme"); err != 0 {
+		t.Fatalf("remove: exit %v\n%s", err, out)
 	}
 	cfg, _ = os.ReadFile(filepath.Join(project, "toolhost.jsonc"))
 	if strings.Contains(string(cfg), "vendor/acme") {
 		t.Errorf("config after remove = %s", cfg)
 	}
 	archive := filepath.Join(t.TempDir(), "acme.tar.gz")
-	out1, err := run("pack", vendor, "-o", archive)
-	if err != nil {
-		t.Fatal(err)
+	out1, code := run("pack", vendor, "-o", archive)
+	if code != 0 {
+		t.Fatalf("pack: exit %d: %s", code, out1)
 	}
 	out2, _ := run("pack", vendor, "-o", archive+".2")
 	if strings.Fields(out1)[1] != strings.Fields(out2)[1] {

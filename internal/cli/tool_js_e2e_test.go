@@ -15,6 +15,7 @@ import (
 func TestToolNewTSScaffoldsAToolThatRunsWithoutABuild(t *testing.T) {
 	t.Parallel()
 	p := e2e.NewProject(t)
+	p.ShareCompiled()
 	jstooltest.SeedEngine(t, filepath.Join(p.Home, ".cache", "toolhost"))
 	jstooltest.LinkZod(t, p.Dir)
 	out, stderr, code := p.Run("", "tool", "new", "greet", "--lang", "ts")

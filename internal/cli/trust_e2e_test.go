@@ -49,6 +49,7 @@ func TestACloneRunsNothingOfItsOwnUntilTrusted(t *testing.T) {
 	}
 	wasm := kitchenWasm(t)
 	p := e2e.NewProject(t)
+	p.ShareCompiled()
 	// This test is about trust: the project is not trusted by the
 	// environment, as every other e2e project is.
 	p.Env = append(p.Env, "TOOLHOST_TRUSTED_PROJECTS=", "PROBE_SECRET=s3cret-value")

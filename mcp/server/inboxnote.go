@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -27,7 +28,20 @@ import (
 
 // inboxHeartbeat is how often a waiting call's progress is repeated: well
 // inside the 60 s after which OpenCode's MCP calls time out without it.
-var inboxHeartbeat = 20 * time.Second
+// TOOLHOST_INBOX_HEARTBEAT (a Go duration, at least 100ms) sets it for a
+// client whose calls time out sooner, and lets the end-to-end test prove
+// the repeats outlast OpenCode's timeout in seconds rather than half a
+// minute.
+var inboxHeartbeat = heartbeatFromEnv(os.Getenv("TOOLHOST_INBOX_HEARTBEAT"), 20*time.Second)
+
+// heartbeatFromEnv is v as a duration, or def when v is empty, not a
+// duration or below 100ms (a repeat that often would flood the client).
+func heartbeatFromEnv(v string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(v); err == nil && d >= 100*time.Millisecond {
+		return d
+	}
+	return def
+}
 
 // inboxLogger names toolhost's messages in the client's log.
 const inboxLogger = "toolhost"

@@ -24,9 +24,14 @@ import (
 // notifications/message ("MCP server log", with --print-logs on stderr).
 var serverLogURL = regexp.MustCompile(`MCP server log.*Waiting for your answer in the toolhost permission inbox: bash echo from-the-inbox — open (http://127\.0\.0\.1:\d+/)`)
 
-// opencodeCallTimeout is OpenCode's MCP call timeout in the test: above
-// the 20 s between toolhost's progress repeats.
-const opencodeCallTimeout = 25 * time.Second
+// opencodeCallTimeout is OpenCode's MCP call timeout in the test, and
+// inboxHeartbeat the time between toolhost's progress repeats: the
+// production ratio (60 s against 20 s) shrunk so that the question can
+// wait out the timeout in seconds.
+const (
+	opencodeCallTimeout = 4 * time.Second
+	inboxHeartbeat      = time.Second
+)
 
 // TestOpenCodeShowsWhereTheInboxIs is issue 30's end-to-end case for the
 // inbox: OpenCode 1.18 runs `toolhost mcp --ask-fallback inbox`, the model
@@ -66,7 +71,8 @@ func TestOpenCodeShowsWhereTheInboxIs(t *testing.T) {
 			// OpenCode ends an MCP call after this long without progress
 			// (60 s by default); the question below waits longer, so only
 			// the progress toolhost repeats while it waits keeps it alive.
-			"timeout": opencodeCallTimeout.Milliseconds(),
+			"timeout":     opencodeCallTimeout.Milliseconds(),
+			"environment": map[string]string{"TOOLHOST_INBOX_HEARTBEAT": inboxHeartbeat.String()},
 		}},
 	})
 	p.Write("opencode.json", string(cfg))
@@ -141,7 +147,7 @@ func TestOpenCodeShowsWhereTheInboxIs(t *testing.T) {
 
 	// Answer after OpenCode's timeout has passed: the call is still
 	// there because the waiting question's progress reset it.
-	time.Sleep(opencodeCallTimeout + 10*time.Second)
+	time.Sleep(2 * opencodeCallTimeout)
 
 	// Answer through the inbox's API, with the user's token.
 	token, err := inbox.ReadUserToken(filepath.Join(p.Home, ".local/share", "toolhost"))

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/toolhost/toolhost/internal/testkit/compiled"
 )
 
 // zodVersion is the zod the fixtures are tested with; .ci/run installs it
@@ -126,12 +128,13 @@ var (
 	rtErr  error
 )
 
-// testRuntime is one engine runtime (64 MB cap) shared by the tests, so
-// the engine compiles once per test binary.
+// testRuntime is one engine runtime (64 MB cap) shared by the tests, its
+// compiled code in the machine's shared folder (internal/testkit/compiled),
+// so the engine compiles once per machine, not once per test binary.
 func testRuntime(t testing.TB) *Runtime {
 	t.Helper()
 	engine := testEngine(t)
-	rtOnce.Do(func() { rt, rtErr = NewRuntime(context.Background(), engine, 64, "") })
+	rtOnce.Do(func() { rt, rtErr = NewRuntime(context.Background(), engine, 64, compiled.Dir(compiled.JS)) })
 	if rtErr != nil {
 		t.Fatal(rtErr)
 	}

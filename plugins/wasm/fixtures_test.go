@@ -124,6 +124,24 @@ func newHost(t testing.TB, cfg *config.Config) *Engine {
 	return h
 }
 
+// freshCache is a cache folder of its own (an empty description cache,
+// index.json) whose compiled code is the run's shared one: for a test of
+// what Engine compiles, which counts Engine's compiles (Engine.compiling),
+// not wazero's; a compile that finds its code in wazero's cache is still
+// one. A test that needs wazero itself to compile uses t.TempDir().
+func freshCache(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	shared := filepath.Join(sharedCache, "compiled")
+	if err := os.MkdirAll(shared, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(shared, filepath.Join(dir, "compiled")); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // discover loads the tools of one config directory and fails on any load
 // error.
 func discover(t testing.TB, h *Engine, dir string) map[string]runtime.Tool {

@@ -210,7 +210,7 @@ func FuzzScanModule(f *testing.F) {
 func TestAPreparedModuleListsWithoutCompilingAndAForgedOneIsAsked(t *testing.T) {
 	t.Parallel()
 	src := guest(t, "echo")
-	cache := t.TempDir()
+	cache := freshCache(t)
 	dir := configDir(t, map[string]string{"echo.wasm": src})
 	path := filepath.Join(dir, "tool", "echo.wasm")
 	prep := NewEngine(EngineOptions{CacheDir: cache})
@@ -226,7 +226,7 @@ func TestAPreparedModuleListsWithoutCompilingAndAForgedOneIsAsked(t *testing.T) 
 
 	listing := func(t *testing.T, dir string) (map[string]string, int64) {
 		var compiles atomic.Int64
-		h := NewEngine(EngineOptions{CacheDir: t.TempDir()}) // an empty description cache
+		h := NewEngine(EngineOptions{CacheDir: freshCache(t)}) // an empty description cache
 		h.compiling = func() { compiles.Add(1) }
 		defer h.Close(context.Background())
 		got := map[string]string{}
@@ -287,7 +287,7 @@ func TestAPreparedModuleListsWithoutCompilingAndAForgedOneIsAsked(t *testing.T) 
 func TestCompileInBackgroundPreparesTheFirstCall(t *testing.T) {
 	t.Parallel()
 	dir := configDir(t, map[string]string{"echo.wasm": guest(t, "echo")})
-	cache := t.TempDir()
+	cache := freshCache(t)
 	first := NewEngine(EngineOptions{CacheDir: cache})
 	discover(t, first, dir) // fills the description cache
 	first.Close(context.Background())

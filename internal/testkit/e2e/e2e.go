@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/toolhost/toolhost/internal/testkit/compiled"
 )
 
 var build struct {
@@ -185,6 +187,17 @@ func NewProject(t testing.TB) *Project {
 		}
 	}
 	return p
+}
+
+// ShareCompiled gives the fresh user the machine's compiled wasm and JS
+// code (internal/testkit/compiled) instead of an empty compilation cache:
+// for a test that loads wasm or JS tools but does not test compiling
+// them, each of whose processes compiled the same guest again. A test of
+// a first compile, its progress line or the cache it fills does not call
+// it.
+func (p *Project) ShareCompiled() {
+	p.T.Helper()
+	compiled.Link(p.T, filepath.Join(p.Home, ".cache", "toolhost"))
 }
 
 // Write creates a file (and its directories) in the project and returns its
