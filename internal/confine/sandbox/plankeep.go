@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // Plans kept between processes (Policy.PlanDir).
@@ -132,23 +133,27 @@ func PreloadPlans(dir string) {
 	go func() {
 		defer close(done)
 		plans := map[string]*cachedPlan{}
+		// The plan used last, the one most likely wanted (reading every
+		// kept plan cost more than it saved).
+		var newest string
+		var newestTime time.Time
 		entries, _ := os.ReadDir(dir)
 		for _, e := range entries[:min(len(entries), maxKeptPlans)] {
 			name, ok := strings.CutSuffix(e.Name(), ".plan")
 			if !ok {
 				continue
 			}
-			s, ok := readKept(dir, name)
-			if !ok {
-				continue
+			if fi, err := e.Info(); err == nil && fi.ModTime().After(newestTime) {
+				newest, newestTime = name, fi.ModTime()
 			}
+		}
+		if s, ok := readKept(dir, newest); ok && newest != "" {
 			keyLine, _, _ := strings.Cut(strings.TrimPrefix(s, keptHeader+"\n"), "\n")
 			key, ok := strings.CutPrefix(keyLine, "key ")
-			if !ok || len(key) < 32 || key[:32] != name {
-				continue
-			}
-			if c, err := parseKept(s, key); err == nil {
-				plans[key] = c
+			if ok && len(key) >= 32 && key[:32] == newest {
+				if c, err := parseKept(s, key); err == nil {
+					plans[key] = c
+				}
 			}
 		}
 		preloaded.Lock()
