@@ -294,3 +294,23 @@ func TestAOneShotHelperThatAnsweredOKIsNeverRunAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A plan of many paths is added to the ruleset from two threads: every
+// one of them must be granted.
+func TestEveryGrantOfALargePlanIsEnforcedAsGranted(t *testing.T) {
+	t.Parallel()
+	requireLandlock(t, 1)
+	dir := t.TempDir()
+	p := Policy{Writable: append([]string{}, Devices...), Network: true}
+	for i := range 150 {
+		f := filepath.Join(dir, "f"+strconv.Itoa(i))
+		if err := os.WriteFile(f, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p.Writable = append(p.Writable, f)
+	}
+	out, exit, err := runOneShot(t, mustOneShot(t), p, dir, `n=0; for f in f*; do echo x > "$f" && n=$((n+1)); done 2>/dev/null; echo $n; (echo x > new) 2>/dev/null || echo refused`, nil)
+	if err != nil || exit != 0 || out != "150\nrefused\n" {
+		t.Errorf("exit %d, %v, output %q: want all 150 files written and nothing else", exit, err, out)
+	}
+}
