@@ -112,11 +112,21 @@ func TestAKeptSandboxPlanHidesACredentialCreatedAfterIt(t *testing.T) {
 		}
 		t.Skipf("the sandbox needs Landlock: %v", err)
 	}
-	e := e2e.NewProject(t)
-	e.Env = append(e.Env, "TMPDIR="+filepath.Join(e.Dir, "tmp"))
-	if err := os.MkdirAll(filepath.Join(e.Dir, "tmp"), 0o755); err != nil {
-		t.Fatal(err)
+	// Outside the shared /tmp: the plan carves the directories on the
+	// way to the home, and other tests change /tmp's entries all the
+	// time, which rightly makes a kept plan stale.
+	root, err := os.MkdirTemp("/var/tmp", "toolhost-e2e-kept")
+	if err != nil {
+		t.Skip(err)
 	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	e := &e2e.Project{T: t, Bin: e2e.Binary(t), Home: filepath.Join(root, "home"), Dir: filepath.Join(root, "project")}
+	for _, d := range []string{e.Home, filepath.Join(e.Dir, ".git"), filepath.Join(e.Dir, "tmp")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.Env = append(e.Env, "TMPDIR="+filepath.Join(e.Dir, "tmp"))
 	e.Write("toolhost.json", `{"permission": {"bash": "allow"}}`)
 	// In a script: the permission rules cannot see what it reads, the
 	// kernel must refuse it.

@@ -156,7 +156,6 @@ func TestAMissingToolchainSaysWhatToInstall(t *testing.T) {
 }
 
 func TestRustBuildsForTheFirstWasmTargetItsRustcHas(t *testing.T) {
-	t.Parallel()
 	if goruntime.GOOS == "windows" {
 		t.Skip("the fake rustc is a shell script")
 	}
@@ -170,18 +169,27 @@ func TestRustBuildsForTheFirstWasmTargetItsRustcHas(t *testing.T) {
 		{"Debian's older wasm32-wasi name is used alone", []string{"wasm32-wasi"}, "wasm32-wasi"},
 		{"a rustc without a wasm target is reported with the remedy", []string{"x86_64-unknown-linux-gnu"}, ""},
 	}
-	for _, tt := range tests {
+	// The fake compilers are written before the test runs in parallel: a
+	// file open for writing when another test forks stays open in that
+	// child until it executes, and running the file then fails with "text
+	// file busy" (golang/go#22315).
+	fakes := make([]string, len(tests))
+	for i, tt := range tests {
 		sysroot := t.TempDir()
 		for _, target := range tt.targets {
 			if err := os.MkdirAll(filepath.Join(sysroot, "lib", "rustlib", target, "lib"), 0o755); err != nil {
 				t.Fatal(err)
 			}
 		}
-		rustc := filepath.Join(t.TempDir(), "rustc")
+		fakes[i] = filepath.Join(t.TempDir(), "rustc")
 		script := "#!/bin/sh\ncase \"$1\" in --print) echo '" + sysroot + "' ;; *) echo 'rustc 1.99.0 (fake)' ;; esac\n"
-		if err := os.WriteFile(rustc, []byte(script), 0o755); err != nil {
+		if err := os.WriteFile(fakes[i], []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}
+	}
+	t.Parallel()
+	for i, tt := range tests {
+		rustc := fakes[i]
 		look := func(name string) (string, error) {
 			if name == "rustc" {
 				return rustc, nil
