@@ -10,8 +10,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"slices"
-	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -44,32 +42,11 @@ type oneShot struct {
 // startOneShot starts a one-shot helper, in a session of its own (so
 // that the command it becomes leads its own process group) and in /.
 func startOneShot() (*oneShot, error) {
-	self, marker := helperProgram(), programMarker()
-	if self == "" || programMismatched.Load() {
-		var err error
-		if self, err = zygoteExecutable(); err != nil {
-			return nil, fmt.Errorf("sandbox: find this program to re-execute: %w", err)
-		}
-		marker = helperVersion
-	}
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	cmd, ctrl, program, err := startWaiting(OneShotArg, syscall.SOCK_STREAM, "one-shot helper")
 	if err != nil {
-		return nil, &HelperError{Msg: "one-shot helper control socket: " + err.Error()}
+		return nil, err
 	}
-	child := os.NewFile(uintptr(fds[1]), "sandbox-oneshot")
-	defer child.Close()
-	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, HelperEnv+"=") })
-	cmd := exec.Command(self, OneShotArg)
-	cmd.Env = append(env, HelperEnv+"="+marker)
-	cmd.Dir = "/"
-	cmd.ExtraFiles = []*os.File{child} // fd 3
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	ctrl := os.NewFile(uintptr(fds[0]), "sandbox-oneshot-ctrl")
-	if err := cmd.Start(); err != nil {
-		ctrl.Close()
-		return nil, &HelperError{Msg: "start the one-shot helper: " + err.Error()}
-	}
-	return &oneShot{program: marker != helperVersion, path: self, cmd: cmd, ctrl: ctrl}, nil
+	return &oneShot{program: program, path: cmd.Path, cmd: cmd, ctrl: os.NewFile(uintptr(ctrl), "sandbox-oneshot-ctrl")}, nil
 }
 
 // drop ends a one-shot helper that will run nothing: without its control

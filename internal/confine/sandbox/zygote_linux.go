@@ -291,35 +291,48 @@ func zygoteFor(enc string) (*zygote, error) {
 // is not used: this one (a test makes it one that is not a zygote).
 var zygoteExecutable = os.Executable
 
-// startZygote starts a zygote, in a session of its own (no controlling
-// terminal) and in /: the helper program when there is one of this build
-// (see helperProgram), this binary re-executed otherwise.
-func startZygote() (*zygote, error) {
+// startWaiting starts the helper program of this build, or this binary
+// re-executed, with arg, in a session of its own and in /, its end of a
+// new socket pair of sockType as file descriptor 3 (zygoteFD). It
+// returns the started command, the other end, and whether the program
+// runs. what names the helper in errors.
+func startWaiting(arg string, sockType int, what string) (*exec.Cmd, int, bool, error) {
 	self, marker := helperProgram(), programMarker()
 	if self == "" || programMismatched.Load() {
 		var err error
 		if self, err = zygoteExecutable(); err != nil {
-			return nil, fmt.Errorf("sandbox: find this program to re-execute: %w", err)
+			return nil, -1, false, fmt.Errorf("sandbox: find this program to re-execute: %w", err)
 		}
 		marker = helperVersion
 	}
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, sockType|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return nil, &HelperError{Msg: "zygote control socket: " + err.Error()}
+		return nil, -1, false, &HelperError{Msg: what + " control socket: " + err.Error()}
 	}
-	child := os.NewFile(uintptr(fds[1]), "sandbox-zygote")
+	child := os.NewFile(uintptr(fds[1]), "sandbox-"+what)
 	defer child.Close()
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, HelperEnv+"=") })
-	cmd := exec.Command(self, ZygoteArg)
+	cmd := exec.Command(self, arg)
 	cmd.Env = append(env, HelperEnv+"="+marker)
 	cmd.Dir = "/"
 	cmd.ExtraFiles = []*os.File{child} // zygoteFD
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		syscall.Close(fds[0])
-		return nil, &HelperError{Msg: "start the zygote: " + err.Error()}
+		return nil, -1, false, &HelperError{Msg: "start the " + what + ": " + err.Error()}
 	}
-	z := &zygote{program: marker != helperVersion, path: self, proc: cmd.Process, ctrl: fds[0], done: make(chan struct{})}
+	return cmd, fds[0], marker != helperVersion, nil
+}
+
+// startZygote starts a zygote, in a session of its own (no controlling
+// terminal) and in /: the helper program when there is one of this build
+// (see helperProgram), this binary re-executed otherwise.
+func startZygote() (*zygote, error) {
+	cmd, ctrl, program, err := startWaiting(ZygoteArg, syscall.SOCK_SEQPACKET, "zygote")
+	if err != nil {
+		return nil, err
+	}
+	z := &zygote{program: program, path: cmd.Path, proc: cmd.Process, ctrl: ctrl, done: make(chan struct{})}
 	go func() {
 		_ = cmd.Wait()
 		close(z.done)
