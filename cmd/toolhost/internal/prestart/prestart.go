@@ -34,7 +34,7 @@ func init() {
 	if callsBash(os.Args[1:]) && sandbox.PlansKept(filepath.Join(cacheDir(os.Getenv), "sandbox-plans")) {
 		sandbox.Prestart()
 	}
-	if slices.Contains(os.Args[1:], "call") && os.Getenv("GOGC") == "" {
+	if sub, _ := subcommand(os.Args[1:]); sub == "call" && os.Getenv("GOGC") == "" {
 		// One call, then exit: a collection near the start's 4 MB heap
 		// goal (a sandboxed bash call crossed it) cost 2.5 ms of CPU
 		// and woke every thread, for memory returned at exit anyway.
@@ -53,19 +53,37 @@ func cacheDir(env func(string) string) string {
 	return filepath.Join(home, ".cache", "toolhost")
 }
 
-// callsBash reports whether args are a `call bash` command line: "call",
-// then "bash" as its first argument that is no flag.
+// callsBash reports whether args are a `call bash` command line: the
+// subcommand "call", then "bash" as its first argument that is no flag.
 func callsBash(args []string) bool {
-	for i, a := range args {
-		if a != "call" {
-			continue
-		}
-		for _, b := range args[i+1:] {
-			if !strings.HasPrefix(b, "-") {
-				return b == "bash"
-			}
-		}
+	sub, rest := subcommand(args)
+	if sub != "call" {
 		return false
 	}
+	for _, b := range rest {
+		if !strings.HasPrefix(b, "-") {
+			return b == "bash"
+		}
+	}
 	return false
+}
+
+// valueFlags are toolhost's global flags that take the next argument as
+// their value (cli's root command).
+var valueFlags = []string{"-C", "--dir", "--log-level", "--log-format"}
+
+// subcommand returns the first argument that is neither a flag nor a
+// global flag's value, and the arguments after it.
+func subcommand(args []string) (string, []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case slices.Contains(valueFlags, a):
+			i++ // its value
+		case strings.HasPrefix(a, "-"):
+		default:
+			return a, args[i+1:]
+		}
+	}
+	return "", nil
 }
