@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"encoding/json"
+	"io/fs"
 	"os"
 	"strconv"
 	"sync"
@@ -133,7 +134,7 @@ type stamp struct {
 }
 
 func stampOf(p string) stamp {
-	fi, err := os.Stat(p)
+	fi, li, err := statBoth(p)
 	if err != nil {
 		return stamp{}
 	}
@@ -141,10 +142,20 @@ func stampOf(p string) stamp {
 	if !ok {
 		return stamp{mtime: fi.ModTime().UnixNano(), stat2: -1} // never fresh: no caching
 	}
-	if li, err := os.Lstat(p); err == nil {
-		s.stat2 = li.ModTime().UnixNano() // a root that is a link retargeted
-	}
+	s.stat2 = li.ModTime().UnixNano() // a root that is a link retargeted
 	return s
+}
+
+// statBoth returns what p names, links followed, and p itself: one
+// system call unless p is a link (a fresh process checks a kept plan's
+// couple of hundred paths before its command can start).
+func statBoth(p string) (target, self fs.FileInfo, err error) {
+	self, err = os.Lstat(p)
+	if err != nil || self.Mode()&fs.ModeSymlink == 0 {
+		return self, self, err
+	}
+	target, err = os.Stat(p)
+	return target, self, err
 }
 
 func stampAll(paths []string) []stamp {
@@ -175,16 +186,16 @@ func (c *cachedPlan) fresh() bool {
 // inode, and its own inode when it is a symbolic link (retargeted, it is
 // another link).
 func idStampOf(p string) stamp {
-	s := stampOf(p)
-	if s.stat2 == -1 || s == (stamp{}) {
-		return s
+	fi, li, err := statBoth(p)
+	if err != nil {
+		return stamp{}
 	}
-	s.ctime, s.mtime, s.stat2 = 0, 0, 0
-	if li, err := os.Lstat(p); err == nil {
-		if l, ok := sysStamp(li); ok {
-			s.stat2 = int64(l.ino)
-		}
+	s, ok := sysStamp(fi)
+	l, lok := sysStamp(li)
+	if !ok || !lok {
+		return stamp{mtime: fi.ModTime().UnixNano(), stat2: -1} // never fresh: no caching
 	}
+	s.ctime, s.mtime, s.stat2 = 0, 0, int64(l.ino)
 	return s
 }
 
