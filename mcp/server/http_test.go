@@ -242,19 +242,7 @@ func TestShutdownEndsOpenStreamsAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	openStream(t, url, cs.ID())
-	start := time.Now()
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-		if d := time.Since(start); d >= server.ShutdownGrace {
-			t.Errorf("shutdown waited %v for an idle stream; it should end streams at once", d)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("ListenAndServe did not return after its context ended")
-	}
+	shutsDownAtOnce(t, cancel, done, "an idle stream; it should end streams at once")
 }
 
 // openStream makes sure the server holds a standing event stream of the
@@ -311,6 +299,14 @@ func TestShutdownClosesConnectionsThatSentNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
+	shutsDownAtOnce(t, cancel, done, "a connection that sent nothing; it should close it")
+}
+
+// shutsDownAtOnce ends ListenAndServe's context and checks that it
+// returns, without error, before the shutdown grace for what it was left
+// with (says what, and what it should have done).
+func shutsDownAtOnce(t *testing.T, cancel context.CancelFunc, done <-chan error, what string) {
+	t.Helper()
 	start := time.Now()
 	cancel()
 	select {
@@ -319,7 +315,7 @@ func TestShutdownClosesConnectionsThatSentNothing(t *testing.T) {
 			t.Errorf("shutdown: %v", err)
 		}
 		if d := time.Since(start); d >= server.ShutdownGrace {
-			t.Errorf("shutdown waited %v for a connection that sent nothing; it should close it", d)
+			t.Errorf("shutdown waited %v for %s", d, what)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("ListenAndServe did not return after its context ended")
