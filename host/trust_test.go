@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toolhost/toolhost/internal/confine/trust"
+	"github.com/toolhost/toolhost/plugins/js/jstooltest"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
 )
@@ -106,8 +107,8 @@ func TestAnUntrustedProjectsServersDoNotStartAndItsToolsAreListedButNotLoaded(t 
 
 // A watching host of a trusted project loads a tool folder's change only
 // when the new content is trusted too: a module a command drops into
-// .toolhost/tool/ is not loaded; once a person trusts the content, the
-// next change loads.
+// .toolhost/tool/ is not loaded; once a person trusts the content, it
+// loads with no further change, and so does a change trusted at once.
 func TestAWatchingHostLoadsAChangedToolFolderOnlyOnceTrusted(t *testing.T) {
 	t.Parallel()
 	project, env := newProject(t)
@@ -119,17 +120,7 @@ func TestAWatchingHostLoadsAChangedToolFolderOnlyOnceTrusted(t *testing.T) {
 		t.Fatal(err)
 	}
 	dataDir := t.TempDir()
-	store := trust.StoreIn(dataDir)
-	trustNow := func() {
-		t.Helper()
-		m, err := trust.Scan(trustDirs(project, env))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := store.Trust(m.Worktree, m.Digest, "test"); err != nil {
-			t.Fatal(err)
-		}
-	}
+	trustNow := trustsNow(t, project, env, dataDir)
 	trustNow()
 	ctx := context.Background()
 	h, err := New(ctx, Options{Directory: project, Env: env, DataDir: dataDir, CacheDir: cacheDir, Watch: true})
@@ -142,22 +133,74 @@ func TestAWatchingHostLoadsAChangedToolFolderOnlyOnceTrusted(t *testing.T) {
 	}
 	toolDir := filepath.Join(project, ".toolhost", "tool")
 	copyInto(t, echo, filepath.Join(toolDir, "echo.wasm"))
-	time.Sleep(3 * time.Second)
+	time.Sleep(3 * time.Second) // looks happen every second
 	if h.Registry.Has("echo") {
 		t.Fatal("a module dropped into the trusted project's tool folder loaded without trust")
 	}
+	trustNow() // the person trusts what is there now; nothing else changes
+	waitFor(t, "the held module loads once trusted", func() bool { return h.Registry.Has("echo") })
+
+	// Trusted right after it lands: whether a look falls between the two
+	// or not, it loads.
 	copyInto(t, echo, filepath.Join(toolDir, "echo2.wasm.part"))
-	trustNow() // the person trusts what is there now, echo2 included
 	if err := os.Rename(filepath.Join(toolDir, "echo2.wasm.part"), filepath.Join(toolDir, "echo2.wasm")); err != nil {
 		t.Fatal(err)
 	}
 	trustNow()
-	deadline := time.Now().Add(watchLimit)
-	for !h.Registry.Has("echo2") {
-		if time.Now().After(deadline) {
-			t.Fatalf("echo2 not loaded within %v after its content was trusted", watchLimit)
+	waitFor(t, "a module trusted as it lands loads", func() bool { return h.Registry.Has("echo2") })
+}
+
+// The same holds for a script tool: a JS file dropped into a trusted
+// project's tool folder loads only once a person trusts it, and then
+// without another change.
+func TestAWatchingHostLoadsAHeldJSToolOnceTrusted(t *testing.T) {
+	t.Parallel()
+	project, env := newProject(t)
+	env = untrustedEnv(env)
+	cache := testCache(t)
+	jstooltest.SeedEngine(t, cache)
+	jstooltest.LinkZod(t, project)
+	if err := os.WriteFile(filepath.Join(project, "toolhost.json"), []byte(`{"permission": {"late": "allow"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dataDir := t.TempDir()
+	trustNow := trustsNow(t, project, env, dataDir)
+	trustNow()
+	ctx := context.Background()
+	h, err := New(ctx, Options{Directory: project, Env: env, DataDir: dataDir, CacheDir: cache, Watch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(ctx) })
+	if !h.TrustStatus().Trusted {
+		t.Fatalf("not trusted at start: %+v", h.TrustStatus())
+	}
+	file := filepath.Join(project, ".opencode", "tool", "late.ts")
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	if err := os.WriteFile(file, []byte(openCodeTool), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * time.Second)
+	if h.Registry.Has("late") {
+		t.Fatal("a JS tool dropped into the trusted project's tool folder loaded without trust")
+	}
+	trustNow()
+	waitFor(t, "the held JS tool loads once trusted", func() bool { return h.Registry.Has("late") })
+}
+
+// trustsNow returns a function that trusts the project's content as it
+// is when called, as `toolhost trust` does.
+func trustsNow(t *testing.T, project string, env func(string) string, dataDir string) func() {
+	store := trust.StoreIn(dataDir)
+	return func() {
+		t.Helper()
+		m, err := trust.Scan(trustDirs(project, env))
+		if err != nil {
+			t.Fatal(err)
 		}
-		time.Sleep(50 * time.Millisecond)
+		if err := store.Trust(m.Worktree, m.Digest, "test"); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

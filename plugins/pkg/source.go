@@ -60,6 +60,7 @@ type Source struct {
 	log    *slog.Logger
 	locked []*wasm.Plugin
 	watch  *wasm.PluginWatch
+	held   source.Held // a folder change not loaded until a person trusts it
 
 	mu     sync.Mutex
 	folder []*wasm.Plugin // reloaded by Look
@@ -209,7 +210,16 @@ func (s *Source) Folders() []string {
 // finish first. While the project's content is not what a person
 // trusted, nothing is reloaded.
 func (s *Source) Look(ctx context.Context, apply func(source.Change)) {
-	if s.watch == nil || !s.watch.Changed() || !source.AdmitChange(s.opts.Env.Trust) {
+	if s.watch == nil {
+		return
+	}
+	// A change held back until a person trusts it is looked at again
+	// once their decisions change.
+	changed := s.watch.Changed()
+	if !changed && !s.held.Retry(s.opts.Env.Trust) {
+		return
+	}
+	if !s.held.Admit(s.opts.Env.Trust) {
 		return
 	}
 	next := s.loadFolder(ctx, s.opts.Env.WatchDirs, nil)

@@ -17,6 +17,8 @@ type ToolSource struct {
 	e   *Engine
 	env source.Env
 	w   *toolWatch
+
+	held source.Held // modules not loaded until a person trusts them
 }
 
 // NewToolSource returns the wasm tools of env.ToolDirs on e; a watching
@@ -57,17 +59,28 @@ func (s *ToolSource) Folders() []string {
 
 // Look reports modules added, replaced and removed since the last look.
 // While the project's content is not what a person trusted, nothing new
-// loads (source.Trust.AdmitChange); removals still apply.
+// loads (source.Trust.AdmitChange); removals still apply. What was held
+// back is reported again once a person's trust decisions change.
 func (s *ToolSource) Look(ctx context.Context, apply func(source.Change)) {
 	if s.w == nil {
 		return
 	}
+	if s.held.Retry(s.env.Trust) {
+		s.w.last = nil // rescan though no module changed
+	}
+	var held []string
 	s.w.Look(ctx, func(c source.Change) {
-		if !source.AdmitChange(s.env.Trust) {
+		if len(c.Add) > 0 && !s.held.Admit(s.env.Trust) {
+			for _, t := range c.Add {
+				held = append(held, t.ID())
+			}
 			c.Add = nil
 		}
 		apply(c)
 	})
+	for _, id := range held {
+		s.w.current[id] = nil // not reported: the next rescan reports it again
+	}
 }
 
 var (

@@ -137,3 +137,45 @@ func TestANilTrustAdmitsEverything(t *testing.T) {
 		t.Error("AdmitChange(nil) = false")
 	}
 }
+
+// fakeTrust admits changes while ok and names its decisions by d.
+type fakeTrust struct {
+	ok bool
+	d  string
+}
+
+func (f *fakeTrust) AdmitFiles(files []string) []string { return files }
+func (f *fakeTrust) AdmitChange() bool                  { return f.ok }
+func (f *fakeTrust) Decisions() string                  { return f.d }
+
+func TestAHeldChangeIsRetriedOnlyOnceTheDecisionsChange(t *testing.T) {
+	tr := &fakeTrust{d: "1"}
+	var h Held
+	if h.Retry(tr) {
+		t.Error("nothing held, yet Retry asks to look again")
+	}
+	if h.Admit(tr) {
+		t.Fatal("an untrusted change admitted")
+	}
+	if h.Retry(tr) {
+		t.Error("retried though no decision changed")
+	}
+	tr.d = "2" // a person decided something, not yet this
+	if !h.Retry(tr) {
+		t.Fatal("not retried after the decisions changed")
+	}
+	if h.Admit(tr) {
+		t.Fatal("admitted while still untrusted")
+	}
+	tr.d, tr.ok = "3", true
+	if !h.Retry(tr) || !h.Admit(tr) {
+		t.Fatal("a trusted change is not retried and admitted")
+	}
+	if h.Retry(tr) {
+		t.Error("an admitted change is retried again")
+	}
+	var none Held
+	if !none.Admit(nil) || none.Retry(nil) {
+		t.Error("a nil Trust must admit everything and hold nothing")
+	}
+}

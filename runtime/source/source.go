@@ -123,6 +123,11 @@ type Trust interface {
 	// load: false once the project's content is no longer what a person
 	// trusted (a module a command dropped into .toolhost/tool/).
 	AdmitChange() bool
+	// Decisions changes whenever a person's trust decisions may have
+	// changed. A source that held a change back asks AdmitChange again
+	// once it differs from what it was when the change was held, so the
+	// change loads when a person trusts it, with no further edit.
+	Decisions() string
 }
 
 // AdmitFiles is t.AdmitFiles, or files when t is nil.
@@ -135,6 +140,39 @@ func AdmitFiles(t Trust, files []string) []string {
 
 // AdmitChange is t.AdmitChange, or true when t is nil.
 func AdmitChange(t Trust) bool { return t == nil || t.AdmitChange() }
+
+// Held is a change a source held back until a person trusts it
+// (Trust.AdmitChange): the zero Held holds nothing.
+type Held struct {
+	on        bool
+	decisions string
+}
+
+// Admit is AdmitChange(t) for a change found now; when it refuses, h
+// remembers t's decisions then, for Retry.
+func (h *Held) Admit(t Trust) bool {
+	if t == nil {
+		return true
+	}
+	d := t.Decisions()
+	if t.AdmitChange() {
+		h.on = false
+		return true
+	}
+	h.on, h.decisions = true, d
+	return false
+}
+
+// Retry reports whether a change held back earlier should be looked at
+// again: a person's decisions changed since it was held. It is cheap (one
+// stat) until they do.
+func (h *Held) Retry(t Trust) bool {
+	if !h.on || t == nil || t.Decisions() == h.decisions {
+		return false
+	}
+	h.on = false
+	return true
+}
 
 // Tools is a source of a fixed set of tools: the built-ins, or tools an
 // embedder hands a host.

@@ -28,7 +28,7 @@ type Project struct {
 	log    *slog.Logger
 
 	mu    sync.Mutex
-	stamp string // the project tool files the gate last judged, and its answer
+	stamp string // the project tool files and trust store the gate last judged, and its answer
 	ok    bool
 }
 
@@ -152,7 +152,9 @@ func (p *Project) AdmitFiles(files []string) []string {
 	if len(project) == 0 {
 		return files
 	}
-	stamp := strings.Join(project, "\n")
+	// The store's stamp is part of the key: a person trusting the files
+	// as they are lets them load at the next look, with no other change.
+	stamp := strings.Join(append(project, p.Decisions()), "\n")
 	p.mu.Lock()
 	if stamp != p.stamp {
 		p.stamp, p.ok = stamp, p.Status.Trusted && p.gate.StillTrusted()
@@ -183,6 +185,11 @@ func (p *Project) AdmitChange() bool {
 	p.log.Warn("the project's config or tools changed since they were trusted; the change is not loaded", "project", p.dirs.Worktree, "fix", "review and trust it with `"+Command+"`")
 	return false
 }
+
+// Decisions is the trust store's stamp (size and modification time): it
+// changes whenever a person trusts or forgets a project, so a source that
+// held a change back (AdmitChange) asks again only once it has changed.
+func (p *Project) Decisions() string { return stampOf(p.store.Path) }
 
 // stubID is what a stub's id may be: a name a model reads as a tool id,
 // never text that could pass for instructions.
