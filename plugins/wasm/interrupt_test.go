@@ -146,11 +146,17 @@ func TestInstrumentedModulesComputeWhatTheOriginalsCompute(t *testing.T) {
 }
 
 // callOnce compiles data in a fresh runtime with toolhost's host modules
-// and calls export once.
+// and calls export once. The compiled code is kept in the benchmarks'
+// "floor" cache (no termination checks, as here): a Go module compiles
+// in seconds, and what is tested is what it computes.
 func callOnce(t *testing.T, data []byte, export string, input []byte) ([]byte, string, error) {
 	t.Helper()
 	ctx := context.Background()
-	rt := wazero.NewRuntime(ctx)
+	cache, err := wazero.NewCompilationCacheWithDir(sharedCache + "-floor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCompilationCache(cache))
 	t.Cleanup(func() { rt.Close(ctx) })
 	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
 	if err := instantiateHostModules(ctx, rt); err != nil {

@@ -343,7 +343,7 @@ func (h *Engine) compile(ctx context.Context, name string, data []byte, l limits
 	// wazero's cache it takes milliseconds and is not worth a line.
 	task := progress.StartSlow(ctx, "compiling "+name)
 	defer func() { task.Done("compiled "+name, err) }()
-	code, _, ierr := instrumentLoops(data)
+	code, ierr := instrumentOnce(data)
 	interruptible := ierr == nil
 	if !interruptible {
 		if len(data) < 8 || !bytes.Equal(data[:4], wasmMagic) {
