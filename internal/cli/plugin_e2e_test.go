@@ -10,6 +10,7 @@ import (
 	"aead.dev/minisign"
 
 	"github.com/toolhost/toolhost/internal/testkit/e2e"
+	"github.com/toolhost/toolhost/internal/testkit/minikey"
 )
 
 // The tests in this file are a plugin author's and a plugin user's
@@ -77,13 +78,17 @@ func TestPluginKeygenMakesTheFolderAPublicKeyAndAnEncryptedSecretKey(t *testing.
 	if !minisign.Verify(pub, []byte("bytes to sign"), sig) {
 		t.Errorf("the signature does not verify with %s.pub", key)
 	}
+	// The refusals on a key of the same format at scrypt's lowest cost
+	// (each derivation of a real key costs seconds; minikey says why).
+	cheap := filepath.Join(p.Home, "cheap.key")
+	minikey.Write(t, cheap, "correct horse")
 	p.Env = []string{"TOOLHOST_KEY_PASSWORD=wrong"}
-	if _, stderr, code := p.Run("", "plugin", "sign", archive, "--key", key); code == 0 || !strings.Contains(stderr, "password does not decrypt") {
+	if _, stderr, code := p.Run("", "plugin", "sign", archive, "--key", cheap); code == 0 || !strings.Contains(stderr, "password does not decrypt") {
 		t.Errorf("sign with a wrong password: exit %d: %s", code, stderr)
 	}
 	// No password source: say where one comes from.
 	p.Env = nil
-	if _, stderr, code := p.Run("", "plugin", "sign", archive, "--key", key); code == 0 || !strings.Contains(stderr, "TOOLHOST_KEY_PASSWORD") {
+	if _, stderr, code := p.Run("", "plugin", "sign", archive, "--key", cheap); code == 0 || !strings.Contains(stderr, "TOOLHOST_KEY_PASSWORD") {
 		t.Errorf("sign without a password: exit %d: %s", code, stderr)
 	}
 	other := filepath.Join(p.Home, "keys", "other.key")
@@ -116,9 +121,16 @@ func TestPluginKeygenAndSignAskThePasswordAtATerminal(t *testing.T) {
 	if text, _ := os.ReadFile(key); !minisign.IsEncrypted(text) {
 		t.Fatalf("key not encrypted")
 	}
+	// Signing asks for the password of a key like it at scrypt's lowest
+	// cost (the first test signs with a key keygen made).
 	archive := p.Write("a.tar.gz", "x")
-	if shown, code := p.RunTerminal("pw1\n", "plugin", "sign", archive, "--key", key); code != 0 || !strings.Contains(shown, "Password for") {
+	cheap := filepath.Join(p.Home, "k", "cheap.key")
+	pub := minikey.Write(t, cheap, "pw1")
+	if shown, code := p.RunTerminal("pw1\n", "plugin", "sign", archive, "--key", cheap); code != 0 || !strings.Contains(shown, "Password for") {
 		t.Errorf("sign at a terminal: exit %d: %q", code, shown)
+	}
+	if sig, _ := os.ReadFile(archive + ".minisig"); !minisign.Verify(pub, []byte("x"), sig) {
+		t.Error("the signature made at a terminal does not verify")
 	}
 	if shown, code := p.RunTerminal("pw1\npw2\n", "plugin", "keygen", "--key", key+"2"); code == 0 || !strings.Contains(shown, "passwords differ") {
 		t.Errorf("keygen with two different passwords: exit %d: %q", code, shown)

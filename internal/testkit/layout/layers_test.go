@@ -28,7 +28,7 @@ var layers = []struct {
 	{"foundation: helpers that know no toolhost type", []string{
 		"internal/confine/fspath", "internal/confine/rootfs", "internal/serve/httpguard", "internal/content/skill", "internal/content/resources",
 		"internal/content/prompts", "internal/engines/npmengine", "internal/serve/jwtauth", "internal/observe/progress", "internal/confine/sandbox", "internal/testkit/e2e", "internal/testkit/agenttest",
-		"internal/testkit/layout", "internal/testkit/fstree", "internal/testkit/compiled", "internal/lifecycle", "internal/engines/search", "internal/content/textfill", "sdk-guest",
+		"internal/testkit/layout", "internal/testkit/fstree", "internal/testkit/compiled", "internal/testkit/minikey", "internal/lifecycle", "internal/engines/search", "internal/content/textfill", "sdk-guest",
 	}},
 	{"runtime: the tool contract, registry, wrapper, config, permissions, sessions and the source contract", []string{
 		"runtime/...",
