@@ -30,37 +30,6 @@ func needs(t testing.TB, what string, err error) {
 	t.Skipf("skipped: %s: %v (this fails in CI)", what, err)
 }
 
-var guestBuild struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-// compatModule builds the describe/call test guest once per run.
-func compatModule(t testing.TB) []byte {
-	t.Helper()
-	guestBuild.once.Do(func() {
-		dir, err := os.MkdirTemp("", "toolhost-pkg-test-")
-		if err != nil {
-			guestBuild.err = err
-			return
-		}
-		guestBuild.path = filepath.Join(dir, "compat.wasm")
-		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", guestBuild.path, "./compat")
-		cmd.Dir = filepath.Join("..", "testdata", "guests")
-		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "GOWORK=off")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			guestBuild.err = fmt.Errorf("%v\n%s", err, out)
-		}
-	})
-	needs(t, "build the describe/call test guest with the Go toolchain", guestBuild.err)
-	b, err := os.ReadFile(guestBuild.path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // fakeModule is enough for tests that never run the module.
 var fakeModule = []byte("\x00asm\x01\x00\x00\x00")
 

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
 
+	"github.com/toolhost/toolhost/internal/testkit/e2e"
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/config"
 	"github.com/toolhost/toolhost/runtime/permission"
@@ -46,7 +46,10 @@ type buildOnce struct {
 }
 
 // goWasm builds the Go package at dir (relative to the plugins folder)
-// with the standard toolchain, as a WASI reactor.
+// with the standard toolchain, as a WASI reactor. The module is the one
+// the build cache keeps (e2e.GoBuild): a later test process or run gets
+// it without linking again, where `go build -o` linked every guest in
+// every run (a second of CPU apiece). Tests copy it before changing it.
 func goWasm(t testing.TB, dir string) string {
 	t.Helper()
 	v, _ := builds.LoadOrStore(dir, &buildOnce{})
@@ -57,14 +60,7 @@ func goWasm(t testing.TB, dir string) string {
 			b.err = err
 			return
 		}
-		b.path = filepath.Join(buildDir, filepath.Base(dir)+".wasm")
-		os.MkdirAll(buildDir, 0o755)
-		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", b.path, ".")
-		cmd.Dir = abs
-		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "GOWORK=off")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.err = fmt.Errorf("build %s: %v\n%s", dir, err, out)
-		}
+		b.path, b.err = e2e.GoBuild(abs, []string{"GOOS=wasip1", "GOARCH=wasm", "GOWORK=off"}, "-buildmode=c-shared", ".")
 	})
 	if b.err != nil {
 		t.Fatal(b.err)
