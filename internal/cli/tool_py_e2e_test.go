@@ -136,19 +136,21 @@ func TestPythonToolsRunThroughTheBinaryInTheirSandbox(t *testing.T) {
 		wantCode         int
 		want             string // in stdout, or stderr when the call fails
 		within           time.Duration
+		notWant          string // in stdout
+		wantStderr       string // on stderr, as well as want
 	}{
-		{"typed arguments and their defaults reach the function", "weather", `{"city":"Oslo","days":3}`, 0, "Oslo: 3 day(s) in c, verbose=False", 0},
-		{"an exception is the tool's error", "weather_forecast", `{"cities":[]}`, 1, "ValueError: no cities given", 0},
-		{"ask allowed by a rule lets the tool go on, with its metadata", "deploy", `{"target":"staging"}`, 0, "deployed staging in session", 0},
-		{"ask denied by a rule stops the tool", "deploy", `{"target":"prod"}`, 3, "deploy_prod", 0},
-		{"a file under a granted path is read", "probe", `{"what":"read","path":"/data/note.txt"}`, 0, "granted note", 0},
-		{"a file outside the granted paths is not there", "probe", `{"what":"read","path":"/etc/passwd"}`, 1, "FileNotFoundError", 0},
-		{"a read-only grant refuses writes", "probe", `{"what":"write","path":"/data/new.txt"}`, 1, "Error", 0},
-		{"only the granted environment variable is seen", "probe", `{"what":"env"}`, 0, "PY_E2E_GRANTED", 0},
-		{"fetch to a listed host is made", "probe_net", fmt.Sprintf(`{"url":%q}`, srv.URL+"/x"), 0, "200 hi from /x", 0},
-		{"fetch by a tool with no allowed_hosts is refused", "weather_fetch", fmt.Sprintf(`{"url":%q}`, srv.URL+"/x"), 1, "allowed_hosts", 0},
-		{"an endless loop is stopped at its time limit", "probe", `{"what":"loop"}`, 1, "timed out after 1.5s", 40 * time.Second},
-		{"a memory bomb is stopped at its memory limit", "probe_bomb", `{}`, 1, "exceeded its memory limit (96 MB)", 0},
+		{"typed arguments and their defaults reach the function", "weather", `{"city":"Oslo","days":3}`, 0, "Oslo: 3 day(s) in c, verbose=False", 0, "", ""},
+		{"an exception is the tool's error", "weather_forecast", `{"cities":[]}`, 1, "ValueError: no cities given", 0, "", ""},
+		{"ask allowed by a rule lets the tool go on, with its live metadata", "deploy", `{"target":"staging"}`, 0, "deployed staging in session", 0, "", "deploying staging"},
+		{"ask denied by a rule stops the tool", "deploy", `{"target":"prod"}`, 3, "deploy_prod", 0, "", ""},
+		{"a file under a granted path is read", "probe", `{"what":"read","path":"/data/note.txt"}`, 0, "granted note", 0, "", ""},
+		{"a file outside the granted paths is not there", "probe", `{"what":"read","path":"/etc/passwd"}`, 1, "FileNotFoundError", 0, "", ""},
+		{"a read-only grant refuses writes", "probe", `{"what":"write","path":"/data/new.txt"}`, 1, "Error", 0, "", ""},
+		{"only the granted environment variable is seen", "probe", `{"what":"env"}`, 0, "PY_E2E_GRANTED", 0, "PY_E2E_SECRET", ""},
+		{"fetch to a listed host is made", "probe_net", fmt.Sprintf(`{"url":%q}`, srv.URL+"/x"), 0, "200 hi from /x", 0, "", ""},
+		{"fetch by a tool with no allowed_hosts is refused", "weather_fetch", fmt.Sprintf(`{"url":%q}`, srv.URL+"/x"), 1, "allowed_hosts", 0, "", ""},
+		{"an endless loop is stopped at its time limit", "probe", `{"what":"loop"}`, 1, "timed out after 1.5s", 40 * time.Second, "", ""},
+		{"a memory bomb is stopped at its memory limit", "probe_bomb", `{}`, 1, "exceeded its memory limit (96 MB)", 0, "", ""},
 	}
 	// Each call is its own process, as calls from a shell are: they run
 	// side by side (each starts its own Python, seconds on two cores).
@@ -170,15 +172,15 @@ func TestPythonToolsRunThroughTheBinaryInTheirSandbox(t *testing.T) {
 				if tt.within > 0 && time.Since(start) > tt.within {
 					t.Errorf("took %s", time.Since(start))
 				}
+				if tt.notWant != "" && strings.Contains(out, tt.notWant) {
+					t.Errorf("%q reached the output:\n%s", tt.notWant, out)
+				}
+				if !strings.Contains(stderr, tt.wantStderr) {
+					t.Errorf("want %q on stderr:\n%s", tt.wantStderr, stderr)
+				}
 			})
 		}
 	})
-	if out, _, _ := p.Run("", "call", "probe", `{"what":"env"}`); strings.Contains(out, "PY_E2E_SECRET") {
-		t.Errorf("an environment variable not granted reached the tool: %s", out)
-	}
-	if _, stderr, _ := p.Run("", "call", "deploy", `{"target":"staging"}`); !strings.Contains(stderr, "deploying staging") {
-		t.Errorf("live metadata did not show: %s", stderr)
-	}
 }
 
 const pythonWeather = `from typing import Annotated, Literal, Optional
