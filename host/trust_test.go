@@ -116,21 +116,7 @@ func TestAWatchingHostLoadsAChangedToolFolderOnlyOnceTrusted(t *testing.T) {
 	cacheDir := testCache(t)
 	echo := guestModule(t, "echo")
 	warmCache(t, cacheDir, echo)
-	if err := os.WriteFile(filepath.Join(project, "toolhost.json"), []byte(`{"permission": {"echo": "allow", "echo2": "allow"}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dataDir := t.TempDir()
-	trustNow := trustsNow(t, project, env, dataDir)
-	trustNow()
-	ctx := context.Background()
-	h, err := New(ctx, Options{Directory: project, Env: env, DataDir: dataDir, CacheDir: cacheDir, Watch: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close(ctx) })
-	if !h.TrustStatus().Trusted {
-		t.Fatalf("not trusted at start: %+v", h.TrustStatus())
-	}
+	h, trustNow := watchingTrustedHost(t, project, env, cacheDir, `{"permission": {"echo": "allow", "echo2": "allow"}}`)
 	toolDir := filepath.Join(project, ".toolhost", "tool")
 	copyInto(t, echo, filepath.Join(toolDir, "echo.wasm"))
 	time.Sleep(3 * time.Second) // looks happen every second
@@ -160,21 +146,7 @@ func TestAWatchingHostLoadsAHeldJSToolOnceTrusted(t *testing.T) {
 	cache := testCache(t)
 	jstooltest.SeedEngine(t, cache)
 	jstooltest.LinkZod(t, project)
-	if err := os.WriteFile(filepath.Join(project, "toolhost.json"), []byte(`{"permission": {"late": "allow"}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dataDir := t.TempDir()
-	trustNow := trustsNow(t, project, env, dataDir)
-	trustNow()
-	ctx := context.Background()
-	h, err := New(ctx, Options{Directory: project, Env: env, DataDir: dataDir, CacheDir: cache, Watch: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close(ctx) })
-	if !h.TrustStatus().Trusted {
-		t.Fatalf("not trusted at start: %+v", h.TrustStatus())
-	}
+	h, trustNow := watchingTrustedHost(t, project, env, cache, `{"permission": {"late": "allow"}}`)
 	file := filepath.Join(project, ".opencode", "tool", "late.ts")
 	os.MkdirAll(filepath.Dir(file), 0o755)
 	if err := os.WriteFile(file, []byte(openCodeTool), 0o644); err != nil {
@@ -188,8 +160,32 @@ func TestAWatchingHostLoadsAHeldJSToolOnceTrusted(t *testing.T) {
 	waitFor(t, "the held JS tool loads once trusted", func() bool { return h.Registry.Has("late") })
 }
 
+// watchingTrustedHost writes config into the project, trusts the project
+// and starts a watching host on it. It returns the host and a function
+// that trusts the project's content as it is when called, as `toolhost
+// trust` does.
+func watchingTrustedHost(t *testing.T, project string, env func(string) string, cacheDir, config string) (*Host, func()) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(project, "toolhost.json"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dataDir := t.TempDir()
+	trustNow := trustsNow(t, project, env, dataDir)
+	trustNow()
+	ctx := context.Background()
+	h, err := New(ctx, Options{Directory: project, Env: env, DataDir: dataDir, CacheDir: cacheDir, Watch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(ctx) })
+	if !h.TrustStatus().Trusted {
+		t.Fatalf("not trusted at start: %+v", h.TrustStatus())
+	}
+	return h, trustNow
+}
+
 // trustsNow returns a function that trusts the project's content as it
-// is when called, as `toolhost trust` does.
+// is when called.
 func trustsNow(t *testing.T, project string, env func(string) string, dataDir string) func() {
 	store := trust.StoreIn(dataDir)
 	return func() {
