@@ -103,7 +103,9 @@ func TestTheStorePoolIsReadAtEachScrape(t *testing.T) {
 func TestADrainDelayKeepsServingWhileNotReady(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, "")
-	const delay = 1500 * time.Millisecond
+	// Long enough for a client to connect and call within it on a
+	// loaded 2-core CI machine (1.5 s was close).
+	const delay = 3 * time.Second
 	base, stop := listenAndServe(t, f, server.HTTPOptions{Stateless: true, DrainDelay: delay})
 	stopped := make(chan time.Time, 1)
 	start := time.Now()
