@@ -136,6 +136,55 @@ func TestAWatchingHostLoadsAChangedToolFolderOnlyOnceTrusted(t *testing.T) {
 	waitFor(t, "a module trusted as it lands loads", func() bool { return h.Registry.Has("echo2") })
 }
 
+// What a person trusts is bytes, not a file's size and time: a module
+// held back stays out when the person trusts other bytes put in its place
+// with the same size and modification time, and the held bytes, put back
+// the same way, never run. (Found by an attacker's review: the retry
+// reused the module read before, by size and time, and the trust check
+// scanned the disk.)
+func TestTrustingOtherBytesInAHeldModulesPlaceDoesNotLoadIt(t *testing.T) {
+	t.Parallel()
+	project, env := newProject(t)
+	env = untrustedEnv(env)
+	cacheDir := testCache(t)
+	echo := guestModule(t, "echo")
+	warmCache(t, cacheDir, echo)
+	h, trustNow := watchingTrustedHost(t, project, env, cacheDir, `{"permission": {"echo": "allow"}}`)
+	dst := filepath.Join(project, ".toolhost", "tool", "echo.wasm")
+	copyInto(t, echo, dst) // a command's module: held
+	time.Sleep(3 * time.Second)
+	if h.Registry.Has("echo") {
+		t.Fatal("a dropped module loaded without trust")
+	}
+	st, err := os.Stat(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evil, _ := os.ReadFile(dst)
+	benign := append([]byte(nil), evil...)
+	benign[len(benign)-1] ^= 0xff // other bytes, the same size
+	swap := func(b []byte) {
+		t.Helper()
+		if err := os.WriteFile(dst, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(dst, st.ModTime(), st.ModTime()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	swap(benign)
+	trustNow() // the person reviews and trusts the bytes now there
+	time.Sleep(3 * time.Second)
+	swap(evil) // put back, the size and time unchanged
+	time.Sleep(2 * time.Second)
+	if h.Registry.Has("echo") {
+		res, err := h.Call(context.Background(), runtime.Call{Tool: "echo", SessionID: "s", Args: json.RawMessage(`{"text":"x"}`)})
+		if err == nil {
+			t.Fatalf("the held bytes, never trusted, ran: %q", res.Output)
+		}
+	}
+}
+
 // The same holds for a script tool: a JS file dropped into a trusted
 // project's tool folder loads only once a person trusts it, and then
 // without another change.

@@ -219,7 +219,7 @@ func (s *Source) Look(ctx context.Context, apply func(source.Change)) {
 	if !changed && !s.held.Retry(s.opts.Env.Trust) {
 		return
 	}
-	if !s.held.Admit(s.opts.Env.Trust) {
+	if !s.held.Admit(s.opts.Env.Trust, nil) {
 		return
 	}
 	next := s.loadFolder(ctx, s.opts.Env.WatchDirs, nil)

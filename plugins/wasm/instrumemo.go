@@ -5,8 +5,13 @@ import (
 	"sync"
 )
 
-// memoBudget bounds the bytes of instrumented code instrumentMemo keeps.
-const memoBudget = 64 << 20
+// memoBudget bounds the bytes of instrumented code instrumentMemo keeps;
+// each entry also counts entryOverhead, its key and bookkeeping, so that
+// many small modules (or modules that fail) stay within it too.
+const (
+	memoBudget    = 64 << 20
+	entryOverhead = 256
+)
 
 // instrumentMemo keeps what instrumentLoops made of the modules this
 // process compiled, by content. A module is compiled once per limits
@@ -39,7 +44,7 @@ func instrumentOnce(data []byte) ([]byte, error) {
 		return e.code, e.err
 	}
 	code, _, err := instrumentLoops(data)
-	n := len(code) + len(data)/8 // an error's entry costs little
+	n := len(code) + entryOverhead // an error's entry is the overhead alone
 	if n > memoBudget {
 		return code, err
 	}

@@ -59,20 +59,26 @@ func (s *ToolSource) Folders() []string {
 
 // Look reports modules added, replaced and removed since the last look.
 // While the project's content is not what a person trusted, nothing new
-// loads (source.Trust.AdmitChange); removals still apply. What was held
-// back is reported again once a person's trust decisions change.
+// loads (source.Trust.AdmitChange), and what loads must be the very
+// bytes trusted: the trust check is given the digest of each module as it
+// was read. Removals still apply. What was held back is unloaded and
+// read again once a person's trust decisions change.
 func (s *ToolSource) Look(ctx context.Context, apply func(source.Change)) {
 	if s.w == nil {
 		return
 	}
 	if s.held.Retry(s.env.Trust) {
-		s.w.last = nil // rescan though no module changed
+		s.w.force = true // rescan though no module changed
 	}
 	var held []string
+	var heldModules []*module
 	s.w.Look(ctx, func(c source.Change) {
-		if len(c.Add) > 0 && !s.held.Admit(s.env.Trust) {
+		if len(c.Add) > 0 && !s.held.Admit(s.env.Trust, contentOf(c.Add)) {
 			for _, t := range c.Add {
 				held = append(held, t.ID())
+				if wt, ok := t.(*wasmTool); ok {
+					heldModules = append(heldModules, wt.module)
+				}
 			}
 			c.Add = nil
 		}
@@ -81,6 +87,22 @@ func (s *ToolSource) Look(ctx context.Context, apply func(source.Change)) {
 	for _, id := range held {
 		s.w.current[id] = nil // not reported: the next rescan reports it again
 	}
+	// A held module is not kept: the rescan after a person trusts the
+	// project reads and hashes the file again, rather than reusing what was
+	// read before (a file can be swapped keeping its size and time).
+	s.e.unload(heldModules)
+}
+
+// contentOf is what tools would load: each module's path and the digest
+// of the bytes read from it.
+func contentOf(tools []runtime.Tool) map[string]string {
+	out := map[string]string{}
+	for _, t := range tools {
+		if wt, ok := t.(*wasmTool); ok {
+			out[wt.module.path] = wt.module.sum
+		}
+	}
+	return out
 }
 
 var (

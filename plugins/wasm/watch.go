@@ -51,6 +51,7 @@ type toolWatch struct {
 	dirs    []string
 	last    map[string]fileInfo
 	current map[string]*module
+	force   bool // rescan at the next look even if no file changed
 }
 
 // watchTools starts following the tool modules of dirs from what Discover
@@ -75,10 +76,10 @@ func (w *toolWatch) Look(ctx context.Context, apply func(source.Change)) {
 	}
 	defer done()
 	now := snapshot(w.dirs)
-	if equalSnapshots(w.last, now) {
+	if !w.force && equalSnapshots(w.last, now) {
 		return
 	}
-	w.last = now
+	w.last, w.force = now, false
 	w.current = w.h.rescan(ctx, w.dirs, w.last, w.current, func(added []runtime.Tool, removed []string) {
 		apply(source.Change{Add: added, Remove: removed})
 	})
@@ -144,6 +145,20 @@ func (h *Engine) rescan(ctx context.Context, dirs []string, files map[string]fil
 		m.close(context.Background())
 	}
 	return next
+}
+
+// unload forgets mods, loaded but not reported (held back until a person
+// trusts them): the next Discover reads their files again. Each is closed
+// unless it was replaced meanwhile.
+func (h *Engine) unload(mods []*module) {
+	for _, m := range mods {
+		h.mu.Lock()
+		if h.modules[m.path] == m {
+			delete(h.modules, m.path)
+		}
+		h.mu.Unlock()
+		m.close(context.Background())
+	}
 }
 
 // loaded returns what Watch starts from: the files of the modules loaded

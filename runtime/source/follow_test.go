@@ -145,7 +145,7 @@ type fakeTrust struct {
 }
 
 func (f *fakeTrust) AdmitFiles(files []string) []string { return files }
-func (f *fakeTrust) AdmitChange() bool                  { return f.ok }
+func (f *fakeTrust) AdmitChange(map[string]string) bool { return f.ok }
 func (f *fakeTrust) Decisions() string                  { return f.d }
 
 func TestAHeldChangeIsRetriedOnlyOnceTheDecisionsChange(t *testing.T) {
@@ -154,7 +154,7 @@ func TestAHeldChangeIsRetriedOnlyOnceTheDecisionsChange(t *testing.T) {
 	if h.Retry(tr) {
 		t.Error("nothing held, yet Retry asks to look again")
 	}
-	if h.Admit(tr) {
+	if h.Admit(tr, nil) {
 		t.Fatal("an untrusted change admitted")
 	}
 	if h.Retry(tr) {
@@ -164,18 +164,18 @@ func TestAHeldChangeIsRetriedOnlyOnceTheDecisionsChange(t *testing.T) {
 	if !h.Retry(tr) {
 		t.Fatal("not retried after the decisions changed")
 	}
-	if h.Admit(tr) {
+	if h.Admit(tr, nil) {
 		t.Fatal("admitted while still untrusted")
 	}
 	tr.d, tr.ok = "3", true
-	if !h.Retry(tr) || !h.Admit(tr) {
+	if !h.Retry(tr) || !h.Admit(tr, nil) {
 		t.Fatal("a trusted change is not retried and admitted")
 	}
 	if h.Retry(tr) {
 		t.Error("an admitted change is retried again")
 	}
 	var none Held
-	if !none.Admit(nil) || none.Retry(nil) {
+	if !none.Admit(nil, nil) || none.Retry(nil) {
 		t.Error("a nil Trust must admit everything and hold nothing")
 	}
 }

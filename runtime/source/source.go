@@ -121,8 +121,13 @@ type Trust interface {
 	AdmitFiles(files []string) []string
 	// AdmitChange reports whether a change found while the host runs may
 	// load: false once the project's content is no longer what a person
-	// trusted (a module a command dropped into .toolhost/tool/).
-	AdmitChange() bool
+	// trusted (a module a command dropped into .toolhost/tool/). content
+	// names what the change would load, when the source has read it
+	// already: absolute path → hex SHA-256 of the bytes it read. Each of
+	// the project's files there must be what the person trusted, not only
+	// what is on disk now (a file swapped back and forth between the
+	// read and the check).
+	AdmitChange(content map[string]string) bool
 	// Decisions changes whenever a person's trust decisions may have
 	// changed. A source that held a change back asks AdmitChange again
 	// once it differs from what it was when the change was held, so the
@@ -138,8 +143,8 @@ func AdmitFiles(t Trust, files []string) []string {
 	return t.AdmitFiles(files)
 }
 
-// AdmitChange is t.AdmitChange, or true when t is nil.
-func AdmitChange(t Trust) bool { return t == nil || t.AdmitChange() }
+// AdmitChange is t.AdmitChange(nil), or true when t is nil.
+func AdmitChange(t Trust) bool { return t == nil || t.AdmitChange(nil) }
 
 // Held is a change a source held back until a person trusts it
 // (Trust.AdmitChange): the zero Held holds nothing.
@@ -148,14 +153,14 @@ type Held struct {
 	decisions string
 }
 
-// Admit is AdmitChange(t) for a change found now; when it refuses, h
-// remembers t's decisions then, for Retry.
-func (h *Held) Admit(t Trust) bool {
+// Admit is t.AdmitChange(content) for a change found now; when it
+// refuses, h remembers t's decisions then, for Retry.
+func (h *Held) Admit(t Trust, content map[string]string) bool {
 	if t == nil {
 		return true
 	}
 	d := t.Decisions()
-	if t.AdmitChange() {
+	if t.AdmitChange(content) {
 		h.on = false
 		return true
 	}

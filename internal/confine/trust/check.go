@@ -6,6 +6,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/toolhost/toolhost/runtime/config"
 )
@@ -111,6 +112,55 @@ func (g *Gate) StillTrusted() bool {
 		return true
 	}
 	return Check(g.opts, g.store).Trusted
+}
+
+// TrustedWith is StillTrusted, and moreover every file of content that
+// inProject reports as the project's (path → hex SHA-256 of the bytes a
+// source read) is listed in the trusted scan with that digest. A project
+// trusted by EnvTrusted is trusted whatever its content.
+func (g *Gate) TrustedWith(content map[string]string, inProject func(string) bool) bool {
+	if g == nil {
+		return true
+	}
+	st := Check(g.opts, g.store)
+	if !st.Trusted {
+		return false
+	}
+	if st.ByEnv || st.Manifest == nil {
+		return true
+	}
+	sums := make(map[string]string, len(st.Manifest.Entries))
+	for _, e := range st.Manifest.Entries {
+		sums[e.Rel] = e.SHA256
+	}
+	for path, sum := range content {
+		if !inProject(path) {
+			continue
+		}
+		rel, ok := relIn(st.Manifest.Worktree, path)
+		if !ok || sums[rel] == "" || sums[rel] != sum {
+			return false
+		}
+	}
+	return true
+}
+
+// relIn is path relative to worktree with slashes, as a manifest names
+// its entries, following links on the way when path is not beneath
+// worktree as written.
+func relIn(worktree, path string) (string, bool) {
+	for range 2 {
+		if r, err := filepath.Rel(worktree, path); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			return filepath.ToSlash(r), true
+		}
+		w, err1 := filepath.EvalSymlinks(worktree)
+		d, err2 := filepath.EvalSymlinks(filepath.Dir(path))
+		if err1 != nil || err2 != nil {
+			return "", false
+		}
+		worktree, path = w, filepath.Join(d, filepath.Base(path))
+	}
+	return "", false
 }
 
 // Who names the person trusting, for the store: the login name, when

@@ -177,9 +177,12 @@ func stampOf(path string) string {
 
 // AdmitChange passes a change a watching host found in its folders,
 // unless the project was trusted at start and its content now is not:
-// then nothing new loads until a person trusts the new content.
-func (p *Project) AdmitChange() bool {
-	if !p.Status.Trusted || p.gate.StillTrusted() {
+// then nothing new loads until a person trusts the new content. The
+// project's files in content (what the source read: path → hex SHA-256)
+// must be the very bytes trusted, so a file swapped after the source read
+// it, or swapped back before this scan, is refused.
+func (p *Project) AdmitChange(content map[string]string) bool {
+	if !p.Status.Trusted || p.gate.TrustedWith(content, p.inProject) {
 		return true
 	}
 	p.log.Warn("the project's config or tools changed since they were trusted; the change is not loaded", "project", p.dirs.Worktree, "fix", "review and trust it with `"+Command+"`")

@@ -1,6 +1,8 @@
 package trust
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -324,5 +326,50 @@ func TestTheNoticeQuotesWhatTheProjectNamed(t *testing.T) {
 	}
 	if n := st.Notice(); strings.ContainsAny(n, "\n\x1b") {
 		t.Errorf("notice carries a newline or escape from a file name: %q", n)
+	}
+}
+
+func TestAChangeIsTrustedOnlyWithTheBytesThePersonTrusted(t *testing.T) {
+	t.Parallel()
+	root, o := project(t)
+	o, err := o.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := StoreIn(t.TempDir())
+	tool := filepath.Join(root, ".toolhost", "tool", "t.ts")
+	m, err := Scan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Trust(m.Worktree, m.Digest, ""); err != nil {
+		t.Fatal(err)
+	}
+	sum := func(s string) string { h := sha256.Sum256([]byte(s)); return hex.EncodeToString(h[:]) }
+	everywhere := func(string) bool { return true }
+	outside := filepath.Join(t.TempDir(), "user.ts")
+	g := NewGate(o, store)
+	for _, tt := range []struct {
+		name    string
+		content map[string]string
+		want    bool
+	}{
+		{"nothing read yet: the scan alone", nil, true},
+		{"the bytes trusted", map[string]string{tool: sum("export default {}")}, true},
+		{"other bytes than those trusted, read before the file was put back", map[string]string{tool: sum("export default {evil: 1}")}, false},
+		{"a project file the trusted scan does not list", map[string]string{filepath.Join(root, ".toolhost", "tool", "new.ts"): sum("x")}, false},
+		{"a file outside the project is not the project's to judge", map[string]string{outside: sum("anything")}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			in := func(p string) bool { return p != outside }
+			if got := g.TrustedWith(tt.content, in); got != tt.want {
+				t.Errorf("TrustedWith = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	// Untrusted content on disk refuses whatever was read.
+	write(t, tool, "export default {evil: 1}")
+	if g.TrustedWith(map[string]string{tool: sum("export default {}")}, everywhere) {
+		t.Error("trusted though the project's content on disk is not what was trusted")
 	}
 }
