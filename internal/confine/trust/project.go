@@ -167,12 +167,17 @@ func (p *Project) AdmitFiles(files []string) []string {
 	return slices.DeleteFunc(slices.Clone(files), p.inProject)
 }
 
+// stampOf is what tells that path's file changed: its size and
+// modification time, and where the system has them its device, inode and
+// change time, which a command cannot set back (os.Chtimes sets the
+// modification time to anything): a file swapped for other bytes of the
+// same size and time is a change.
 func stampOf(path string) string {
 	st, err := os.Stat(path)
 	if err != nil {
 		return ""
 	}
-	return fmt.Sprintf("%s/%d", st.ModTime(), st.Size())
+	return fmt.Sprintf("%s/%d/%s", st.ModTime(), st.Size(), inodeStamp(st))
 }
 
 // AdmitChange passes a change a watching host found in its folders,

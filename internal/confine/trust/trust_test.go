@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolhost/toolhost/runtime/config"
 )
@@ -371,5 +373,27 @@ func TestAChangeIsTrustedOnlyWithTheBytesThePersonTrusted(t *testing.T) {
 	write(t, tool, "export default {evil: 1}")
 	if g.TrustedWith(map[string]string{tool: sum("export default {}")}, everywhere) {
 		t.Error("trusted though the project's content on disk is not what was trusted")
+	}
+}
+
+func TestAFileSwappedKeepingItsSizeAndTimeHasAnotherStamp(t *testing.T) {
+	if goruntime.GOOS != "linux" && goruntime.GOOS != "darwin" {
+		t.Skip("no change time to tell a swap by on " + goruntime.GOOS)
+	}
+	t.Parallel()
+	f := filepath.Join(t.TempDir(), "t.ts")
+	write(t, f, "export default {a}")
+	fi, err := os.Stat(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := stampOf(f)
+	time.Sleep(10 * time.Millisecond) // past a coarse clock's tick
+	write(t, f, "export default {b}") // the same size
+	if err := os.Chtimes(f, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if after := stampOf(f); after == before {
+		t.Errorf("stamp %q unchanged after the content was swapped and the time set back", after)
 	}
 }

@@ -1,0 +1,18 @@
+//go:build linux
+
+package trust
+
+import (
+	"fmt"
+	"io/fs"
+	"syscall"
+)
+
+// inodeStamp is fi's device, inode and change time.
+func inodeStamp(fi fs.FileInfo) string {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d/%d.%d", st.Dev, st.Ino, st.Ctim.Sec, st.Ctim.Nsec)
+}
