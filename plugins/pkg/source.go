@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -203,6 +204,16 @@ func (s *Source) Folders() []string {
 	return s.watch.Folders()
 }
 
+// pluginContent is what plugins loaded: each module's path and the
+// digest of the bytes read from it.
+func pluginContent(plugins []*wasm.Plugin) map[string]string {
+	out := map[string]string{}
+	for _, p := range plugins {
+		maps.Copy(out, p.Content())
+	}
+	return out
+}
+
 // Look reloads the folder plugins after their folders changed and hands
 // apply the swap: in one step, the old plugins' tools give way to the new
 // ones' (an id a package also provides goes back to it) and the old hooks
@@ -223,7 +234,9 @@ func (s *Source) Look(ctx context.Context, apply func(source.Change)) {
 		return
 	}
 	next := s.loadFolder(ctx, s.opts.Env.WatchDirs, nil)
-	if ctx.Err() != nil {
+	// And the modules loaded must be the bytes trusted: a file swapped
+	// between the check above and the load is refused.
+	if ctx.Err() != nil || !s.held.Admit(s.opts.Env.Trust, pluginContent(next)) {
 		for _, p := range next {
 			s.opts.Engine.UnloadPlugin(p)
 		}

@@ -68,6 +68,18 @@ type Plugin struct {
 	mods []*module // what UnloadPlugin closes
 }
 
+// Content is what the plugin's modules were loaded from: each file's path
+// and the hex SHA-256 of the bytes read, which are the bytes that run (a
+// module whose file changes since is not compiled). For a trust check of
+// the very bytes loaded (source.Trust.AdmitChange).
+func (p *Plugin) Content() map[string]string {
+	out := make(map[string]string, len(p.mods))
+	for _, m := range p.mods {
+		out[m.path] = m.sum
+	}
+	return out
+}
+
 // pluginInfo is what a module loaded as part of a plugin knows of it.
 type pluginInfo struct {
 	name    string
