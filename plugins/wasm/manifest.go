@@ -2,6 +2,8 @@ package wasm
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -90,15 +92,22 @@ func ParseManifest(data []byte) (Manifest, error) {
 
 // ReadManifest reads dir/toolhost-plugin.json.
 func ReadManifest(dir string) (Manifest, error) {
+	m, _, err := readManifest(dir)
+	return m, err
+}
+
+// readManifest is ReadManifest, and the hex SHA-256 of the bytes read.
+func readManifest(dir string) (Manifest, string, error) {
 	data, err := os.ReadFile(filepath.Join(dir, ManifestFile))
 	if err != nil {
-		return Manifest{}, fmt.Errorf("read plugin manifest: %w", err)
+		return Manifest{}, "", fmt.Errorf("read plugin manifest: %w", err)
 	}
 	m, err := ParseManifest(data)
 	if err != nil {
-		return Manifest{}, fmt.Errorf("%s: %w", dir, err)
+		return Manifest{}, "", fmt.Errorf("%s: %w", dir, err)
 	}
-	return m, nil
+	sum := sha256.Sum256(data)
+	return m, hex.EncodeToString(sum[:]), nil
 }
 
 // Validate checks the fields a host relies on.

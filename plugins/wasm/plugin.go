@@ -39,6 +39,11 @@ type Bundle struct {
 	// from any config. A folder plugin is granted like a tool module in
 	// its folder (config.Config.WasmFor).
 	Locked bool
+	// ManifestSum is the hex SHA-256 of the toolhost-plugin.json bytes
+	// Manifest was read from ("" for a bare module): with the modules'
+	// digests, what a trust check of the bytes loaded judges
+	// (Plugin.Content).
+	ManifestSum string
 }
 
 // ModuleFile is one wasm file of a plugin.
@@ -65,17 +70,23 @@ type Plugin struct {
 	// the user's config says otherwise).
 	Granted Capabilities
 
-	mods []*module // what UnloadPlugin closes
+	mods        []*module // what UnloadPlugin closes
+	manifestSum string    // Bundle.ManifestSum
 }
 
-// Content is what the plugin's modules were loaded from: each file's path
-// and the hex SHA-256 of the bytes read, which are the bytes that run (a
-// module whose file changes since is not compiled). For a trust check of
+// Content is what the plugin was loaded from: each module file's path
+// and its hex SHA-256, which is what runs (a module whose file changes
+// since is not compiled), and its manifest's path and the digest of the
+// bytes read. For a trust check of
 // the very bytes loaded (source.Trust.AdmitChange).
 func (p *Plugin) Content() map[string]string {
-	out := make(map[string]string, len(p.mods))
+	out := make(map[string]string, len(p.mods)+1)
 	for _, m := range p.mods {
 		out[m.path] = m.sum
+	}
+	if p.manifestSum != "" {
+		// Its capabilities, name and module list are what it runs with.
+		out[filepath.Join(p.Dir, ManifestFile)] = p.manifestSum
 	}
 	return out
 }
@@ -102,11 +113,11 @@ type pluginMeta struct {
 // placed in a config folder or named by path is trusted like the config
 // itself.
 func DirBundle(dir string) (Bundle, error) {
-	m, err := ReadManifest(dir)
+	m, sum, err := readManifest(dir)
 	if err != nil {
 		return Bundle{}, err
 	}
-	src := Bundle{Manifest: m, Dir: dir, Granted: m.Capabilities}
+	src := Bundle{Manifest: m, Dir: dir, Granted: m.Capabilities, ManifestSum: sum}
 	for _, mod := range m.Modules {
 		src.Modules = append(src.Modules, ModuleFile{Name: mod, Path: filepath.Join(dir, filepath.FromSlash(mod))})
 	}
@@ -178,7 +189,7 @@ func (h *Engine) LoadPlugin(ctx context.Context, src Bundle) (*Plugin, error) {
 		return nil, fmt.Errorf("plugin %s: %w", src.Dir, err)
 	}
 	info := &pluginInfo{name: src.Manifest.Name, granted: src.Granted, dir: src.Dir, locked: src.Locked}
-	p := &Plugin{Manifest: src.Manifest, Dir: src.Dir, Granted: src.Granted}
+	p := &Plugin{Manifest: src.Manifest, Dir: src.Dir, Granted: src.Granted, manifestSum: src.ManifestSum}
 	var mods []*module
 	var hookMods []*module
 	fail := func(err error) (*Plugin, error) {

@@ -2,10 +2,13 @@ package wasm
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -357,5 +360,37 @@ func TestPluginsAreDiscoveredInConfigDirectories(t *testing.T) {
 	}
 	if len(errs) != 1 || !strings.Contains(errs[0].Reason, "version is missing") {
 		t.Errorf("errors = %v, want the broken manifest reported", errs)
+	}
+}
+
+// A folder plugin's Content names the bytes it runs with: each module's
+// digest and that of the manifest read, whose capabilities, name and
+// module list it was loaded with, so that a trust check judges those.
+func TestAPluginsContentIsItsModulesAndTheManifestItWasReadFrom(t *testing.T) {
+	t.Parallel()
+	h := NewEngine(EngineOptions{CacheDir: sharedCache})
+	t.Cleanup(func() { h.Close(context.Background()) })
+	dir := pluginDir(t, guardManifest, map[string]string{"guard.wasm": guest(t, "guard")})
+	src, err := DirBundle(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Swapped once read: Content still names what was read.
+	if err := os.WriteFile(filepath.Join(dir, ManifestFile), []byte(`{"name": "guard", "version": "1.0.0", "abi": "toolhost-abi 1", "modules": ["guard.wasm"], "capabilities": {"allowed_hosts": ["*"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := h.LoadPlugin(context.Background(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.UnloadPlugin(p)
+	sumOf := func(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
+	mod, _ := os.ReadFile(filepath.Join(dir, "guard.wasm"))
+	want := map[string]string{
+		filepath.Join(dir, "guard.wasm"): sumOf(mod),
+		filepath.Join(dir, ManifestFile): sumOf([]byte(guardManifest)),
+	}
+	if got := p.Content(); !maps.Equal(got, want) {
+		t.Errorf("Content = %v\nwant %v", got, want)
 	}
 }

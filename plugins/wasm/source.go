@@ -2,6 +2,7 @@ package wasm
 
 import (
 	"context"
+	"slices"
 
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/source"
@@ -60,8 +61,9 @@ func (s *ToolSource) Folders() []string {
 // Look reports modules added, replaced and removed since the last look.
 // While the project's content is not what a person trusted, nothing new
 // loads (source.Trust.AdmitChange), and what loads must be the very
-// bytes trusted: the trust check is given the digest of each module as it
-// was read. Removals still apply. What was held back is unloaded and
+// bytes trusted: the trust check is given each module's digest, which is
+// what runs (a module's file is hashed again before it is compiled, and
+// refused if it changed). Removals still apply. What was held back is unloaded and
 // read again once a person's trust decisions change.
 func (s *ToolSource) Look(ctx context.Context, apply func(source.Change)) {
 	if s.w == nil {
@@ -72,11 +74,12 @@ func (s *ToolSource) Look(ctx context.Context, apply func(source.Change)) {
 	}
 	var held []string
 	var heldModules []*module
+	prior := s.e.loadedSet() // a module reused, not read now, may back tools in use
 	s.w.Look(ctx, func(c source.Change) {
 		if len(c.Add) > 0 && !s.held.Admit(s.env.Trust, contentOf(c.Add)) {
 			for _, t := range c.Add {
 				held = append(held, t.ID())
-				if wt, ok := t.(*wasmTool); ok {
+				if wt, ok := t.(*wasmTool); ok && !prior[wt.module] && !slices.Contains(heldModules, wt.module) {
 					heldModules = append(heldModules, wt.module)
 				}
 			}
@@ -93,8 +96,8 @@ func (s *ToolSource) Look(ctx context.Context, apply func(source.Change)) {
 	s.e.unload(heldModules)
 }
 
-// contentOf is what tools would load: each module's path and the digest
-// of the bytes read from it.
+// contentOf is what tools would load: each module's path and its
+// digest.
 func contentOf(tools []runtime.Tool) map[string]string {
 	out := map[string]string{}
 	for _, t := range tools {

@@ -147,6 +147,17 @@ func (h *Engine) rescan(ctx context.Context, dirs []string, files map[string]fil
 	return next
 }
 
+// loadedSet is the modules loaded now.
+func (h *Engine) loadedSet() map[*module]bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make(map[*module]bool, len(h.modules))
+	for _, m := range h.modules {
+		out[m] = true
+	}
+	return out
+}
+
 // unload forgets mods, loaded but not reported (held back until a person
 // trusts them): the next Discover reads their files again. Each is closed
 // unless it was replaced meanwhile.
