@@ -111,11 +111,7 @@ func TestAnUntrustedProjectsServersDoNotStartAndItsToolsAreListedButNotLoaded(t 
 // loads with no further change, and so does a change trusted at once.
 func TestAWatchingHostLoadsAChangedToolFolderOnlyOnceTrusted(t *testing.T) {
 	t.Parallel()
-	project, env := newProject(t)
-	env = untrustedEnv(env)
-	cacheDir := testCache(t)
-	echo := guestModule(t, "echo")
-	warmCache(t, cacheDir, echo)
+	project, env, cacheDir, echo := untrustedEchoProject(t)
 	h, trustNow := watchingTrustedHost(t, project, env, cacheDir, `{"permission": {"echo": "allow", "echo2": "allow"}}`)
 	toolDir := filepath.Join(project, ".toolhost", "tool")
 	copyInto(t, echo, filepath.Join(toolDir, "echo.wasm"))
@@ -144,11 +140,7 @@ func TestAWatchingHostLoadsAChangedToolFolderOnlyOnceTrusted(t *testing.T) {
 // scanned the disk.)
 func TestTrustingOtherBytesInAHeldModulesPlaceDoesNotLoadIt(t *testing.T) {
 	t.Parallel()
-	project, env := newProject(t)
-	env = untrustedEnv(env)
-	cacheDir := testCache(t)
-	echo := guestModule(t, "echo")
-	warmCache(t, cacheDir, echo)
+	project, env, cacheDir, echo := untrustedEchoProject(t)
 	h, trustNow := watchingTrustedHost(t, project, env, cacheDir, `{"permission": {"echo": "allow"}}`)
 	dst := filepath.Join(project, ".toolhost", "tool", "echo.wasm")
 	copyInto(t, echo, dst) // a command's module: held
@@ -231,6 +223,18 @@ func watchingTrustedHost(t *testing.T, project string, env func(string) string, 
 		t.Fatalf("not trusted at start: %+v", h.TrustStatus())
 	}
 	return h, trustNow
+}
+
+// untrustedEchoProject is a project without the tests' blanket trust,
+// its environment, a cache that has compiled the echo guest, and that
+// guest's path.
+func untrustedEchoProject(t *testing.T) (project string, env func(string) string, cacheDir, echo string) {
+	t.Helper()
+	project, env = newProject(t)
+	cacheDir = testCache(t)
+	echo = guestModule(t, "echo")
+	warmCache(t, cacheDir, echo)
+	return project, untrustedEnv(env), cacheDir, echo
 }
 
 // trustsNow returns a function that trusts the project's content as it

@@ -1,18 +1,5 @@
-//go:build linux
-
 package trust
 
-import (
-	"fmt"
-	"io/fs"
-	"syscall"
-)
+import "syscall"
 
-// inodeStamp is fi's device, inode and change time.
-func inodeStamp(fi fs.FileInfo) string {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return ""
-	}
-	return fmt.Sprintf("%d/%d/%d.%d", st.Dev, st.Ino, st.Ctim.Sec, st.Ctim.Nsec)
-}
+func changeTime(st *syscall.Stat_t) (sec, nsec int64) { return int64(st.Ctim.Sec), int64(st.Ctim.Nsec) }
