@@ -1,11 +1,12 @@
 package sandbox
 
 import (
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/toolhost/toolhost/internal/confine/fspath"
 )
 
 // SystemDirs are the directories every confined command may read: the
@@ -97,36 +98,10 @@ func goRoot(path string) string {
 // resolved directory and name: the links on its way, and those on the
 // way of where they lead.
 func linksOnTheWay(p string) []string {
-	var out []string
-	cur, rest := "/", strings.Split(strings.TrimPrefix(filepath.Clean(p), "/"), "/")
-	for len(rest) > 0 && len(out) < 40 {
-		name := rest[0]
-		rest = rest[1:]
-		switch name {
-		case "", ".":
-			continue
-		case "..":
-			cur = filepath.Dir(cur)
-			continue
-		}
-		next := filepath.Join(cur, name)
-		fi, err := os.Lstat(next)
-		if err != nil {
-			return out // missing from here on
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			cur = next
-			continue
-		}
-		out = append(out, next)
-		target, err := os.Readlink(next)
-		if err != nil {
-			return out
-		}
-		if filepath.IsAbs(target) {
-			cur = "/"
-		}
-		rest = append(strings.Split(target, "/"), rest...)
-	}
-	return out
+	_, links := fspath.Resolve(filepath.Clean(p), maxLinksOnTheWay)
+	return links
 }
+
+// maxLinksOnTheWay bounds the links linksOnTheWay follows, as the kernel
+// bounds a lookup's.
+const maxLinksOnTheWay = 40

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/toolhost/toolhost/internal/confine/fspath"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -244,38 +245,6 @@ func resolveOnDisk(p string) string {
 	if !filepath.IsAbs(p) {
 		return filepath.Clean(p)
 	}
-	rest := strings.Split(p, string(filepath.Separator))
-	cur := string(filepath.Separator)
-	links := 0
-	for i := 0; i < len(rest); i++ {
-		elem := rest[i]
-		switch elem {
-		case "", ".":
-			continue
-		case "..":
-			cur = filepath.Dir(cur)
-			continue
-		}
-		next := filepath.Join(cur, elem)
-		fi, err := os.Lstat(next)
-		if err != nil {
-			// Not there (yet): what is left is created as written.
-			return filepath.Join(append([]string{cur}, rest[i:]...)...)
-		}
-		if fi.Mode()&os.ModeSymlink == 0 {
-			cur = next
-			continue
-		}
-		links++
-		target, err := os.Readlink(next)
-		if err != nil || links > maxSymlinks {
-			return filepath.Join(append([]string{next}, rest[i+1:]...)...)
-		}
-		if filepath.IsAbs(target) {
-			cur = string(filepath.Separator)
-		}
-		rest = append(strings.Split(target, string(filepath.Separator)), rest[i+1:]...)
-		i = -1
-	}
-	return cur
+	resolved, _ := fspath.Resolve(p, maxSymlinks)
+	return resolved
 }
