@@ -74,12 +74,11 @@ func (s *ToolSource) Look(ctx context.Context, apply func(source.Change)) {
 	}
 	var held []string
 	var heldModules []*module
-	prior := s.e.loadedSet() // a module reused, not read now, may back tools in use
 	s.w.Look(ctx, func(c source.Change) {
 		if len(c.Add) > 0 && !s.held.Admit(s.env.Trust, contentOf(c.Add)) {
 			for _, t := range c.Add {
 				held = append(held, t.ID())
-				if wt, ok := t.(*wasmTool); ok && !prior[wt.module] && !slices.Contains(heldModules, wt.module) {
+				if wt, ok := t.(*wasmTool); ok && !s.w.prior[wt.module] && !slices.Contains(heldModules, wt.module) {
 					heldModules = append(heldModules, wt.module)
 				}
 			}

@@ -52,6 +52,9 @@ type toolWatch struct {
 	last    map[string]fileInfo
 	current map[string]*module
 	force   bool // rescan at the next look even if no file changed
+	// prior are the modules loaded when the rescan under way began: one
+	// of them reported again was reused, not read now.
+	prior map[*module]bool
 }
 
 // watchTools starts following the tool modules of dirs from what Discover
@@ -80,9 +83,11 @@ func (w *toolWatch) Look(ctx context.Context, apply func(source.Change)) {
 		return
 	}
 	w.last, w.force = now, false
+	w.prior = w.h.loadedSet()
 	w.current = w.h.rescan(ctx, w.dirs, w.last, w.current, func(added []runtime.Tool, removed []string) {
 		apply(source.Change{Add: added, Remove: removed})
 	})
+	w.prior = nil
 }
 
 // rescan discovers the modules of dirs again, reports what differs from
