@@ -6,7 +6,6 @@ import (
 	"os/user"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/toolhost/toolhost/runtime/config"
 )
@@ -146,21 +145,14 @@ func (g *Gate) TrustedWith(content map[string]string, inProject func(string) boo
 }
 
 // relIn is path relative to worktree with slashes, as a manifest names
-// its entries, following links on the way when path is not beneath
-// worktree as written.
+// its entries; false when it is not beneath worktree as written (the host
+// names both from the same resolved worktree; anything else is refused).
 func relIn(worktree, path string) (string, bool) {
-	for range 2 {
-		if r, err := filepath.Rel(worktree, path); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-			return filepath.ToSlash(r), true
-		}
-		w, err1 := filepath.EvalSymlinks(worktree)
-		d, err2 := filepath.EvalSymlinks(filepath.Dir(path))
-		if err1 != nil || err2 != nil {
-			return "", false
-		}
-		worktree, path = w, filepath.Join(d, filepath.Base(path))
+	if !inside(worktree, path) {
+		return "", false
 	}
-	return "", false
+	r, _ := filepath.Rel(worktree, path)
+	return filepath.ToSlash(r), true
 }
 
 // Who names the person trusting, for the store: the login name, when
