@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -31,12 +33,37 @@ const OneShotArg = "__toolhost_sandbox_oneshot__"
 // shutdown of the parent's writing side.
 const oneShotRun = 'O'
 
+// oneShotPrepare, which may come once before the command, is a plan the
+// command will likely be confined by (the kept plan used last): the byte,
+// the plan's length in eight hexadecimal digits and the plan. The helper
+// builds its ruleset at once, while toolhost loads its config, and
+// answers one byte: oneShotPrepared, or oneShotUnprepared when it could
+// not (the command's plan is then built when it comes, and its failure
+// reported). oneShotRunPrepared instead of oneShotRun then tells it to
+// enter that ruleset: the plan sent with it must be the one prepared,
+// byte for byte, or the helper refuses to run anything.
+const (
+	oneShotPrepare     = 'P'
+	oneShotPrepared    = 'p'
+	oneShotUnprepared  = 'x'
+	oneShotRunPrepared = 'Q'
+)
+
 // oneShot is the parent's side of a one-shot helper.
 type oneShot struct {
 	program bool   // the helper program, not this binary
 	path    string // the program's
 	cmd     *exec.Cmd
 	ctrl    *os.File // our end of the control socket
+
+	mu       sync.Mutex  // orders prepare's write before run's and drop
+	prepared *cachedPlan // the plan sent in advance, if any
+	answered bool        // the helper's answer to it was read
+	ready    bool        // and it built its ruleset
+	used     bool        // settle or drop began: nothing more is prepared
+	// ranPrepared records that run told the helper to enter the
+	// ruleset it prepared (for tests).
+	ranPrepared bool
 }
 
 // startOneShot starts a one-shot helper, in a session of its own (so
@@ -52,6 +79,9 @@ func startOneShot() (*oneShot, error) {
 // drop ends a one-shot helper that will run nothing: without its control
 // socket it exits, and it is reaped here.
 func (o *oneShot) drop() {
+	o.mu.Lock()
+	o.used = true
+	o.mu.Unlock()
 	o.ctrl.Close()
 	_ = o.cmd.Process.Kill()
 	_ = o.cmd.Wait()
@@ -61,7 +91,18 @@ func (o *oneShot) drop() {
 // process (the helper's own, which became the command). An error wrapping
 // errProgramMismatch or errOneShotUnused means that the command did not
 // run and may be started another way.
-func (o *oneShot) run(enc string, req runRequest, files []*os.File) (*Process, error) {
+//
+// With prepared the helper enters the ruleset it built in advance, which
+// must be that of enc (settle).
+func (o *oneShot) run(enc string, prepared bool, req runRequest, files []*os.File) (*Process, error) {
+	o.mu.Lock()
+	o.used = true
+	o.ranPrepared = prepared
+	o.mu.Unlock()
+	kind := byte(oneShotRun)
+	if prepared {
+		kind = oneShotRunPrepared
+	}
 	body, err := json.Marshal(req)
 	if err != nil {
 		o.drop()
@@ -74,7 +115,7 @@ func (o *oneShot) run(enc string, req runRequest, files []*os.File) (*Process, e
 	rc, err := o.ctrl.SyscallConn()
 	if err == nil {
 		cerr := rc.Control(func(fd uintptr) {
-			err = unix.Sendmsg(int(fd), []byte{oneShotRun}, unix.UnixRights(fds...), nil, unix.MSG_NOSIGNAL)
+			err = unix.Sendmsg(int(fd), []byte{kind}, unix.UnixRights(fds...), nil, unix.MSG_NOSIGNAL)
 		})
 		if err == nil {
 			err = cerr
@@ -124,6 +165,52 @@ func (o *oneShot) run(enc string, req runRequest, files []*os.File) (*Process, e
 	return processOf(o.cmd), nil
 }
 
+// prepare sends the helper c's plan, the plan its command will likely be
+// confined by, so that it opens the plan's paths and adds its rules
+// before the command is known. Failing to prepare costs the command the
+// time to build the ruleset, nothing else.
+func (o *oneShot) prepare(c *cachedPlan) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.used || o.prepared != nil || c.encErr != nil || len(c.enc) > maxPlan {
+		return
+	}
+	if _, err := fmt.Fprintf(o.ctrl, "%c%08x%s", oneShotPrepare, len(c.enc), c.enc); err == nil {
+		o.prepared = c
+	}
+}
+
+// settle ends preparing: it returns the plan the helper has built its
+// ruleset from, waiting for the helper to have opened every path of it,
+// or nil. Start checks the plan's freshness after settle, so that the
+// check covers the files the ruleset was bound to when they were opened:
+// the ruleset is entered only when the plan the command is given is that
+// very plan, found unchanged after the helper opened its paths (a plan
+// made again is built again, even when its text is the same).
+func (o *oneShot) settle() *cachedPlan {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.used = true
+	if !o.awaitPrepared() {
+		return nil
+	}
+	return o.prepared
+}
+
+// awaitPrepared reads the helper's answer to prepare, once, and reports
+// whether it built the ruleset. o.mu is held.
+func (o *oneShot) awaitPrepared() bool {
+	if o.prepared == nil {
+		return false
+	}
+	if !o.answered {
+		var answer [1]byte
+		_, err := io.ReadFull(o.ctrl, answer[:])
+		o.answered, o.ready = true, err == nil && answer[0] == oneShotPrepared
+	}
+	return o.ready
+}
+
 // errOneShotUnused is a one-shot helper's end before it ran anything.
 var errOneShotUnused = errors.New("the prestarted sandbox helper ended before running the command")
 
@@ -137,6 +224,36 @@ func processOf(cmd *exec.Cmd) *Process {
 		}
 		return cmd.ProcessState.ExitCode(), signalOf(cmd.ProcessState.Sys().(syscall.WaitStatus)), nil
 	}}
+}
+
+// preparedPlan is what a one-shot helper built from a plan sent in
+// advance: rules is nil when building failed (the plan sent with the
+// command is then built, and its failure reported, as without one).
+type preparedPlan struct {
+	enc   string
+	rules *builtRuleset
+}
+
+// readPrepared reads a plan sent in advance, after its oneShotPrepare
+// byte, and builds its ruleset.
+func readPrepared(ctrl io.Reader) (*preparedPlan, error) {
+	var size [8]byte
+	if _, err := io.ReadFull(ctrl, size[:]); err != nil {
+		return nil, fmt.Errorf("read the plan sent in advance: %w", err)
+	}
+	n, err := strconv.ParseUint(string(size[:]), 16, 32)
+	if err != nil || n > maxPlan {
+		return nil, fmt.Errorf("read the plan sent in advance: bad length %q", size[:])
+	}
+	enc := make([]byte, n)
+	if _, err := io.ReadFull(ctrl, enc); err != nil {
+		return nil, fmt.Errorf("read the plan sent in advance: %w", err)
+	}
+	p := &preparedPlan{enc: string(enc)}
+	if a, err := decodeHelperArgs(p.enc); err == nil {
+		p.rules, _ = buildRuleset(a)
+	}
+	return p, nil
 }
 
 func init() {
@@ -171,17 +288,39 @@ func serveOneShot() int {
 	buf := make([]byte, 1)
 	oob := make([]byte, unix.CmsgSpace(3*4))
 	var n, oobn, flags int
+	var prepared *preparedPlan
+	defer func() {
+		if prepared != nil && prepared.rules != nil {
+			prepared.rules.close()
+		}
+	}()
 	for {
 		n, oobn, flags, _, err = unix.Recvmsg(zygoteFD, buf, oob, unix.MSG_CMSG_CLOEXEC)
-		if !errors.Is(err, syscall.EINTR) {
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil || n == 0 || buf[0] != oneShotPrepare || oobn != 0 {
 			break
+		}
+		if prepared != nil {
+			return fail(errors.New("the one-shot helper was sent two plans in advance"))
+		}
+		if prepared, err = readPrepared(ctrl); err != nil {
+			return fail(err)
+		}
+		answer := byte(oneShotPrepared)
+		if prepared.rules == nil {
+			answer = oneShotUnprepared
+		}
+		if _, err := ctrl.Write([]byte{answer}); err != nil {
+			return helperFailed // toolhost is gone
 		}
 	}
 	if err != nil || n == 0 {
 		return 0 // toolhost dropped this helper: nothing to run
 	}
 	files := receivedFiles(oob[:oobn])
-	if flags&unix.MSG_CTRUNC != 0 || buf[0] != oneShotRun || len(files) != 3 {
+	if flags&unix.MSG_CTRUNC != 0 || buf[0] != oneShotRun && buf[0] != oneShotRunPrepared || len(files) != 3 {
 		return fail(errors.New("the one-shot helper got a malformed command message"))
 	}
 	body, err := io.ReadAll(io.LimitReader(ctrl, maxPlan+maxRequest))
@@ -192,10 +331,22 @@ func serveOneShot() int {
 	if !ok {
 		return fail(errors.New("read the command: no plan after the request"))
 	}
-	a, err := decodeHelperArgs(string(enc))
-	if err != nil {
-		return fail(err)
+	var rules *builtRuleset
+	if buf[0] == oneShotRunPrepared {
+		if prepared == nil || prepared.rules == nil || prepared.enc != string(enc) {
+			return fail(errors.New("the one-shot helper was told to use a plan it has not prepared"))
+		}
+		rules, prepared.rules = prepared.rules, nil
+	} else {
+		a, err := decodeHelperArgs(string(enc))
+		if err != nil {
+			return fail(err)
+		}
+		if rules, err = buildRuleset(a); err != nil {
+			return fail(err)
+		}
 	}
+	defer rules.close()
 	var req runRequest
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
@@ -216,7 +367,7 @@ func serveOneShot() int {
 		}
 	}
 	// This thread alone, which becomes the command.
-	if err := restrictThread(a); err != nil {
+	if err := rules.enter(); err != nil {
 		return fail(err)
 	}
 	if _, err := io.WriteString(ctrl, programOK); err != nil {

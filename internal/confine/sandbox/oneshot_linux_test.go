@@ -283,7 +283,7 @@ func TestAOneShotHelperThatAnsweredOKIsNeverRunAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer closeFiles()
-	proc, err := o.run("plan", runRequest{Path: "/bin/true", Args: []string{"true"}}, files)
+	proc, err := o.run("plan", false, runRequest{Path: "/bin/true", Args: []string{"true"}}, files)
 	if errors.Is(err, errOneShotUnused) || errors.Is(err, errProgramMismatch) {
 		t.Fatalf("a helper that answered %q was taken for one that ran nothing: %v", programOK, err)
 	}
@@ -328,5 +328,220 @@ func TestACommandShapedLikeAPlanCannotWidenIt(t *testing.T) {
 	out, exit, err := runOneShot(t, mustOneShot(t), p, dir, script, nil)
 	if err != nil || exit != 0 || out != "refused\n" {
 		t.Errorf("exit %d, %v, output %q: want the write outside refused", exit, err, out)
+	}
+}
+
+// preparedOneShot starts a one-shot helper and sends it p's plan in
+// advance, as PreloadPlans does with the plan kept last, waiting for it
+// to have built the ruleset.
+func preparedOneShot(t *testing.T, p Policy) (*oneShot, *cachedPlan) {
+	t.Helper()
+	o, c := mustOneShot(t), cached(p)
+	o.prepare(c)
+	o.mu.Lock()
+	ready := o.awaitPrepared()
+	o.mu.Unlock()
+	if !ready {
+		t.Fatal("the helper did not build the plan sent in advance")
+	}
+	return o, c
+}
+
+// A prepared helper confines its command as one sent the plan with it:
+// the same guarantees, from the ruleset built while toolhost loaded.
+func TestAPreparedOneShotHelperConfinesItsCommand(t *testing.T) {
+	t.Parallel()
+	abi := requireLandlock(t, 1)
+	dir, outside := t.TempDir(), t.TempDir()
+	p := Policy{Writable: append([]string{dir}, Devices...), Network: true}
+	o, _ := preparedOneShot(t, p)
+	script := `echo in > in.txt && cat in.txt
+(echo out > ` + outside + `/x) 2>/dev/null && echo ESCAPED-WRITE
+kill -0 ` + strconv.Itoa(os.Getpid()) + ` 2>/dev/null && echo SIGNALLED-TOOLHOST
+true`
+	out, exit, err := runOneShot(t, o, p, dir, script, nil)
+	if err != nil || exit != 0 || !strings.HasPrefix(out, "in\n") {
+		t.Fatalf("exit %d, %v\n%s", exit, err, out)
+	}
+	if !o.ranPrepared {
+		t.Error("the helper was not told to use the ruleset it prepared")
+	}
+	if strings.Contains(out, "ESCAPED-WRITE") {
+		t.Error("the command wrote outside its writable roots")
+	}
+	if abi >= MinScopeABI && strings.Contains(out, "SIGNALLED-TOOLHOST") {
+		t.Error("the command could signal toolhost")
+	}
+	if abi >= MinNetworkABI {
+		addr := loopbackListener(t)
+		host, port, _ := strings.Cut(addr, ":")
+		off := Policy{Writable: append([]string{dir}, Devices...), Network: false}
+		o, _ := preparedOneShot(t, off)
+		out, _, err := runOneShot(t, o, off, dir, `exec 3<>/dev/tcp/`+host+`/`+port+` && echo CONNECTED`, nil)
+		if err == nil && strings.Contains(out, "CONNECTED") || !o.ranPrepared {
+			t.Errorf("a prepared command with the network off connected to %s (prepared used: %v)", addr, o.ranPrepared)
+		}
+	}
+}
+
+// The prepared ruleset is bound to the files the plan's paths named when
+// the helper opened them. Start checks the plan after that: a root
+// replaced since (the same path, another directory) makes the plan again
+// and the helper builds it again, though the plan's text is the same, so
+// that the command is confined by what the paths name now.
+func TestAPreparedPlanIsUsedOnlyWhileWhatItOpenedIsUnchanged(t *testing.T) {
+	t.Parallel()
+	requireLandlock(t, 1)
+	base := t.TempDir()
+	dir := filepath.Join(base, "root")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := Policy{Writable: append([]string{dir}, Devices...), Network: true}
+	o, c := preparedOneShot(t, p)
+	moved := filepath.Join(base, "moved")
+	if err := os.Rename(dir, moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := `(echo new > ` + dir + `/x) 2>/dev/null && echo WROTE-NEW
+(echo old > ` + moved + `/x) 2>/dev/null && echo WROTE-OLD
+true`
+	out, exit, err := runOneShot(t, o, p, dir, script, nil)
+	if err != nil || exit != 0 {
+		t.Fatalf("exit %d, %v\n%s", exit, err, out)
+	}
+	if o.ranPrepared || cached(p) == c {
+		t.Error("a plan whose root was replaced after the helper opened it was used")
+	}
+	if !strings.Contains(out, "WROTE-NEW") || strings.Contains(out, "WROTE-OLD") {
+		t.Errorf("the command was not confined by what its root names now:\n%s", out)
+	}
+
+	// Told to use it anyway (run alone, without the check), the helper
+	// enters what it built: the grant followed the directory it opened.
+	if err := os.Remove(filepath.Join(dir, "x")); err != nil {
+		t.Fatal(err)
+	}
+	o2, c2 := preparedOneShot(t, p)
+	if err := os.Rename(dir, filepath.Join(base, "moved2")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out = runPrepared(t, o2, c2.enc, true, `(echo new > `+dir+`/x) 2>/dev/null && echo WROTE-NEW
+(echo old > `+base+`/moved2/x) 2>/dev/null && echo WROTE-OLD`)
+	if strings.Contains(out, "WROTE-NEW") || !strings.Contains(out, "WROTE-OLD") {
+		t.Errorf("the prepared ruleset was not the one entered:\n%s", out)
+	}
+}
+
+// runPrepared runs script by o.run directly, with the plan enc and the
+// prepared flag given, and returns its output or the error's text.
+func runPrepared(t *testing.T, o *oneShot, enc string, prepared bool, script string) string {
+	t.Helper()
+	o.mu.Lock()
+	o.used = true
+	o.mu.Unlock()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	files := []*os.File{nil, w, w}
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	files[0] = null
+	proc, err := o.run(enc, prepared, runRequest{Path: "/bin/sh", Args: []string{"sh", "-c", script}}, files)
+	w.Close()
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	out, _ := io.ReadAll(r)
+	if _, _, err := proc.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+// What a helper is told about a prepared plan cannot make it run a
+// command by another plan than the one it was sent with the command, or
+// unconfined.
+func TestAOneShotHelperRefusesToUseAPlanItHasNotPrepared(t *testing.T) {
+	t.Parallel()
+	requireLandlock(t, 1)
+	dir, other := t.TempDir(), t.TempDir()
+	p := Policy{Writable: append([]string{dir}, Devices...), Network: true}
+	wide := Policy{Writable: append([]string{dir, other}, Devices...), Network: true}
+	mark := `echo ran > ` + dir + `/ran`
+	ran := func(t *testing.T) bool {
+		t.Helper()
+		_, err := os.Stat(filepath.Join(dir, "ran"))
+		os.Remove(filepath.Join(dir, "ran"))
+		return err == nil
+	}
+	t.Run("another plan than the one prepared", func(t *testing.T) {
+		o, _ := preparedOneShot(t, p)
+		out := runPrepared(t, o, cached(wide).enc, true, mark)
+		if !strings.Contains(out, "has not prepared") || ran(t) {
+			t.Errorf("the helper used a plan it had not prepared: %s", out)
+		}
+	})
+	t.Run("nothing prepared", func(t *testing.T) {
+		out := runPrepared(t, mustOneShot(t), cached(p).enc, true, mark)
+		if !strings.Contains(out, "has not prepared") || ran(t) {
+			t.Errorf("the helper ran with no plan prepared: %s", out)
+		}
+	})
+	t.Run("a prepared plan that did not build", func(t *testing.T) {
+		o := mustOneShot(t)
+		bad := &cachedPlan{enc: argsHeader + "\nnonsense"}
+		o.prepare(bad)
+		o.mu.Lock()
+		ready := o.awaitPrepared()
+		o.mu.Unlock()
+		if ready {
+			t.Fatal("a plan that cannot be decoded was reported built")
+		}
+		out := runPrepared(t, o, bad.enc, true, mark)
+		if !strings.Contains(out, "has not prepared") || ran(t) {
+			t.Errorf("the helper ran by a plan it could not build: %s", out)
+		}
+	})
+	t.Run("the command's own plan when another was prepared", func(t *testing.T) {
+		o, _ := preparedOneShot(t, wide)
+		out := runPrepared(t, o, cached(p).enc, false, mark+`; (echo x > `+other+`/x) 2>/dev/null && echo WROTE-OTHER`)
+		if strings.Contains(out, "WROTE-OTHER") || !ran(t) {
+			t.Errorf("the command was not confined by the plan sent with it: %s", out)
+		}
+	})
+	for _, tt := range []struct{ name, raw, want string }{
+		{"two plans in advance", "P00000001xP00000001x", "two plans"},
+		{"a length that is not hexadecimal", "Pzzzzzzzz", "bad length"},
+		{"a length over the limit", "Pffffffff", "bad length"},
+		{"a plan cut short", "P00000100abc", "plan sent in advance"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o := mustOneShot(t)
+			if _, err := o.ctrl.WriteString(tt.raw); err != nil {
+				t.Fatal(err)
+			}
+			if tt.name == "a plan cut short" {
+				if rc, err := o.ctrl.SyscallConn(); err == nil {
+					_ = rc.Control(func(fd uintptr) { _ = unix.Shutdown(int(fd), unix.SHUT_WR) })
+				}
+			}
+			msg, _ := io.ReadAll(o.ctrl)
+			_ = o.cmd.Wait()
+			if !strings.Contains(string(msg), tt.want) {
+				t.Errorf("the helper answered %q, want an error about %q", msg, tt.want)
+			}
+		})
 	}
 }

@@ -153,6 +153,7 @@ func PreloadPlans(dir string) {
 			if ok && len(key) >= 32 && key[:32] == newest {
 				if c, err := parseKept(s, key); err == nil {
 					plans[key] = c
+					prepareSpare(c)
 				}
 			}
 		}

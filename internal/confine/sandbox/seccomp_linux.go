@@ -5,6 +5,7 @@ package sandbox
 import (
 	"fmt"
 	"runtime"
+	"sync"
 	"unsafe"
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
@@ -103,9 +104,14 @@ func socketPolicy() seccomp.Policy {
 	}
 }
 
-// socketFilter assembles the filter: the foreign-ABI refusal, then the
-// library's program (which checks the native ABI itself and refuses x32).
-func socketFilter() ([]bpf.RawInstruction, error) {
+// socketFilter is the filter, assembled once per process (a one-shot
+// helper assembles it before its command is known).
+var socketFilter = sync.OnceValues(assembleSocketFilter)
+
+// assembleSocketFilter assembles the filter: the foreign-ABI refusal, then
+// the library's program (which checks the native ABI itself and refuses
+// x32).
+func assembleSocketFilter() ([]bpf.RawInstruction, error) {
 	if err := SocketFilterSupported(); err != nil {
 		return nil, err
 	}

@@ -24,27 +24,63 @@ import (
 // each thread waits its turn on a CPU, for a helper that is about to be
 // one thread anyway.
 func restrictThread(a helperArgs) error {
-	runtime.LockOSThread() // never unlocked: the thread becomes the shell
-	rs, err := rulesetFor(a)
+	r, err := buildRuleset(a)
 	if err != nil {
 		return err
+	}
+	defer r.close()
+	return r.enter()
+}
+
+// builtRuleset is a Landlock ruleset with a plan's rules added, which
+// restricts nothing until a thread enters it. A one-shot helper builds it
+// when it is sent the plan in advance (oneShotPrepare), so that the
+// command waits only for the thread to enter it.
+type builtRuleset struct {
+	fd      int
+	rs      ruleset
+	network bool
+}
+
+// buildRuleset creates a's ruleset and adds every rule: the paths are
+// opened (and so bound to the files they name) now.
+func buildRuleset(a helperArgs) (*builtRuleset, error) {
+	rs, err := rulesetFor(a)
+	if err != nil {
+		return nil, err
 	}
 	attr := ll.RulesetAttr{HandledAccessFS: uint64(rs.fs), HandledAccessNet: uint64(rs.net), Scoped: uint64(rs.scoped)}
 	fd, err := ll.LandlockCreateRuleset(&attr, 0)
 	if err != nil {
-		return fmt.Errorf("restrict with Landlock ABI %d: create the ruleset: %w", rs.abi, err)
+		return nil, fmt.Errorf("restrict with Landlock ABI %d: create the ruleset: %w", rs.abi, err)
 	}
-	defer syscall.Close(fd)
 	if err := addPathRules(fd, rs.grants); err != nil {
-		return fmt.Errorf("restrict with Landlock ABI %d: %w", rs.abi, err)
+		syscall.Close(fd)
+		return nil, fmt.Errorf("restrict with Landlock ABI %d: %w", rs.abi, err)
 	}
+	if !a.Network {
+		// Assembled now, so that entering costs only the system call.
+		if _, err := socketFilter(); err != nil {
+			syscall.Close(fd)
+			return nil, fmt.Errorf(`%w; "network": false cannot be enforced here, set "sandbox": {"network": true}`, err)
+		}
+	}
+	return &builtRuleset{fd: fd, rs: rs, network: a.Network}, nil
+}
+
+func (r *builtRuleset) close() { syscall.Close(r.fd) }
+
+// enter confines the calling thread by r, for good: it locks the
+// goroutine to the thread, which must execute the command next.
+func (r *builtRuleset) enter() error {
+	runtime.LockOSThread() // never unlocked: the thread becomes the shell
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("no_new_privs: %w", err)
 	}
-	if err := ll.LandlockRestrictSelf(fd, 0); err != nil {
-		return fmt.Errorf("restrict with Landlock ABI %d: %w", rs.abi, err)
+	if err := ll.LandlockRestrictSelf(r.fd, 0); err != nil {
+		return fmt.Errorf("restrict with Landlock ABI %d: %w", r.rs.abi, err)
 	}
-	if !a.Network {
+	if !r.network {
 		if err := installSocketFilter(false); err != nil {
 			return fmt.Errorf(`%w; "network": false cannot be enforced here, set "sandbox": {"network": true}`, err)
 		}

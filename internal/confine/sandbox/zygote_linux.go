@@ -148,7 +148,9 @@ func startHelper(program, marker string, p Policy, path string, s Spawn, env []s
 
 // startByOneShot is Start by Prestart's one-shot helper.
 func startByOneShot(o *oneShot, p Policy, req runRequest, s Spawn) (*Process, error) {
-	enc, err := cachedArgs(p)
+	prepared := o.settle() // before the plan's freshness is checked
+	c := cached(p)
+	enc, err := c.enc, c.encErr
 	if err != nil {
 		o.drop()
 		return nil, err
@@ -159,7 +161,7 @@ func startByOneShot(o *oneShot, p Policy, req runRequest, s Spawn) (*Process, er
 		return nil, err
 	}
 	defer closeFiles()
-	return o.run(enc, req, files)
+	return o.run(enc, prepared != nil && prepared == c, req, files)
 }
 
 // stdioOf returns the command's three standard files, /dev/null for
@@ -203,8 +205,15 @@ type zygote struct {
 var zygotes = struct {
 	sync.Mutex
 	m     map[[32]byte]*zygote
-	spare chan *oneShot // Prestart's, once started (nil when it failed)
+	spare *spareHelper // Prestart's, until taken
 }{m: map[[32]byte]*zygote{}}
+
+// spareHelper is Prestart's one-shot helper: started is closed once o is
+// set (nil when the helper failed to start).
+type spareHelper struct {
+	started chan struct{}
+	o       *oneShot
+}
 
 // Prestart starts a one-shot helper (oneshot_linux.go), so that the first
 // sandboxed command of this process (`toolhost call bash`) finds one past
@@ -220,11 +229,11 @@ func Prestart() {
 	if zygotes.spare != nil {
 		return
 	}
-	spare := make(chan *oneShot, 1)
+	spare := &spareHelper{started: make(chan struct{})}
 	zygotes.spare = spare
 	go func() {
-		o, _ := startOneShot() // on failure the command starts the usual way, and reports why
-		spare <- o
+		spare.o, _ = startOneShot() // on failure the command starts the usual way, and reports why
+		close(spare.started)
 	}()
 }
 
@@ -237,7 +246,26 @@ func takeSpare() *oneShot {
 	if spare == nil {
 		return nil
 	}
-	return <-spare
+	<-spare.started
+	return spare.o
+}
+
+// prepareSpare sends Prestart's helper, once started and unless taken
+// meanwhile, the plan of c in advance (oneShot.prepare). It returns at
+// once.
+func prepareSpare(c *cachedPlan) {
+	zygotes.Lock()
+	spare := zygotes.spare
+	zygotes.Unlock()
+	if spare == nil {
+		return
+	}
+	go func() {
+		<-spare.started
+		if spare.o != nil {
+			spare.o.prepare(c)
+		}
+	}()
 }
 
 // DropSpare ends the helper Prestart started, when no command will use
