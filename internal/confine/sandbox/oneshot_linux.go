@@ -59,7 +59,7 @@ type oneShot struct {
 	mu       sync.Mutex  // orders prepare's write before run's and drop
 	prepared *cachedPlan // the plan sent in advance, if any
 	answered bool        // the helper's answer to it was read
-	ready    bool        // and it built its ruleset
+	ready    bool        // and it built its ruleset, and the plan was fresh after
 	used     bool        // settle or drop began: nothing more is prepared
 	// ranPrepared records that run told the helper to enter the
 	// ruleset it prepared (for tests).
@@ -167,7 +167,8 @@ func (o *oneShot) run(enc string, prepared bool, req runRequest, files []*os.Fil
 
 // prepare sends the helper c's plan, the plan its command will likely be
 // confined by, so that it opens the plan's paths and adds its rules
-// before the command is known. Failing to prepare costs the command the
+// before the command is known; once the helper has, it checks the plan's
+// freshness (awaitPrepared). Failing to prepare costs the command the
 // time to build the ruleset, nothing else.
 func (o *oneShot) prepare(c *cachedPlan) {
 	o.mu.Lock()
@@ -177,16 +178,24 @@ func (o *oneShot) prepare(c *cachedPlan) {
 	}
 	if _, err := fmt.Fprintf(o.ctrl, "%c%08x%s", oneShotPrepare, len(c.enc), c.enc); err == nil {
 		o.prepared = c
+		o.awaitPrepared()
 	}
 }
 
 // settle ends preparing: it returns the plan the helper has built its
-// ruleset from, waiting for the helper to have opened every path of it,
-// or nil. Start checks the plan's freshness after settle, so that the
-// check covers the files the ruleset was bound to when they were opened:
-// the ruleset is entered only when the plan the command is given is that
-// very plan, found unchanged after the helper opened its paths (a plan
-// made again is built again, even when its text is the same).
+// ruleset from, found unchanged after the helper opened every path of it,
+// or nil. The ruleset is entered only when the command's policy is that
+// plan's; a plan made again is built again, even when its text is the
+// same.
+//
+// Why the freshness check may come before the command starts: the
+// ruleset is bound to the files its paths named when the helper opened
+// them. A plan is fresh when no path it was made from changed since it
+// was made (stamps that a change moves and nothing sets back), so a check
+// after the opens covers what they bound; a change after the check does
+// not change the ruleset, as it does not when the check comes right
+// before the command (without a prepared plan the paths are opened after
+// the check).
 func (o *oneShot) settle() *cachedPlan {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -198,7 +207,8 @@ func (o *oneShot) settle() *cachedPlan {
 }
 
 // awaitPrepared reads the helper's answer to prepare, once, and reports
-// whether it built the ruleset. o.mu is held.
+// whether it built the ruleset and the plan was fresh after it had. o.mu
+// is held.
 func (o *oneShot) awaitPrepared() bool {
 	if o.prepared == nil {
 		return false
@@ -206,7 +216,7 @@ func (o *oneShot) awaitPrepared() bool {
 	if !o.answered {
 		var answer [1]byte
 		_, err := io.ReadFull(o.ctrl, answer[:])
-		o.answered, o.ready = true, err == nil && answer[0] == oneShotPrepared
+		o.answered, o.ready = true, err == nil && answer[0] == oneShotPrepared && o.prepared.fresh()
 	}
 	return o.ready
 }

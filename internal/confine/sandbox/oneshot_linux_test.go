@@ -545,3 +545,57 @@ func TestAOneShotHelperRefusesToUseAPlanItHasNotPrepared(t *testing.T) {
 		})
 	}
 }
+
+// A kept plan sent in advance (what PreloadPlans does) is checked once
+// the helper has opened its paths, and used only when it was unchanged
+// then; a plan stale by then is made again and built again.
+//
+// Not parallel: it empties the process's plan cache.
+func TestAPreparedKeptPlanIsCheckedAfterTheHelperOpenedIt(t *testing.T) {
+	requireLandlock(t, 1)
+	p, _ := keptPolicy(t)
+	p.Writable, p.Network = append(p.Writable, Devices...), true
+	home, work := p.Writable[0], p.Writable[1]
+	kept := func(t *testing.T) *cachedPlan {
+		t.Helper()
+		forget()
+		CachedPlan(p) // keeps it
+		forget()      // as a new process
+		c := loadKept(p.PlanDir, keyOf(p.key()))
+		if c == nil {
+			t.Fatal("no plan was kept")
+		}
+		return c
+	}
+	// The plan carves the shared temporary directory (the fixture's home
+	// is in it): another program's file there makes it stale meanwhile.
+	used := false
+	for range 5 {
+		o := mustOneShot(t)
+		o.prepare(kept(t))
+		out, exit, err := runOneShot(t, o, p, work, `echo ran`, nil)
+		if err != nil || exit != 0 || out != "ran\n" {
+			t.Fatalf("exit %d, %v\n%s", exit, err, out)
+		}
+		if used = o.ranPrepared; used {
+			break
+		}
+	}
+	if !used {
+		t.Fatal("an unchanged kept plan sent in advance was not used")
+	}
+
+	o, c := mustOneShot(t), kept(t)
+	late := filepath.Join(home, "late.txt")
+	if err := os.WriteFile(late, []byte("late"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o.prepare(c)
+	out, exit, err := runOneShot(t, o, p, work, `cat `+late, nil)
+	if o.ranPrepared {
+		t.Error("a kept plan made stale before the helper opened its paths was used")
+	}
+	if err != nil || exit != 0 || out != "late" {
+		t.Errorf("the plan made again does not grant what the home holds now: exit %d, %v, %q", exit, err, out)
+	}
+}

@@ -116,6 +116,7 @@ type cachedPlan struct {
 	decoded  sync.Once
 	plan     Plan   // once decoded
 	planJSON []byte // a kept plan's, until decoded
+	kept     string // a kept plan's key (keyOf)
 	args     helperArgs
 	enc      string // args encoded
 	encErr   error

@@ -187,7 +187,7 @@ func parseKept(s, key string) (*cachedPlan, error) {
 	if head != keptHeader || keyLine != "key "+key {
 		return nil, errors.New("another version's, or another policy's")
 	}
-	c := &cachedPlan{}
+	c := &cachedPlan{kept: key}
 	for {
 		var line string
 		line, rest, _ = strings.Cut(rest, "\n")

@@ -148,8 +148,12 @@ func startHelper(program, marker string, p Policy, path string, s Spawn, env []s
 
 // startByOneShot is Start by Prestart's one-shot helper.
 func startByOneShot(o *oneShot, p Policy, req runRequest, s Spawn) (*Process, error) {
-	prepared := o.settle() // before the plan's freshness is checked
-	c := cached(p)
+	c := o.settle()
+	if key := p.key(); c == nil || c.kept != keyOf(key) {
+		c = cached(p)
+	} else {
+		remember(key, c)
+	}
 	enc, err := c.enc, c.encErr
 	if err != nil {
 		o.drop()
@@ -161,7 +165,7 @@ func startByOneShot(o *oneShot, p Policy, req runRequest, s Spawn) (*Process, er
 		return nil, err
 	}
 	defer closeFiles()
-	return o.run(enc, prepared != nil && prepared == c, req, files)
+	return o.run(enc, c == o.prepared && o.ready, req, files)
 }
 
 // stdioOf returns the command's three standard files, /dev/null for
