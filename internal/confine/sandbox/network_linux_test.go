@@ -103,21 +103,23 @@ func TestNetworkFalseClosesWhatLandlocksTCPRulesDoNotCover(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			for _, network := range []bool{false, true} {
-				want := tt.on
-				if !network {
-					want = tt.off
-				}
-				ok, out := probed(t, Policy{Network: network, Writable: Devices}, tt.op, tt.arg)
-				if network && !ok && strings.Contains(out, "not supported") {
-					t.Logf("this kernel lacks %s: %s", tt.op, out)
-					continue
-				}
-				if ok != want {
-					t.Errorf("network=%v: %s succeeded=%v, want %v\n%s", network, tt.op, ok, want, out)
-				}
-				if !ok && !strings.Contains(out, "operation not permitted") && !strings.Contains(out, "permission denied") {
-					t.Errorf("network=%v: %s failed without a clear refusal (EPERM or EACCES):\n%s", network, tt.op, out)
+			for _, byFork := range startWays() {
+				for _, network := range []bool{false, true} {
+					want := tt.on
+					if !network {
+						want = tt.off
+					}
+					ok, out := probedBy(t, byFork, Policy{Network: network, Writable: Devices}, tt.op, tt.arg)
+					if network && !ok && strings.Contains(out, "not supported") {
+						t.Logf("this kernel lacks %s: %s", tt.op, out)
+						continue
+					}
+					if ok != want {
+						t.Errorf("%s, network=%v: %s succeeded=%v, want %v\n%s", wayName(byFork), network, tt.op, ok, want, out)
+					}
+					if !ok && !strings.Contains(out, "operation not permitted") && !strings.Contains(out, "permission denied") {
+						t.Errorf("%s, network=%v: %s failed without a clear refusal (EPERM or EACCES):\n%s", wayName(byFork), network, tt.op, out)
+					}
 				}
 			}
 		})
@@ -134,9 +136,15 @@ func TestCommandsSignalOnlyTheirOwnProcesses(t *testing.T) {
 	t.Cleanup(func() { outsider.Process.Kill(); outsider.Wait() })
 	// A process outside the command (toolhost, the user's editor) cannot
 	// be signalled, with the network on or off.
-	for _, network := range []bool{true, false} {
-		if ok, out := probed(t, Policy{Network: network, Writable: Devices}, "signal", strconv.Itoa(outsider.Process.Pid)); ok {
-			t.Errorf("network=%v: signalling a process outside the command succeeded\n%s", network, out)
+	for _, byFork := range startWays() {
+		for _, network := range []bool{true, false} {
+			if ok, out := probedBy(t, byFork, Policy{Network: network, Writable: Devices}, "signal", strconv.Itoa(outsider.Process.Pid)); ok {
+				t.Errorf("%s, network=%v: signalling a process outside the command succeeded\n%s", wayName(byFork), network, out)
+			}
+			// Nor the process that forked it (toolhost).
+			if ok, out := probedBy(t, byFork, Policy{Network: network, Writable: Devices}, "signal", strconv.Itoa(os.Getpid())); ok {
+				t.Errorf("%s, network=%v: signalling this process succeeded\n%s", wayName(byFork), network, out)
+			}
 		}
 	}
 	if err := outsider.Process.Signal(syscall.Signal(0)); err != nil {
@@ -147,8 +155,10 @@ func TestCommandsSignalOnlyTheirOwnProcesses(t *testing.T) {
 		timeout 0.2 sleep 30; test $? -eq 124 || exit 2
 		sh -c 'kill -TERM $$; sleep 5'; test $? -gt 128 || exit 3
 		echo done`
-	out, err := confined(t, Policy{Network: true, Writable: Devices}, script)
-	if err != nil || !strings.Contains(out, "done") {
-		t.Errorf("signalling the command's own processes failed: %v\n%s", err, out)
+	for _, byFork := range startWays() {
+		out, err := confinedBy(t, byFork, Policy{Network: true, Writable: Devices}, script)
+		if err != nil || !strings.Contains(out, "done") {
+			t.Errorf("%s: signalling the command's own processes failed: %v\n%s", wayName(byFork), err, out)
+		}
 	}
 }

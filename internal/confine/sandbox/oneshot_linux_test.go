@@ -161,6 +161,7 @@ func TestAOneShotHelperRefusesLimitsChangedWhileItWaited(t *testing.T) {
 // Not parallel: it uses the process's one spare helper.
 func TestAPrestartedHelperServesTheFirstCommandOrIsDropped(t *testing.T) {
 	requireLandlock(t, 1)
+	helpersOnly(t)
 	Prestart()
 	zygotes.Lock()
 	spare := zygotes.spare
@@ -598,4 +599,14 @@ func TestAPreparedKeptPlanIsCheckedAfterTheHelperOpenedIt(t *testing.T) {
 	if err != nil || exit != 0 || out != "late" {
 		t.Errorf("the plan made again does not grant what the home holds now: exit %d, %v, %q", exit, err, out)
 	}
+}
+
+// helpersOnly makes Start confine commands through the helpers for the
+// rest of the test, where it would fork them (a test that is not
+// parallel: forkStarts is the process's).
+func helpersOnly(t *testing.T) {
+	t.Helper()
+	old := forkStarts
+	forkStarts = false
+	t.Cleanup(func() { forkStarts = old })
 }

@@ -117,11 +117,15 @@ type cachedPlan struct {
 	plan     Plan   // once decoded
 	planJSON []byte // a kept plan's, until decoded
 	kept     string // a kept plan's key (keyOf)
-	args     helperArgs
-	enc      string // args encoded
-	encErr   error
-	paths    []string
-	stamps   []stamp
+	// rules is the plan's ruleset, built on first use (ruleset).
+	rulesOnce sync.Once
+	rules     *builtRuleset
+	rulesErr  error
+	args      helperArgs
+	enc       string // args encoded
+	encErr    error
+	paths     []string
+	stamps    []stamp
 	// ids are the paths of which only which file or directory they name
 	// matters, not their entries (dependsOn).
 	ids      []string

@@ -36,12 +36,14 @@ func TestCredentialsAreUnreadableUnderLandlock(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			p := Policy{Writable: Devices, Network: true, Hidden: HomeSecrets(home, tt.grants)}
-			out, err := confined(t, p, tt.script)
-			if (err == nil) != tt.ok {
-				t.Errorf("%s: err=%v, want success=%v\n%s", tt.script, err, tt.ok, out)
-			}
-			if !tt.ok && strings.Contains(out, "secret of") {
-				t.Errorf("the credential's content reached the output:\n%s", out)
+			for _, byFork := range startWays() {
+				out, err := confinedBy(t, byFork, p, tt.script)
+				if (err == nil) != tt.ok {
+					t.Errorf("%s, %s: err=%v, want success=%v\n%s", wayName(byFork), tt.script, err, tt.ok, out)
+				}
+				if !tt.ok && strings.Contains(out, "secret of") {
+					t.Errorf("%s: the credential's content reached the output:\n%s", wayName(byFork), out)
+				}
 			}
 		})
 	}
@@ -83,12 +85,14 @@ func TestConfinedReadsReachOnlyTheReadableRoots(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			out, err := confined(t, p, tt.script)
-			if (err == nil) != tt.ok {
-				t.Errorf("%s: err=%v, want success=%v\n%s", tt.script, err, tt.ok, out)
-			}
-			if !tt.ok && strings.Contains(out, "secret of") {
-				t.Errorf("refused content reached the output:\n%s", out)
+			for _, byFork := range startWays() {
+				out, err := confinedBy(t, byFork, p, tt.script)
+				if (err == nil) != tt.ok {
+					t.Errorf("%s, %s: err=%v, want success=%v\n%s", wayName(byFork), tt.script, err, tt.ok, out)
+				}
+				if !tt.ok && strings.Contains(out, "secret of") {
+					t.Errorf("%s: refused content reached the output:\n%s", wayName(byFork), out)
+				}
 			}
 		})
 	}

@@ -71,16 +71,18 @@ func TestConfinedCommandsWriteOnlyBeneathWritableRoots(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := confined(t, p, tt.script)
-			var he *HelperError
-			if errors.As(err, &he) {
-				t.Fatalf("helper failed: %v", err)
-			}
-			if tt.ok && err != nil {
-				t.Errorf("%s: %v\n%s", tt.script, err, out)
-			}
-			if !tt.ok && err == nil {
-				t.Errorf("%s succeeded; want the kernel to refuse it\n%s", tt.script, out)
+			for _, byFork := range startWays() {
+				out, err := confinedBy(t, byFork, p, tt.script)
+				var he *HelperError
+				if errors.As(err, &he) {
+					t.Fatalf("%s: confining failed: %v", wayName(byFork), err)
+				}
+				if tt.ok && err != nil {
+					t.Errorf("%s, %s: %v\n%s", wayName(byFork), tt.script, err, out)
+				}
+				if !tt.ok && err == nil {
+					t.Errorf("%s, %s succeeded; want the kernel to refuse it\n%s", wayName(byFork), tt.script, out)
+				}
 			}
 		})
 	}

@@ -61,7 +61,15 @@ type zygoteReply struct {
 // otherwise. It never runs the command unconfined: a zygote that cannot be
 // started or restricted, or ends, makes Start fail with a *HelperError
 // (once replaced by a fresh zygote, when one ended).
-func Start(p Policy, s Spawn) (*Process, error) {
+func Start(p Policy, s Spawn) (*Process, error) { return start(p, s, forkStarts) }
+
+// forkStarts is whether Start forks commands itself (forked_linux.go)
+// rather than through helpers: where vforkSteps exists (a test of the
+// helpers turns it off).
+var forkStarts = forkSupported
+
+// start is Start, forking the command itself when byFork.
+func start(p Policy, s Spawn, byFork bool) (*Process, error) {
 	path, err := exec.LookPath(s.Shell)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: find shell %s: %w", s.Shell, err)
@@ -76,6 +84,9 @@ func Start(p Policy, s Spawn) (*Process, error) {
 		return nil, err
 	}
 	req := runRequest{Path: path, Args: append([]string{path}, s.Args...), Env: env, Dir: s.Dir}
+	if byFork {
+		return startByFork(p, req, s)
+	}
 	if o := takeSpare(); o != nil {
 		proc, err := startByOneShot(o, p, req, s)
 		if !errors.Is(err, errProgramMismatch) && !errors.Is(err, errOneShotUnused) {
@@ -228,6 +239,14 @@ func Prestart() {
 	if _, err := Available(); err != nil {
 		return
 	}
+	if forkStarts {
+		// No helper: the command is forked by this process, which builds
+		// the ruleset of the plan PreloadPlans reads meanwhile.
+		forkPrepared.Lock()
+		forkPrepared.on = true
+		forkPrepared.Unlock()
+		return
+	}
 	zygotes.Lock()
 	defer zygotes.Unlock()
 	if zygotes.spare != nil {
@@ -258,6 +277,10 @@ func takeSpare() *oneShot {
 // meanwhile, the plan of c in advance (oneShot.prepare). It returns at
 // once.
 func prepareSpare(c *cachedPlan) {
+	if forkStarts {
+		prepareFork(c)
+		return
+	}
 	zygotes.Lock()
 	spare := zygotes.spare
 	zygotes.Unlock()

@@ -15,8 +15,8 @@ import (
 	"time"
 )
 
-// started runs script with sh under p through Start (the zygote) and
-// returns its output and exit status.
+// started runs script with sh under p through the zygote (Start without
+// forking) and returns its output and exit status.
 func started(t *testing.T, p Policy, dir, script string) (string, int, error) {
 	t.Helper()
 	r, w, err := os.Pipe()
@@ -24,7 +24,7 @@ func started(t *testing.T, p Policy, dir, script string) (string, int, error) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	proc, err := Start(p, Spawn{Shell: "sh", Args: []string{"-c", script}, Dir: dir, Env: []string{"PATH=" + os.Getenv("PATH")}, Stdout: w, Stderr: w})
+	proc, err := start(p, Spawn{Shell: "sh", Args: []string{"-c", script}, Dir: dir, Env: []string{"PATH=" + os.Getenv("PATH")}, Stdout: w, Stderr: w}, false)
 	w.Close()
 	if err != nil {
 		return "", -1, err
@@ -191,11 +191,22 @@ func TestNoZygoteMeansNoCommand(t *testing.T) {
 func TestStartGivesDevNullForTheFilesItIsNotGiven(t *testing.T) {
 	t.Parallel()
 	p, dir := zygotePolicy(t)
-	proc, err := Start(p, Spawn{Shell: "sh", Args: []string{"-c", `read x; echo out; echo err >&2; test "$(readlink /proc/self/fd/0)" = /dev/null`}, Dir: dir})
-	if err != nil {
-		t.Fatal(err)
+	for _, byFork := range startWays() {
+		proc, err := start(p, Spawn{Shell: "sh", Args: []string{"-c", `read x; echo out; echo err >&2; test "$(readlink /proc/self/fd/0)" = /dev/null`}, Dir: dir}, byFork)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if exit, sig, err := proc.Wait(); exit != 0 || err != nil {
+			t.Errorf("fork %v: exit %d %s %v, want 0: standard input was not /dev/null", byFork, exit, sig, err)
+		}
 	}
-	if exit, sig, err := proc.Wait(); exit != 0 || err != nil {
-		t.Errorf("exit %d %s %v, want 0: standard input was not /dev/null", exit, sig, err)
+}
+
+// startWays are the ways start may confine a command here: through the
+// helpers, and forked where vforkSteps exists.
+func startWays() []bool {
+	if forkSupported {
+		return []bool{false, true}
 	}
+	return []bool{false}
 }
