@@ -5,7 +5,6 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"sync"
@@ -198,8 +197,8 @@ func startForked(rules *builtRuleset, req runRequest, files []*os.File) (*Proces
 	}
 
 	var msg [16]byte
-	n, rerr := io.ReadFull(os.NewFile(uintptr(report[0]), "sandbox-fork-report"), msg[:])
-	if n == 0 && (rerr == io.EOF || rerr == nil) {
+	n, rerr := readReport(report[0], msg[:])
+	if n == 0 && rerr == nil {
 		return forkedProcess(int(pid)), nil // executing: execve closed the pipe
 	}
 	_, _, _ = forkedProcess(int(pid)).Wait()
@@ -212,6 +211,26 @@ func startForked(rules *builtRuleset, req runRequest, files []*os.File) (*Proces
 		return nil, &HelperError{Msg: "the forked command ran out of steps without starting"}
 	}
 	return nil, &HelperError{Msg: fmt.Sprintf("%s: %v", f.names[i], cause)}
+}
+
+// readReport reads what the child wrote on the report pipe until its end
+// (execve or the child's exit closes it): nothing, or a failed step.
+func readReport(fd int, msg []byte) (int, error) {
+	n := 0
+	for n < len(msg) {
+		m, err := syscall.Read(fd, msg[n:])
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil {
+			return n, err
+		}
+		if m == 0 {
+			break
+		}
+		n += m
+	}
+	return n, nil
 }
 
 // forkedProcess is the Process of a child this process forked.
