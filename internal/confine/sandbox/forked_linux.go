@@ -282,13 +282,12 @@ func startByFork(p Policy, req runRequest, s Spawn) (*Process, error) {
 		return nil, err
 	}
 	defer closeFiles()
-	proc, err := startForked(rules, req, files)
-	runtime.KeepAlive(c) // its ruleset is closed once c is unreachable
-	return proc, err
+	return startForked(rules, req, files)
 }
 
 // ruleset returns the ruleset of c's plan, building it on first use, and
-// whether this call built it. It is closed once c is unreachable.
+// whether this call built it. Its descriptor is closed once the ruleset
+// is unreachable.
 func (c *cachedPlan) ruleset() (*builtRuleset, bool, error) {
 	built := false
 	c.rulesOnce.Do(func() {
@@ -303,7 +302,7 @@ func (c *cachedPlan) ruleset() (*builtRuleset, bool, error) {
 			return
 		}
 		c.rules = r
-		runtime.AddCleanup(c, func(fd int) { syscall.Close(fd) }, r.fd)
+		runtime.AddCleanup(r, func(fd int) { syscall.Close(fd) }, r.fd)
 	})
 	return c.rules, built, c.rulesErr
 }
