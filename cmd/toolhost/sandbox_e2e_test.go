@@ -14,11 +14,13 @@ import (
 // TestCallBashIsConfinedByTheHelperProgramBesideToolhost runs `toolhost
 // call bash` with the sandbox on, once with the helper program beside the
 // binary (as a release installs it) and once with toolhost alone: the
-// command is confined either way, by the program when there is one. Once
-// a call has kept a sandbox plan, a lone `call bash` command is the
-// prestarted one-shot helper's own process, so its parent is toolhost;
-// the first call's, and commands of a batch, are started by a zygote,
-// which shows which program confines them.
+// command is confined either way. Where toolhost forks commands itself
+// (sandbox.ForksCommands) every command's parent is toolhost. Elsewhere
+// the program confines them when there is one: once a call has kept a
+// sandbox plan, a lone `call bash` command is the prestarted one-shot
+// helper's own process, so its parent is toolhost; the first call's, and
+// commands of a batch, are started by a zygote, which shows which program
+// confines them.
 func TestCallBashIsConfinedByTheHelperProgramBesideToolhost(t *testing.T) {
 	t.Parallel()
 	if abi, err := sandbox.Available(); err != nil || abi < sandbox.MinScopeABI {
@@ -63,11 +65,18 @@ func TestCallBashIsConfinedByTheHelperProgramBesideToolhost(t *testing.T) {
 			probe := map[string]string{"command": "sh probe.sh", "description": "probe"}
 			cmd, _ := json.Marshal(probe)
 			batch, _ := json.Marshal(map[string]any{"tool_calls": []any{map[string]any{"tool": "bash", "parameters": probe}}})
-			for _, call := range []struct{ tool, args, parent string }{
+			calls := []struct{ tool, args, parent string }{
 				{"bash", string(cmd), tt.parent},  // no plan kept yet: no helper prestarted, a zygote
 				{"bash", string(cmd), "toolhost"}, // the prestarted one-shot helper became the command
 				{"batch", string(batch), tt.parent},
-			} {
+			}
+			if sandbox.ForksCommands() {
+				// toolhost forks every command itself, program or not.
+				for i := range calls {
+					calls[i].parent = "toolhost"
+				}
+			}
+			for _, call := range calls {
 				out, stderr, code := e.Run("", "call", call.tool, call.args)
 				if code != 0 {
 					t.Fatalf("call %s: exit %d: %s\n%s", call.tool, code, stderr, out)
@@ -85,10 +94,17 @@ func TestCallBashIsConfinedByTheHelperProgramBesideToolhost(t *testing.T) {
 				Sandbox struct {
 					Helper        string `json:"helper"`
 					HelperProblem string `json:"helper_problem"`
+					Forked        bool   `json:"forked"`
 				} `json:"sandbox"`
 			}
 			if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 0 {
 				t.Fatalf("doctor --json: exit %d, %v: %s", code, err, stderr)
+			}
+			if sandbox.ForksCommands() {
+				if !rep.Sandbox.Forked || rep.Sandbox.Helper != "" || rep.Sandbox.HelperProblem != "" {
+					t.Errorf("doctor reports helper %q (%q), forked %v: want forked", rep.Sandbox.Helper, rep.Sandbox.HelperProblem, rep.Sandbox.Forked)
+				}
+				return
 			}
 			if tt.parent == sandbox.HelperName && filepath.Base(rep.Sandbox.Helper) != sandbox.HelperName ||
 				tt.parent != sandbox.HelperName && (rep.Sandbox.Helper != "" || !strings.Contains(rep.Sandbox.HelperProblem, "no "+sandbox.HelperName)) {

@@ -103,6 +103,9 @@ type SandboxReport struct {
 	// toolhost re-executes itself instead (slower).
 	Helper        string `json:"helper,omitempty"`
 	HelperProblem string `json:"helper_problem,omitempty"`
+	// Forked is true where toolhost forks and confines each command
+	// itself, with no helper program (linux/amd64).
+	Forked bool `json:"forked,omitempty"`
 }
 
 // ConfigReport lists where config comes from.
@@ -224,7 +227,10 @@ func Doctor(ctx context.Context, dir string, opts *DoctorOptions) (*DoctorReport
 		rep.Sandbox.Active = true
 	}
 	rep.Sandbox.Signals = abi >= sandbox.MinScopeABI
-	if rep.Sandbox.Active {
+	switch {
+	case rep.Sandbox.Active && sandbox.ForksCommands():
+		rep.Sandbox.Forked = true
+	case rep.Sandbox.Active:
 		rep.Sandbox.Helper, rep.Sandbox.HelperProblem = sandbox.ProgramState()
 	}
 	rep.Sandbox.Hidden = []string{}
@@ -313,6 +319,8 @@ func (r *DoctorReport) Write(w io.Writer, verbose bool) {
 		fmt.Fprintln(w, "  network:    off: TCP connect and bind refused; UDP, MPTCP, raw and other sockets and other programs' abstract UNIX sockets refused (UNIX sockets by path stay open)")
 	}
 	switch {
+	case s.Forked:
+		fmt.Fprintln(w, "  confining:  by toolhost itself: each command is forked and confined before it starts (no helper program)")
 	case s.Helper != "":
 		fmt.Fprintf(w, "  helper:     %s\n", s.Helper)
 	case s.HelperProblem != "":

@@ -34,6 +34,10 @@ import (
 // that runs one command (`toolhost call bash`) builds its ruleset while it
 // loads its config (PreloadPlans).
 
+// ForksCommands reports whether commands are forked and confined by this
+// process itself, with no helper program (`toolhost doctor`).
+func ForksCommands() bool { return forkStarts }
+
 // step is one system call the forked child makes: its number and its six
 // arguments.
 type step [7]uintptr

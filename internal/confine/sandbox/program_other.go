@@ -13,6 +13,9 @@ func helperMain() {
 	os.Exit(2)
 }
 
+// ForksCommands reports that no command is confined here.
+func ForksCommands() bool { return false }
+
 // ProgramState reports that there is no sandbox here to need a helper.
 func ProgramState() (path, problem string) {
 	return "", "the sandbox needs Linux"
