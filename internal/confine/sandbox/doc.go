@@ -12,7 +12,11 @@
 // A Landlock domain applies to the thread that creates it and to everything
 // that thread later starts, and it cannot be lifted. toolhost must stay
 // unrestricted (it writes its session store, saved outputs, caches), so the
-// restriction happens in a child: Command builds an *exec.Cmd that
+// restriction happens in a child. On linux/amd64 Start forks the command
+// and the child confines itself with system calls prepared beforehand,
+// made by a few lines of assembly (vforkSteps, forked_linux.go): no helper
+// process, no message, and the plan's ruleset built once per plan by
+// toolhost. Elsewhere helpers do it, as follows. Command builds an *exec.Cmd that
 // re-executes the current binary (os.Executable) with a marker; the child
 // recognises the marker in this package's init function, restricts the
 // thread that will execute the shell (restrictThread: the raw Landlock
