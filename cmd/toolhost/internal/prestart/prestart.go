@@ -1,8 +1,11 @@
 // Package prestart starts the sandbox's one-shot helper as early as a Go
 // program can, for `toolhost call bash`, and sets a `call`'s garbage
-// collection for a process that exits after one call.
+// collection for a process that exits after one call. Where toolhost
+// forks commands itself (sandbox.ForksCommands, linux/amd64) there is no
+// helper: sandbox.Prestart only marks the process as one that runs one
+// command, so that the kept plan's ruleset is built while it loads.
 //
-// The helper is a program of its own that must start (runtime, package
+// Elsewhere the helper is a program of its own that must start (runtime, package
 // initialisation) before it can confine the command, and toolhost's own
 // start takes several milliseconds of package initialisation before main
 // runs. This package depends on the sandbox package alone, so Go
