@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -144,5 +145,36 @@ func TestAForkedCommandHasTheFileLimitAHelpersCommandHas(t *testing.T) {
 	}
 	if helper != forked {
 		t.Errorf("a forked command's soft limit of open files is %s, a helper's command's %s (this process's, raised by Go)", strings.TrimSpace(forked), strings.TrimSpace(helper))
+	}
+}
+
+// Commands of one plan enter the same built ruleset, each in a domain of
+// its own (as the zygote's commands each enter a nested one): one cannot
+// signal another, even with the ruleset shared.
+func TestForkedCommandsOfOnePlanCannotSignalEachOther(t *testing.T) {
+	requireFork(t)
+	requireLandlock(t, MinScopeABI)
+	t.Parallel()
+	p := Policy{Writable: Devices, Network: true}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	first, err := start(p, Spawn{Shell: "sleep", Args: []string{"30"}, Stdout: w}, true)
+	w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		syscall.Kill(-first.Pid, syscall.SIGKILL)
+		first.Wait()
+	}()
+	if _, built, _ := cached(p).ruleset(); built {
+		t.Fatal("the second command does not share the first's ruleset")
+	}
+	out, err := confinedBy(t, true, p, `kill -0 `+strconv.Itoa(first.Pid)+` 2>&1 && echo SIGNALLED; kill -TERM -`+strconv.Itoa(first.Pid)+` 2>&1 && echo SIGNALLED; true`)
+	if err != nil || strings.Contains(out, "SIGNALLED") {
+		t.Errorf("a command signalled another command of its plan: %v\n%s", err, out)
 	}
 }
