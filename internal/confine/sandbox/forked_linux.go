@@ -67,6 +67,24 @@ const (
 	sigIGN = 1
 )
 
+// forkMem is the memory the forked child uses besides the steps and the
+// command's strings: its stack, and what steps point to. The steps hold
+// its addresses as numbers, so it must be on the heap: a goroutine's stack
+// moves (it grows, and a collection shrinks it), and the child would read
+// and write where it was.
+type forkMem struct {
+	dfl              kernelSigaction
+	oldMask, allMask uint64
+	fprog            unix.SockFprog
+	stack            [16 << 10]byte
+}
+
+// newForkMem allocates a forkMem on the heap (returned from a function
+// that is not inlined, it escapes).
+//
+//go:noinline
+func newForkMem() *forkMem { return new(forkMem) }
+
 // startForked starts req confined by rules, its standard files files,
 // as a child of this process in a session of its own.
 func startForked(rules *builtRuleset, req runRequest, files []*os.File) (*Process, error) {
@@ -88,6 +106,7 @@ func startForked(rules *builtRuleset, req runRequest, files []*os.File) (*Proces
 			return nil, fmt.Errorf("sandbox: working directory: %w", err)
 		}
 	}
+	mem := newForkMem()
 	var fprog *unix.SockFprog
 	var filter []unix.SockFilter
 	if !rules.network {
@@ -99,7 +118,8 @@ func startForked(rules *builtRuleset, req runRequest, files []*os.File) (*Proces
 		for i, r := range raw {
 			filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
 		}
-		fprog = &unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+		mem.fprog = unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+		fprog = &mem.fprog
 	}
 
 	// The command's standard files, copied above 2 so that no dup3 of
@@ -129,8 +149,8 @@ func startForked(rules *builtRuleset, req runRequest, files []*os.File) (*Proces
 	}
 	defer syscall.Close(report[0])
 
-	dfl := &kernelSigaction{handler: sigDFL}
-	oldMask, allMask := new(uint64), new(uint64)
+	mem.dfl = kernelSigaction{handler: sigDFL}
+	dfl, oldMask, allMask := &mem.dfl, &mem.oldMask, &mem.allMask
 	*allMask = ^uint64(0)
 	var f forkSteps
 	// Go's handlers must not run in the child: every signal is blocked
@@ -166,7 +186,7 @@ func startForked(rules *builtRuleset, req runRequest, files []*os.File) (*Proces
 	f.add("restore the signal mask", syscall.SYS_RT_SIGPROCMASK, unix.SIG_SETMASK, uintptr(unsafe.Pointer(oldMask)), 0, 8)
 	f.add("start "+req.Path, syscall.SYS_EXECVE, uintptr(unsafe.Pointer(path)), uintptr(unsafe.Pointer(&argv[0])), uintptr(unsafe.Pointer(&envv[0])))
 
-	stack := make([]byte, 16<<10)
+	stack := mem.stack[:]
 	top := (uintptr(unsafe.Pointer(&stack[len(stack)-1])) - 64) &^ 15
 
 	// This thread, with every signal blocked, forks; the child starts
@@ -182,7 +202,7 @@ func startForked(rules *builtRuleset, req runRequest, files []*os.File) (*Proces
 	}
 	syscall.ForkLock.Unlock()
 	runtime.UnlockOSThread()
-	runtime.KeepAlive(stack)
+	runtime.KeepAlive(mem)
 	runtime.KeepAlive(f.steps)
 	runtime.KeepAlive(path)
 	runtime.KeepAlive(argv)
