@@ -123,31 +123,6 @@ func TestForkedChildMemoryDoesNotMoveWithTheGoroutineStack(t *testing.T) {
 	}
 }
 
-// Go raises its own soft limit of open files to the hard one when it
-// starts; what it executes gets the limit back (os/exec, syscall.Exec),
-// so a command of the helpers starts with the limit toolhost was started
-// with. A forked command must too: nothing of toolhost's process reaches
-// it. (Seen only when this process started with a soft limit below the
-// hard one: `ulimit -Sn 1024; go test ...`.)
-func TestAForkedCommandHasTheFileLimitAHelpersCommandHas(t *testing.T) {
-	requireFork(t)
-	t.Parallel()
-	dir := t.TempDir()
-	p := Policy{Writable: append([]string{dir}, Devices...), Network: true}
-	const script = `ulimit -Sn`
-	helper, err := confinedBy(t, false, p, script)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, helper)
-	}
-	forked, err := confinedBy(t, true, p, script)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, forked)
-	}
-	if helper != forked {
-		t.Errorf("a forked command's soft limit of open files is %s, a helper's command's %s (this process's, raised by Go)", strings.TrimSpace(forked), strings.TrimSpace(helper))
-	}
-}
-
 // Commands of one plan enter the same built ruleset, each in a domain of
 // its own (as the zygote's commands each enter a nested one): one cannot
 // signal another, even with the ruleset shared.

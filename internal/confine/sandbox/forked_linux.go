@@ -164,7 +164,9 @@ func startForked(rules *builtRuleset, req runRequest, files []*os.File) (*Proces
 		if _, _, e := syscall.RawSyscall6(syscall.SYS_RT_SIGACTION, sig, 0, uintptr(unsafe.Pointer(&act)), 8, 0, 0); e != 0 {
 			continue // not a signal on this kernel
 		}
-		if act.handler != sigDFL && act.handler != sigIGN {
+		// Every signal not ignored, handled now or not: a handler
+		// installed meanwhile (signal.Notify) is reset too.
+		if act.handler != sigIGN {
 			f.add("reset a signal's handler", syscall.SYS_RT_SIGACTION, sig, uintptr(unsafe.Pointer(dfl)), 0, 8)
 		}
 	}
