@@ -4,8 +4,8 @@ package sandbox
 
 import (
 	"io"
-	"os/exec"
 	"os"
+	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
