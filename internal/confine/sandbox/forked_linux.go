@@ -33,6 +33,11 @@ import (
 // ruleset: no helper program starts, no message is sent, and a process
 // that runs one command (`toolhost call bash`) builds its ruleset while it
 // loads its config (PreloadPlans).
+//
+// One difference from a plain command: the command keeps toolhost's soft
+// limit of open files, which Go raises to the hard limit when it starts
+// (os/exec gives its children the original, which only package syscall
+// knows). A command may raise its own limit that far anyway.
 
 // ForksCommands reports whether commands are forked and confined by this
 // process itself, with no helper program (`toolhost doctor`).
