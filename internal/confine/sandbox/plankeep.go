@@ -132,6 +132,7 @@ func PreloadPlans(dir string) {
 	preloaded.dir, preloaded.done = filepath.Clean(dir), done
 	go func() {
 		defer close(done)
+		identity() // what a kept plan's key is checked against, computed meanwhile
 		plans := map[string]*cachedPlan{}
 		// The plan used last, the one most likely wanted (reading every
 		// kept plan cost more than it saved).
