@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strings"
 
@@ -102,13 +103,18 @@ func runCall(ctx context.Context, g *Globals, opts *CallOptions) error {
 		// start, package init) while this process loads the config and
 		// the registry; bash's command finds it waiting for its plan.
 		// And its plan, kept by the last call, is read meanwhile (the
-		// bash tool keeps plans in the cache directory's sandbox-plans).
+		// bash tool keeps plans in the cache directory's sandbox-plans),
+		// and its ruleset built, by the helper or, where this process
+		// forks the command itself, here.
 		// Where no call kept one the sandbox may well be off: a helper
 		// started and dropped in every call would cost more than the
 		// first sandboxed call's wait.
 		if plans := filepath.Join(runtime.DefaultCacheDir(os.Getenv), "sandbox-plans"); sandbox.PlansKept(plans) {
 			sandbox.Prestart()
 			sandbox.PreloadPlans(plans)
+			// The sandbox policy looks the account's home up (os/user
+			// keeps the answer): meanwhile too.
+			go user.Current()
 		}
 	}
 	var asker permission.Asker

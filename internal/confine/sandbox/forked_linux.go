@@ -385,9 +385,10 @@ func takeForkPrepared(p Policy) *cachedPlan {
 	c, ready := forkPrepared.c, forkPrepared.ready
 	forkPrepared.c, forkPrepared.ready = nil, false
 	forkPrepared.Unlock()
-	if key := p.key(); !ready || c.kept != keyOf(key) {
+	key := p.key()
+	if !ready || c.kept != keyOf(key) {
 		return nil
 	}
-	remember(p.key(), c)
+	remember(key, c)
 	return c
 }
