@@ -14,3 +14,7 @@ func PreloadPlans(string) {}
 
 // PlansKept reports false here: plans are not kept.
 func PlansKept(string) bool { return false }
+
+// builtRuleset is a plan's Landlock ruleset (thread_linux.go): there is
+// none here.
+type builtRuleset struct{}
