@@ -59,13 +59,11 @@ func TestForkedChildMemoryDoesNotMoveWithTheGoroutineStack(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer r.Close()
-		files := []*os.File{nil, w, w}
-		null, err := os.Open(os.DevNull)
+		files, closeFiles, err := stdioOf(Spawn{Stdout: w, Stderr: w})
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer null.Close()
-		files[0] = null
+		defer closeFiles()
 		if moveStack {
 			syscall.ForkLock.RLock()
 		}

@@ -452,13 +452,11 @@ func runPrepared(t *testing.T, o *oneShot, enc string, prepared bool, script str
 		t.Fatal(err)
 	}
 	defer r.Close()
-	files := []*os.File{nil, w, w}
-	null, err := os.Open(os.DevNull)
+	files, closeFiles, err := stdioOf(Spawn{Stdout: w, Stderr: w})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer null.Close()
-	files[0] = null
+	defer closeFiles()
 	proc, err := o.run(enc, prepared, runRequest{Path: "/bin/sh", Args: []string{"sh", "-c", script}}, files)
 	w.Close()
 	if err != nil {
