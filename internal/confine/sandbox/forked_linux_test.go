@@ -272,3 +272,78 @@ func TestForkedCommandsStartedTogetherAreEachConfined(t *testing.T) {
 		t.Errorf("descriptors left open: %d before, %d after: %v", len(before), len(after), names)
 	}
 }
+
+// `toolhost call bash` (Prestart, then PreloadPlans while the config
+// loads) builds the kept plan's ruleset and checks the plan after the
+// build; Start then enters that ruleset without checking again. Seen from
+// a command: a file created in a carved directory after that check is
+// not granted (the ruleset was bound before it existed), where a plan
+// checked at Start would have been made again and granted it.
+//
+// Not parallel: the process's preloaded plans.
+func TestAPreparedKeptPlanIsEnteredAsItWasBuilt(t *testing.T) {
+	requireFork(t)
+	t.Cleanup(func() { resetPreload(t); resetForkPrepared() })
+	p, _ := keptPolicy(t)
+	p.Writable, p.Network = append(p.Writable, Devices...), true
+	home, work := p.Writable[0], p.Writable[1]
+	// The plan carves the shared temporary directory (the fixture's home
+	// is in it): another program's file there makes it stale meanwhile.
+	for attempt := 0; ; attempt++ {
+		resetForkPrepared()
+		forget()
+		CachedPlan(p) // kept, as by an earlier process
+		forget()
+		resetPreload(t)
+		Prestart()
+		PreloadPlans(p.PlanDir)
+		preloaded.Lock()
+		read := preloaded.done
+		preloaded.Unlock()
+		<-read
+		forkPrepared.Lock()
+		done := forkPrepared.done
+		forkPrepared.Unlock()
+		if done == nil {
+			t.Fatal("the kept plan was not prepared")
+		}
+		<-done
+		forkPrepared.Lock()
+		ready := forkPrepared.ready
+		forkPrepared.Unlock()
+		if !ready && attempt < 5 {
+			continue
+		}
+		if !ready {
+			t.Fatal("the prepared kept plan was never fresh")
+		}
+		break
+	}
+	late := filepath.Join(home, "late.txt")
+	if err := os.WriteFile(late, []byte("late"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := startedBy(t, p, Spawn{Shell: "sh", Args: []string{"-c", "cat " + late + " 2>/dev/null || echo NOT-GRANTED"}, Dir: work})
+	if err != nil || strings.TrimSpace(out) != "NOT-GRANTED" {
+		t.Errorf("the prepared plan was not the one entered: %v, %q", err, out)
+	}
+	// The next command checks the plan, finds the home changed, and is
+	// confined by a plan made again.
+	out, err = confinedBy(t, true, p, "cat "+late)
+	if err != nil || out != "late" {
+		t.Errorf("the plan was not made again after the home changed: %v, %q", err, out)
+	}
+}
+
+// resetForkPrepared forgets what Prestart and prepareFork set up.
+func resetForkPrepared() {
+	forkPrepared.Lock()
+	done := forkPrepared.done
+	forkPrepared.Unlock()
+	if done != nil {
+		<-done
+	}
+	forkPrepared.Lock()
+	forkPrepared.on, forkPrepared.done, forkPrepared.c, forkPrepared.ready = false, nil, nil, false
+	forkPrepared.Unlock()
+}

@@ -608,3 +608,59 @@ func helpersOnly(t *testing.T) {
 	forkStarts = false
 	t.Cleanup(func() { forkStarts = old })
 }
+
+// Where commands go through the helpers, the plan PreloadPlans reads is
+// sent to Prestart's helper, which builds it; the command's Start uses it
+// when it is the policy's.
+//
+// Not parallel: the process's one spare helper and its preloaded plans.
+func TestAPrestartedHelperIsSentTheKeptPlanWhileTheConfigLoads(t *testing.T) {
+	requireLandlock(t, 1)
+	helpersOnly(t)
+	t.Cleanup(func() { resetPreload(t) })
+	p, _ := keptPolicy(t)
+	p.Writable, p.Network = append(p.Writable, Devices...), true
+	work := p.Writable[1]
+	// The plan carves the shared temporary directory (the fixture's home
+	// is in it): another program's file there makes it stale meanwhile.
+	used := false
+	for range 5 {
+		forget()
+		CachedPlan(p) // kept, as by an earlier process
+		forget()
+		resetPreload(t)
+		DropSpare()
+		Prestart()
+		zygotes.Lock()
+		spare := zygotes.spare
+		zygotes.Unlock()
+		if spare == nil {
+			t.Fatal("Prestart started no helper")
+		}
+		PreloadPlans(p.PlanDir)
+		<-spare.started
+		if spare.o == nil {
+			t.Fatal("the prestarted helper did not start")
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			spare.o.mu.Lock()
+			sent := spare.o.prepared != nil
+			spare.o.mu.Unlock()
+			if sent || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		out, exit, err := started(t, p, work, `echo ran`)
+		if err != nil || exit != 0 || out != "ran\n" {
+			t.Fatalf("exit %d, %v\n%s", exit, err, out)
+		}
+		if used = spare.o.ranPrepared; used {
+			break
+		}
+	}
+	if !used {
+		t.Error("the kept plan sent to the prestarted helper was not used")
+	}
+}
