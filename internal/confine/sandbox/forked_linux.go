@@ -394,7 +394,7 @@ func takeForkPrepared(p Policy) *cachedPlan {
 	forkPrepared.c, forkPrepared.ready = nil, false
 	forkPrepared.Unlock()
 	key := p.key()
-	if !ready || c.kept != keyOf(key) {
+	if !ready || c.kept != keyOf(key) || c.keptIn != planDirOf(p) {
 		return nil
 	}
 	remember(key, c)
