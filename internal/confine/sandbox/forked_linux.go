@@ -275,6 +275,14 @@ func forkedProcess(pid int) *Process {
 			var ws syscall.WaitStatus
 			for {
 				_, err = syscall.Wait4(pid, &ws, 0, nil)
+				if err == nil && ws.Stopped() {
+					// Without WUNTRACED only a tracee's stops are
+					// reported: the command made this process its
+					// tracer (PTRACE_TRACEME), which never resumes it.
+					// It is ended rather than left stopped, unreaped.
+					syscall.Kill(pid, syscall.SIGKILL)
+					continue
+				}
 				if !errors.Is(err, syscall.EINTR) {
 					break
 				}
@@ -386,7 +394,7 @@ func takeForkPrepared(p Policy) *cachedPlan {
 	forkPrepared.c, forkPrepared.ready = nil, false
 	forkPrepared.Unlock()
 	key := p.key()
-	if !ready || c.kept != keyOf(key) {
+	if !ready || c.kept != keyOf(key) || c.keptIn != planDirOf(p) {
 		return nil
 	}
 	remember(key, c)

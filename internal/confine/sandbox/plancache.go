@@ -117,6 +117,10 @@ type cachedPlan struct {
 	plan     Plan   // once decoded
 	planJSON []byte // a kept plan's, until decoded
 	kept     string // a kept plan's key (keyOf)
+	// keptIn is the directory a kept plan was read from: it is trusted
+	// for a policy only when that is the policy's plan directory
+	// (planDirOf), its key being no secret (the kept files are readable).
+	keptIn string
 	// rules is the plan's ruleset, built on first use (ruleset).
 	rulesOnce sync.Once
 	rules     *builtRuleset

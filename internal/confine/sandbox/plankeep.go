@@ -82,6 +82,7 @@ func loadKept(dir, key string) *cachedPlan {
 	if err != nil {
 		return nil
 	}
+	c.keptIn = dir
 	return c
 }
 
@@ -153,6 +154,7 @@ func PreloadPlans(dir string) {
 			key, ok := strings.CutPrefix(keyLine, "key ")
 			if ok && len(key) >= 32 && key[:32] == newest {
 				if c, err := parseKept(s, key); err == nil {
+					c.keptIn = filepath.Clean(dir)
 					plans[key] = c
 					prepareSpare(c)
 				}

@@ -121,7 +121,7 @@ func startHelper(program, marker string, p Policy, path string, s Spawn, env []s
 // startByOneShot is Start by Prestart's one-shot helper.
 func startByOneShot(o *oneShot, p Policy, req runRequest, s Spawn) (*Process, error) {
 	c := o.settle()
-	if key := p.key(); c == nil || c.kept != keyOf(key) {
+	if key := p.key(); c == nil || c.kept != keyOf(key) || c.keptIn != planDirOf(p) {
 		c = cached(p)
 	} else {
 		remember(key, c)
