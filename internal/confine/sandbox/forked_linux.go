@@ -326,24 +326,24 @@ func startByFork(p Policy, req runRequest, s Spawn) (*Process, error) {
 
 // ruleset returns the ruleset of c's plan, building it on first use, and
 // whether this call built it. Its descriptor is closed once the ruleset
-// is unreachable.
+// is unreachable. A failed build is not kept: the next use tries again
+// (a shortage of descriptors or memory passes).
 func (c *cachedPlan) ruleset() (*builtRuleset, bool, error) {
-	built := false
-	c.rulesOnce.Do(func() {
-		built = true
-		if c.encErr != nil {
-			c.rulesErr = c.encErr
-			return
-		}
-		r, err := buildRuleset(c.args)
-		if err != nil {
-			c.rulesErr = &HelperError{Msg: err.Error()}
-			return
-		}
-		c.rules = r
-		runtime.AddCleanup(r, func(fd int) { syscall.Close(fd) }, r.fd)
-	})
-	return c.rules, built, c.rulesErr
+	c.rulesMu.Lock()
+	defer c.rulesMu.Unlock()
+	if c.rules != nil {
+		return c.rules, false, nil
+	}
+	if c.encErr != nil {
+		return nil, false, c.encErr
+	}
+	r, err := buildRuleset(c.args)
+	if err != nil {
+		return nil, true, &HelperError{Msg: err.Error()}
+	}
+	c.rules = r
+	runtime.AddCleanup(r, func(fd int) { syscall.Close(fd) }, r.fd)
+	return r, true, nil
 }
 
 // forkPrepared is the plan a process that runs one command (Prestart)

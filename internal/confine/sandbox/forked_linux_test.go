@@ -347,3 +347,54 @@ func resetForkPrepared() {
 	forkPrepared.on, forkPrepared.done, forkPrepared.c, forkPrepared.ready = false, nil, nil, false
 	forkPrepared.Unlock()
 }
+
+// A plan whose ruleset could not be built (here: no descriptor left to
+// open its paths) refuses its command, and is built again for the next
+// one rather than refusing every command of the plan from then on.
+//
+// Not parallel: it lowers this process's limit of open files.
+func TestARulesetThatCouldNotBeBuiltIsBuiltAgainNextTime(t *testing.T) {
+	requireFork(t)
+	dir := t.TempDir()
+	p := Policy{Writable: append([]string{dir}, Devices...), Network: true}
+	c := cached(p)
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	// New descriptors take the lowest free number, below the limit: one
+	// free number below it, for the ruleset, and none for a path.
+	open, _ := os.ReadDir("/proc/self/fd")
+	used := map[int]bool{}
+	for _, e := range open {
+		if _, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil { // not the listing's own
+			n, _ := strconv.Atoi(e.Name())
+			used[n] = true
+		}
+	}
+	free, frees := 0, 0
+	for ; frees < 2; free++ {
+		if !used[free] {
+			frees++
+		}
+	}
+	low := lim
+	low.Cur = uint64(free - 1)
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := c.ruleset()
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	var he *HelperError
+	if !errors.As(err, &he) {
+		t.Fatalf("building with no descriptor left = %v, want a HelperError", err)
+	}
+	if _, built, err := c.ruleset(); err != nil || !built {
+		t.Errorf("the ruleset was not built again: built %v, %v", built, err)
+	}
+	if out, err := confinedBy(t, true, p, "echo ok"); err != nil || out != "ok\n" {
+		t.Errorf("the plan's next command: %v, %q", err, out)
+	}
+}

@@ -122,14 +122,13 @@ type cachedPlan struct {
 	// (planDirOf), its key being no secret (the kept files are readable).
 	keptIn string
 	// rules is the plan's ruleset, built on first use (ruleset).
-	rulesOnce sync.Once
-	rules     *builtRuleset
-	rulesErr  error
-	args      helperArgs
-	enc       string // args encoded
-	encErr    error
-	paths     []string
-	stamps    []stamp
+	rulesMu sync.Mutex
+	rules   *builtRuleset
+	args    helperArgs
+	enc     string // args encoded
+	encErr  error
+	paths   []string
+	stamps  []stamp
 	// ids are the paths of which only which file or directory they name
 	// matters, not their entries (dependsOn).
 	ids      []string
