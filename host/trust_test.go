@@ -2,8 +2,11 @@ package host
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -255,4 +258,53 @@ func trustsNow(t *testing.T, project string, env func(string) string, dataDir st
 
 func trustDirs(project string, env func(string) string) config.DirOptions {
 	return config.DirOptions{Directory: project, Worktree: project, Env: env, Home: env("HOME")}
+}
+
+// A module dropped into a trusted project's tool folder does not run at
+// all until a person trusts it: not even to describe its tools (which
+// writes its description to the cache, named by its digest).
+func TestAHeldModulesCodeDoesNotRunToDescribeIt(t *testing.T) {
+	t.Parallel()
+	project, env, cacheDir, echo := untrustedEchoProject(t)
+	h, trustNow := watchingTrustedHost(t, project, env, cacheDir, `{"permission": {"echo": "allow"}}`)
+	data, err := os.ReadFile(echo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Other bytes, the same tools: a custom section ("note", "x") at the
+	// end, so that no description of these bytes is cached yet.
+	data = append(data, 0x00, 0x06, 0x04, 'n', 'o', 't', 'e', 'x')
+	sum := sha256.Sum256(data)
+	described := func() bool {
+		found := false
+		filepath.WalkDir(cacheDir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.Name() == hex.EncodeToString(sum[:])+".json" {
+				found = true
+			}
+			return nil
+		})
+		return found
+	}
+	if described() {
+		t.Fatal("the module's description is cached before the test")
+	}
+	toolDir := filepath.Join(project, ".toolhost", "tool")
+	if err := os.MkdirAll(toolDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(toolDir, "echo.wasm"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * time.Second) // looks happen every second
+	if h.Registry.Has("echo") {
+		t.Fatal("a dropped module loaded without trust")
+	}
+	if described() {
+		t.Error("the held module's code ran to describe its tools before a person trusted it")
+	}
+	trustNow()
+	waitFor(t, "the held module loads once trusted", func() bool { return h.Registry.Has("echo") })
+	if !described() {
+		t.Error("the module loaded without being described: the test no longer shows that describing waits for trust")
+	}
 }

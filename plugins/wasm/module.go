@@ -153,6 +153,12 @@ func (h *Engine) load(ctx context.Context, path string) (*module, error) {
 	// section (toolsection.go): read it instead of compiling.
 	meta, ok := h.metaFromSection(m, data)
 	if !ok {
+		// Describing runs the module's code: only once the bytes are
+		// what a person trusted, where the caller asks (a watching
+		// host's rescan, source.go).
+		if admit, gated := ctx.Value(runGate{}).(func(path, sum string) bool); gated && !admit(path, m.sum) {
+			return nil, errNotTrustedYet
+		}
 		if meta, err = m.inspect(ctx, data); err != nil {
 			return nil, err
 		}
@@ -161,6 +167,14 @@ func (h *Engine) load(ctx context.Context, path string) (*module, error) {
 	h.writeMeta(m.sum, meta)
 	return m, nil
 }
+
+// runGate is the context key of a check that a module's bytes may run
+// (path and hex SHA-256 in, whether they may out), asked before its code
+// runs to describe it.
+type runGate struct{}
+
+// errNotTrustedYet is a module held back by the run gate.
+var errNotTrustedYet = errors.New("held back: this module is not what a person trusted in this project, so none of its code runs; it loads once a person trusts the project again (toolhost trust)")
 
 // setMeta adopts cached tool descriptions, checking the ids they make
 // with this file's name.

@@ -3,6 +3,7 @@ package wasm
 import (
 	"context"
 	"slices"
+	"sync"
 
 	"github.com/toolhost/toolhost/runtime"
 	"github.com/toolhost/toolhost/runtime/source"
@@ -63,8 +64,9 @@ func (s *ToolSource) Folders() []string {
 // loads (source.Trust.AdmitChange), and what loads must be the very
 // bytes trusted: the trust check is given each module's digest, which is
 // what runs (a module's file is hashed again before it is compiled, and
-// refused if it changed). Removals still apply. What was held back is unloaded and
-// read again once a person's trust decisions change.
+// refused if it changed). A module's code runs to describe it only once
+// its digest is admitted. Removals still apply. What was held back is
+// unloaded and read again once a person's trust decisions change.
 func (s *ToolSource) Look(ctx context.Context, apply func(source.Change)) {
 	if s.w == nil {
 		return
@@ -74,6 +76,27 @@ func (s *ToolSource) Look(ctx context.Context, apply func(source.Change)) {
 	}
 	var held []string
 	var heldModules []*module
+	// A changed module's code runs to describe it: not before the trust
+	// check admits its bytes. What it refuses is held like a refused
+	// change (modules are read in parallel).
+	var mu sync.Mutex
+	refused := map[string]string{}
+	if s.env.Trust != nil {
+		ctx = context.WithValue(ctx, runGate{}, func(path, sum string) bool {
+			mu.Lock()
+			defer mu.Unlock()
+			if s.env.Trust.AdmitChange(map[string]string{path: sum}) {
+				return true
+			}
+			refused[path] = sum
+			return false
+		})
+	}
+	defer func() {
+		if len(refused) > 0 && s.held.Admit(s.env.Trust, refused) {
+			s.w.force = true // trusted meanwhile: look again
+		}
+	}()
 	s.w.Look(ctx, func(c source.Change) {
 		if len(c.Add) > 0 && !s.held.Admit(s.env.Trust, contentOf(c.Add)) {
 			for _, t := range c.Add {
