@@ -115,13 +115,8 @@ func startForked(rules *builtRuleset, req runRequest, files []*os.File) (*Proces
 	var fprog *unix.SockFprog
 	var filter []unix.SockFilter
 	if !rules.network {
-		raw, err := socketFilter()
-		if err != nil {
+		if filter, err = socketFilter(); err != nil {
 			return nil, &HelperError{Msg: fmt.Sprintf(`%v; "network": false cannot be enforced here, set "sandbox": {"network": true}`, err)}
-		}
-		filter = make([]unix.SockFilter, len(raw))
-		for i, r := range raw {
-			filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
 		}
 		mem.fprog = unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
 		fprog = &mem.fprog

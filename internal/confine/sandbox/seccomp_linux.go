@@ -104,14 +104,16 @@ func socketPolicy() seccomp.Policy {
 	}
 }
 
-// socketFilter is the filter, assembled once per process (a one-shot
-// helper assembles it before its command is known).
+// socketFilter is the filter as seccomp takes it, assembled once per
+// process (a one-shot helper assembles it before its command is known;
+// a process that forks commands installs it in each child). Nothing
+// writes to it.
 var socketFilter = sync.OnceValues(assembleSocketFilter)
 
 // assembleSocketFilter assembles the filter: the foreign-ABI refusal, then
 // the library's program (which checks the native ABI itself and refuses
 // x32).
-func assembleSocketFilter() ([]bpf.RawInstruction, error) {
+func assembleSocketFilter() ([]unix.SockFilter, error) {
 	if err := SocketFilterSupported(); err != nil {
 		return nil, err
 	}
@@ -133,7 +135,11 @@ func assembleSocketFilter() ([]bpf.RawInstruction, error) {
 	if err != nil {
 		return nil, fmt.Errorf("assemble the socket filter: %w", err)
 	}
-	return raw, nil
+	prog := make([]unix.SockFilter, len(raw))
+	for i, r := range raw {
+		prog[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
+	}
+	return prog, nil
 }
 
 // installSocketFilter loads the filter on every thread of this process
@@ -142,13 +148,9 @@ func assembleSocketFilter() ([]bpf.RawInstruction, error) {
 // already set: Landlock needs it too; it is set again here (on the
 // calling thread) so the order cannot matter.
 func installSocketFilter(tsync bool) error {
-	raw, err := socketFilter()
+	prog, err := socketFilter()
 	if err != nil {
 		return err
-	}
-	prog := make([]unix.SockFilter, len(raw))
-	for i, r := range raw {
-		prog[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
 	}
 	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
 	if err := seccomp.SetNoNewPrivs(); err != nil {
