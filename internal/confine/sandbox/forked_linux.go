@@ -296,20 +296,25 @@ func forkedProcess(pid int) *Process {
 // once per plan (cachedPlan.ruleset), entered by a forked child.
 func startByFork(p Policy, req runRequest, s Spawn) (*Process, error) {
 	c := takeForkPrepared(p)
-	for attempt := 0; c == nil; attempt++ {
-		c = cached(p)
+	var rules *builtRuleset
+	for attempt := 0; rules == nil; attempt++ {
+		if c == nil {
+			c = cached(p)
+		}
+		r, built, err := c.ruleset()
+		if err != nil {
+			return nil, err
+		}
 		// A ruleset built now is bound to what the plan's paths name now:
 		// the plan is checked again after, so that its check covers the
 		// files bound (a plan stale by then is made again, a few times
 		// at most: past that, the check made before the build stands, as
 		// it always did).
-		if _, built, err := c.ruleset(); err == nil && built && attempt < 3 && !c.fresh() {
+		if built && attempt < 3 && !c.fresh() {
 			c = nil
+			continue
 		}
-	}
-	rules, _, err := c.ruleset()
-	if err != nil {
-		return nil, err
+		rules = r
 	}
 	files, closeFiles, err := stdioOf(s)
 	if err != nil {
@@ -388,10 +393,8 @@ func takeForkPrepared(p Policy) *cachedPlan {
 	c, ready := forkPrepared.c, forkPrepared.ready
 	forkPrepared.c, forkPrepared.ready = nil, false
 	forkPrepared.Unlock()
-	key := p.key()
-	if !ready || c.kept != keyOf(key) || c.keptIn != planDirOf(p) {
+	if !ready || !adoptPrepared(p, c) {
 		return nil
 	}
-	remember(key, c)
 	return c
 }

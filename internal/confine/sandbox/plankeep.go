@@ -86,6 +86,22 @@ func loadKept(dir, key string) *cachedPlan {
 	return c
 }
 
+// adoptPrepared reports whether c, a kept plan read and prepared before
+// p was known (PreloadPlans), is p's: kept for p's key in p's own plan
+// directory (the key is no secret: the kept files are readable). It is
+// then this process's plan for p.
+func adoptPrepared(p Policy, c *cachedPlan) bool {
+	if c == nil {
+		return false
+	}
+	key := p.key()
+	if c.kept != keyOf(key) || c.keptIn != planDirOf(p) {
+		return false
+	}
+	remember(key, c)
+	return true
+}
+
 // readKept returns the file name.plan in dir when it may hold a plan: a
 // regular file, not a link, of this user's, writable by no one else.
 func readKept(dir, name string) (string, bool) {

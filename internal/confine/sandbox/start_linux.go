@@ -121,10 +121,8 @@ func startHelper(program, marker string, p Policy, path string, s Spawn, env []s
 // startByOneShot is Start by Prestart's one-shot helper.
 func startByOneShot(o *oneShot, p Policy, req runRequest, s Spawn) (*Process, error) {
 	c := o.settle()
-	if key := p.key(); c == nil || c.kept != keyOf(key) || c.keptIn != planDirOf(p) {
+	if !adoptPrepared(p, c) {
 		c = cached(p)
-	} else {
-		remember(key, c)
 	}
 	enc, err := c.enc, c.encErr
 	if err != nil {
