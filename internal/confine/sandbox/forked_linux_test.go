@@ -37,13 +37,20 @@ func confinedBy(t *testing.T, byFork bool, p Policy, script string) (string, err
 // startedBy forks s under p and returns its output and error.
 func startedBy(t *testing.T, p Policy, s Spawn) (string, error) {
 	t.Helper()
+	return startedWay(t, p, s, true)
+}
+
+// startedWay starts s under p, forked or through the helpers, and
+// returns its output and error.
+func startedWay(t *testing.T, p Policy, s Spawn, byFork bool) (string, error) {
+	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
 	s.Stdout, s.Stderr = w, w
-	proc, err := start(p, s, true)
+	proc, err := start(p, s, byFork)
 	w.Close()
 	if err != nil {
 		return "", err

@@ -163,9 +163,7 @@ func TestAPrestartedHelperServesTheFirstCommandOrIsDropped(t *testing.T) {
 	requireLandlock(t, 1)
 	helpersOnly(t)
 	Prestart()
-	zygotes.Lock()
-	spare := zygotes.spare
-	zygotes.Unlock()
+	spare := pendingSpare()
 	if spare == nil {
 		t.Fatal("Prestart started no helper")
 	}
@@ -175,9 +173,7 @@ func TestAPrestartedHelperServesTheFirstCommandOrIsDropped(t *testing.T) {
 	if err != nil || exit != 0 {
 		t.Fatalf("exit %d, %v\n%s", exit, err, out)
 	}
-	zygotes.Lock()
-	left := zygotes.spare
-	zygotes.Unlock()
+	left := pendingSpare()
 	if left != nil {
 		t.Error("the first command did not take the prestarted helper")
 	}
@@ -631,9 +627,7 @@ func TestAPrestartedHelperIsSentTheKeptPlanWhileTheConfigLoads(t *testing.T) {
 		resetPreload(t)
 		DropSpare()
 		Prestart()
-		zygotes.Lock()
-		spare := zygotes.spare
-		zygotes.Unlock()
+		spare := pendingSpare()
 		if spare == nil {
 			t.Fatal("Prestart started no helper")
 		}
@@ -663,4 +657,11 @@ func TestAPrestartedHelperIsSentTheKeptPlanWhileTheConfigLoads(t *testing.T) {
 	if !used {
 		t.Error("the kept plan sent to the prestarted helper was not used")
 	}
+}
+
+// pendingSpare is Prestart's helper not taken yet, or nil.
+func pendingSpare() *spareHelper {
+	zygotes.Lock()
+	defer zygotes.Unlock()
+	return zygotes.spare
 }

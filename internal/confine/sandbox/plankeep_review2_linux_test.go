@@ -3,8 +3,6 @@
 package sandbox
 
 import (
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -67,36 +65,13 @@ func TestAPlanPreparedInAdvanceIsUsedOnlyFromThePolicysPlanDirectory(t *testing.
 				PreloadPlans(forged) // not p.PlanDir
 				awaitPrepared(t, byFork)
 				target := filepath.Join(outside, "escaped"+strconv.Itoa(attempt))
-				out, err := startedWith(t, p, Spawn{Shell: "sh", Args: []string{"-c", `echo x > "$0"`, target}, Env: os.Environ()})
+				out, err := startedWay(t, p, Spawn{Shell: "sh", Args: []string{"-c", `echo x > "$0"`, target}, Env: os.Environ()}, forkStarts)
 				if _, serr := os.Stat(target); serr == nil {
 					t.Fatalf("attempt %d: a plan preloaded from %s (not the policy's plan directory) confined the command: it wrote %s (%v)\n%s", attempt, forged, target, err, out)
 				}
 			}
 		})
 	}
-}
-
-// startedWith is startedBy through Start: forked or by Prestart's
-// one-shot helper, as forkStarts says.
-func startedWith(t *testing.T, p Policy, s Spawn) (string, error) {
-	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	s.Stdout, s.Stderr = w, w
-	proc, err := Start(p, s)
-	w.Close()
-	if err != nil {
-		return "", err
-	}
-	out, _ := io.ReadAll(r)
-	exit, sig, err := proc.Wait()
-	if err == nil && exit != 0 {
-		err = errors.New("exit status " + strconv.Itoa(exit) + " " + sig)
-	}
-	return string(out), err
 }
 
 // awaitPrepared waits until PreloadPlans has read its plan and handed it
@@ -111,9 +86,7 @@ func awaitPrepared(t *testing.T, byFork bool) {
 	if byFork {
 		return
 	}
-	zygotes.Lock()
-	spare := zygotes.spare
-	zygotes.Unlock()
+	spare := pendingSpare()
 	if spare == nil {
 		t.Fatal("Prestart started no helper")
 	}
